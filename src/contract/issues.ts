@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { Operation } from "./operations";
+import { REQUEST_SCHEMAS, RequestOf, requestFieldNames } from "./requests";
+
+/** One bad field: where it is (a dot path such as `items[3].params.bedrooms`) and what rule it broke. */
+export const FieldIssue = z.object({ path: z.string(), message: z.string() });
+export type FieldIssue = z.infer<typeof FieldIssue>;
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
+
+/**
+ * Names users reach for that the service spells differently. The service's own spelling of
+ * "accomodates" is the classic trap; the rest are the words a spreadsheet column would use.
+ */
+const SUGGESTIONS: Readonly<Record<string, string>> = {
+  address: "fullAddress",
+  fulladdress: "fullAddress",
+  latitude: "lat",
+  longitude: "lng",
+  lon: "lng",
+  long: "lng",
+  accommodates: "accomodates",
+  guests: "accomodates",
+  sleeps: "accomodates",
+  beds: "bedrooms",
+  baths: "bathrooms",
+  price: "purchasePriceUSD",
+  purchaseprice: "purchasePriceUSD",
+  rent: "monthlyRentUSD",
+  monthlyrent: "monthlyRentUSD",
+  zip: "postalCode",
+  zipcode: "postalCode",
+  postcode: "postalCode",
+  interestrate: "interestRatePercentage",
+  downpayment: "downPaymentPercentage",
+  downpaymentpercent: "downPaymentPercentage",
+  commission: "cohostCommissionPercentage",
+  id: "analysisId",
+  _id: "analysisId",
+  aicomps: "addAIComps",
+  aiexpenses: "addAIExpenseEstimates",
+};
+
+export function suggestField(unknown: string, known: readonly string[]): string | undefined {
+  const key = unknown.replace(/[\s_-]/g, "").toLowerCase();
+  const alias = SUGGESTIONS[key] ?? SUGGESTIONS[unknown.toLowerCase()];
+  if (alias && known.includes(alias)) return alias;
+  return known.find((name) => name.toLowerCase() === key);
+}
+
+/** Dot path in the form users read: `items[3].params.bedrooms`. */
+export function dotPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/** Turns a zod error into one issue per bad field, each naming the field and the rule. */
+export function toFieldIssues(error: z.ZodError, knownFields: readonly string[] = [], prefix: readonly PropertyKey[] = []): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const issue of error.issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        const hint = suggestField(key, knownFields);
+        issues.push({
+          path: dotPath([...path, key]),
+          message: `is not a field of this request${hint ? ` (did you mean ${hint}?)` : ""}`,
+        });
+      }
+    } else {
+      issues.push({ path: dotPath(path), message: issue.message });
+    }
+  }
+  return issues;
+}
+
+function describeType(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "string" ? "text" : `a ${typeof value}`;
+}
+
+/** "bedrooms is required; interestRatePercentage must be a number from 0 to 15 (percent); got 18" */
+export function describeIssues(issues: readonly FieldIssue[]): string {
+  return issues.map((i) => (i.path ? `${i.path} ${i.message}` : i.message)).join("; ");
+}
+
+/** Validates a request body for `op`. The one entry point every part uses before anything is sent. */
+export function validateRequest<Op extends Operation>(op: Op, body: unknown): Validated<RequestOf<Op>> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { ok: false, issues: [{ path: "body", message: `must be a JSON object; got ${describeType(body)}` }] };
+  }
+  const result = REQUEST_SCHEMAS[op].safeParse(body);
+  if (result.success) return { ok: true, value: result.data as RequestOf<Op> };
+  return { ok: false, issues: toFieldIssues(result.error, requestFieldNames(op)) };
+}

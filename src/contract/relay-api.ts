@@ -1,0 +1,177 @@
+import { z } from "zod";
+import { FieldIssue } from "./issues";
+import { Operation } from "./operations";
+
+/**
+ * The relay's own HTTP interface (DESIGN.md, "Public interfaces"): what the add-in, the CLI and
+ * users' scripts send to it and read back. The relay builds these; src/client parses them.
+ */
+
+/** Added by the relay to every analysis answer. */
+export const RelayMeta = z.looseObject({
+  /** True when the answer came from the relay's cache: nothing was sent or billed. */
+  cached: z.boolean(),
+  /** What this answer cost now: 0 when cached. */
+  costUSD: z.number(),
+  /** True when the relay runs on its embedded sandbox: simulated data, not market data. */
+  sandbox: z.boolean(),
+  /** When the service produced the analysis (ISO 8601). */
+  fetchedAt: z.string(),
+  /** The operation that produced it. */
+  operation: Operation.optional(),
+  /** Repairs the relay made to the service's answer shape (observed drift), if any. */
+  normalized: z.array(z.string()).optional(),
+});
+export type RelayMeta = z.infer<typeof RelayMeta>;
+
+/**
+ * An analysis answer: the service's envelope (`success`, `data`, `warnings`, anything else it
+ * sent) plus `relay`. `data` is the normalised analysis; see contract/analysis.ts.
+ */
+export const RelayAnswer = z.looseObject({
+  success: z.boolean(),
+  data: z.looseObject({}).optional(),
+  warnings: z.array(z.union([z.string(), z.looseObject({})])).optional(),
+  relay: RelayMeta,
+});
+export type RelayAnswer = z.infer<typeof RelayAnswer>;
+
+/** Every relay error code, with its HTTP status. The table in src/relay/errors.ts gives the messages. */
+export const RelayErrorCode = z.enum([
+  "STR_VALIDATION",
+  "STR_BAD_REQUEST",
+  "STR_UNAUTHORIZED",
+  "STR_TOKEN_IN_URL",
+  "STR_BUDGET_EXCEEDED",
+  "STR_ORIGIN_NOT_ALLOWED",
+  "STR_NOT_FOUND",
+  "STR_ANALYSIS_NOT_FOUND",
+  "STR_OUTCOME_UNKNOWN",
+  "STR_BODY_TOO_LARGE",
+  "STR_BATCH_TOO_LARGE",
+  "STR_UNSUPPORTED_MEDIA_TYPE",
+  "STR_CALLER_RATE_LIMITED",
+  "STR_UPSTREAM_REJECTED",
+  "STR_UPSTREAM_AUTH",
+  "STR_UPSTREAM_THROTTLED",
+  "STR_UPSTREAM_FAILED",
+  "STR_UPSTREAM_BAD_ANSWER",
+  "STR_UPSTREAM_TIMEOUT",
+  "STR_STORE_UNAVAILABLE",
+  "STR_SHUTTING_DOWN",
+  "STR_INTERNAL",
+]);
+export type RelayErrorCode = z.infer<typeof RelayErrorCode>;
+
+/**
+ * Failures the client itself sees, before or instead of a relay answer. They share the relay's
+ * error shape and code style so the cells, the pane and the CLI read one vocabulary.
+ */
+export const ClientErrorCode = z.enum([
+  /** No relay URL or token yet. */
+  "STR_NOT_CONFIGURED",
+  /** The relay could not be reached (down, wrong URL, blocked). */
+  "STR_RELAY_UNREACHABLE",
+  /** The relay did not answer within the client's time limit. */
+  "STR_RELAY_TIMEOUT",
+  /** The relay answered something that is not its documented shape. */
+  "STR_RELAY_BAD_ANSWER",
+  /** The caller cancelled (a deleted cell, Cancel in the pane, Ctrl-C). */
+  "STR_CANCELLED",
+]);
+export type ClientErrorCode = z.infer<typeof ClientErrorCode>;
+
+/** The one error shape of the relay: `{"success": false, "error": {code, message, fields?}}`. */
+export const RelayErrorBody = z.object({
+  success: z.literal(false),
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    fields: z.array(FieldIssue).optional(),
+  }),
+});
+export type RelayErrorBody = z.infer<typeof RelayErrorBody>;
+
+/** One item of POST /v1/batch: an operation (a strategy, or enhance) and its body as the service takes it. */
+export const BatchItem = z.strictObject({
+  strategy: z.enum(Operation.options, { error: (issue) => `must be one of ${Operation.options.join(", ")}; got ${JSON.stringify(issue.input) ?? "nothing"}` }),
+  params: z.unknown(),
+  /** Bypass the cache: a billed refresh. */
+  refresh: z.boolean().optional(),
+});
+export type BatchItem = z.infer<typeof BatchItem>;
+
+/** Most items one batch may carry. */
+export const MAX_BATCH_ITEMS = 10_000;
+
+export const BatchRequest = z.strictObject({
+  items: z.array(z.unknown()).min(1, { error: "must hold at least one item" }),
+  /** Estimate only: how many items are cached, how many would be created, what it would cost. */
+  dryRun: z.boolean().optional(),
+  /**
+   * Answer without `data.comparables`: a line shrinks from about 20 kB to 2 kB. For callers that
+   * show metrics only (the STR.* cards and screening rows); GET /v1/analyses/:id keeps them.
+   */
+  omitComparables: z.boolean().optional(),
+});
+export type BatchRequest = z.infer<typeof BatchRequest>;
+
+/** One NDJSON line of a batch answer, written as its item completes. */
+export const BatchLine = z.object({
+  index: z.number().int().min(0),
+  status: z.number().int(),
+  body: z.union([RelayAnswer, RelayErrorBody]),
+});
+export type BatchLine = z.infer<typeof BatchLine>;
+
+export const DryRunAnswer = z.object({
+  items: z.number().int(),
+  /** Answered from the cache: free. */
+  cached: z.number().int(),
+  /** Would be sent to the service (distinct requests). */
+  toCreate: z.number().int(),
+  /** Refused by validation: never sent, free. */
+  invalid: z.number().int(),
+  /** Items whose earlier call has an unknown outcome: they would answer 409 unless refreshed. */
+  unknownOutcome: z.number().int(),
+  /** The most the batch can cost (every AI function requested completing). */
+  estimatedCostUSD: z.number(),
+  /** What is left of today's budget. */
+  budgetRemainingUSD: z.number(),
+  sandbox: z.boolean(),
+  /** Per-item verdict, in input order. */
+  verdicts: z.array(z.enum(["cached", "create", "invalid", "unknown-outcome", "duplicate"])),
+});
+export type DryRunAnswer = z.infer<typeof DryRunAnswer>;
+
+const Period = z.object({
+  reports: z.number().int(),
+  aiFunctions: z.number().int(),
+  /** Billed by the service, by the relay's ledger. */
+  costUSD: z.number(),
+  /** Calls whose outcome the relay cannot know (it died or timed out after sending): at most this much more. */
+  unknownUSD: z.number(),
+  /** Calls in flight now, at their most. */
+  pendingUSD: z.number(),
+  calls: z.number().int(),
+  cacheHits: z.number().int().optional(),
+});
+
+export const UsageAnswer = z.object({
+  mode: z.enum(["sandbox", "live"]),
+  today: Period,
+  month: Period,
+  budget: z.object({
+    dailyUSD: z.number(),
+    /** Today's budget less what is billed, unknown and in flight. */
+    remainingTodayUSD: z.number(),
+  }),
+});
+export type UsageAnswer = z.infer<typeof UsageAnswer>;
+
+export const HealthAnswer = z.object({
+  ok: z.boolean(),
+  mode: z.enum(["sandbox", "live"]),
+  version: z.string(),
+});
+export type HealthAnswer = z.infer<typeof HealthAnswer>;
