@@ -1,0 +1,49 @@
+/**
+ * The add-in manifest as the relay serves it (GET /manifest.xml). The source manifest and the built
+ * dist/manifest.xml point at the dev server, https://localhost:3000; in production the relay serves
+ * the add-in itself, so every one of those URLs becomes RELAY_PUBLIC_URL (DESIGN.md, "Deployment").
+ */
+
+/** The dev server's origin as written in manifest.xml (and webpack.config.js). */
+export const DEV_ADDIN_URL = "https://localhost:3000";
+
+// The dev origin only when the port ends there: https://localhost:30001 and
+// https://localhost:3000.example.com are other hosts and stay as they are.
+const DEV_URL_PATTERN = /https:\/\/localhost:3000(?![\w.:@-])/g;
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+const RULE =
+  "must be an absolute https URL without query or fragment, e.g. https://relay.example.com (http only for localhost or 127.0.0.1)";
+
+/**
+ * Returns `sourceXml` with every https://localhost:3000 URL moved to `publicUrl` (a trailing slash
+ * on it is ignored, so no URL gets `//`). Throws an Error naming RELAY_PUBLIC_URL when the URL could
+ * not be where Office loads an add-in from.
+ */
+export function manifestFor(sourceXml: string, publicUrl: string): string {
+  const base = publicBase(publicUrl);
+  return sourceXml.replace(DEV_URL_PATTERN, () => base);
+}
+
+/** The public URL's origin and path, without a trailing slash, escaped for an XML attribute. */
+function publicBase(publicUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(publicUrl);
+  } catch {
+    throw new Error(`RELAY_PUBLIC_URL ${RULE}; got ${JSON.stringify(publicUrl)}`);
+  }
+  const secure = url.protocol === "https:" || (url.protocol === "http:" && LOCAL_HOSTS.has(url.hostname));
+  // A query or fragment would land in the middle of every URL ("…?x=1/taskpane.html"); credentials
+  // would be published in the manifest.
+  if (!secure || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    throw new Error(`RELAY_PUBLIC_URL ${RULE}; got ${JSON.stringify(publicUrl)}`);
+  }
+  const base = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
+  return escapeXml(base);
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+}

@@ -1,0 +1,118 @@
+import { PassThrough } from "node:stream";
+import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, centsToUSD, dotPath, maxCharge, toFieldIssues } from "../contract";
+import { RelayError, asRelayError } from "./errors";
+import { Gateway, cacheKeyOf } from "./gateway";
+import { RelayStore } from "./store/store";
+import { usageOf } from "./usage";
+
+/**
+ * POST /v1/batch: many analyses in one request. Items run through the same gateway as single
+ * calls (cache, sharing, budget, pacing); each answer is one NDJSON line, written as it completes.
+ * A bad item fails alone. When the caller disconnects, items not yet sent are dropped.
+ */
+export type ParsedItem = { index: number; ok: true; op: Operation; params: unknown; refresh: boolean } | { index: number; ok: false; error: RelayError };
+
+export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolean; omitComparables: boolean } {
+  const count = typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items) ? (body as { items: unknown[] }).items.length : 0;
+  if (count > MAX_BATCH_ITEMS) {
+    throw new RelayError("STR_BATCH_TOO_LARGE", `The batch has ${count} items; one batch may carry at most ${MAX_BATCH_ITEMS}.`);
+  }
+  const parsed = BatchRequest.safeParse(body);
+  if (!parsed.success) {
+    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "omitComparables"]);
+    throw new RelayError("STR_BAD_REQUEST", `Invalid batch: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`, { fields });
+  }
+  const items = parsed.data.items.map((raw, index): ParsedItem => {
+    const item = BatchItem.safeParse(raw);
+    if (!item.success) {
+      const fields = toFieldIssues(item.error, ["strategy", "params", "refresh"], ["items", index]);
+      return { index, ok: false, error: new RelayError("STR_VALIDATION", `Invalid item ${index}: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`, { fields }) };
+    }
+    return { index, ok: true, op: item.data.strategy, params: item.data.params, refresh: item.data.refresh === true };
+  });
+  return { items, dryRun: parsed.data.dryRun === true, omitComparables: parsed.data.omitComparables === true };
+}
+
+/** What running the batch would do and cost, spending nothing. */
+export async function dryRunBatch(gateway: Gateway, store: RelayStore, items: ParsedItem[], budgetCents: number, sandbox: boolean): Promise<DryRunAnswer> {
+  const verdicts: DryRunAnswer["verdicts"] = [];
+  // Keys that this batch will send: a later identical item shares that call.
+  const sending = new Set<string>();
+  let cents = 0;
+  for (const item of items) {
+    if (!item.ok) {
+      verdicts.push("invalid");
+      continue;
+    }
+    let request;
+    try {
+      request = gateway.validate(item.op, item.params);
+    } catch {
+      verdicts.push("invalid");
+      continue;
+    }
+    const key = cacheKeyOf(item.op, request);
+    if (sending.has(key)) verdicts.push("duplicate");
+    else if (!item.refresh && (await gateway.cached(key))) verdicts.push("cached");
+    else if (!item.refresh && (await store.lastCallState(key)) === "unknown") verdicts.push("unknown-outcome");
+    else {
+      verdicts.push("create");
+      sending.add(key);
+      cents += maxCharge(item.op, request).cents;
+    }
+  }
+  const usage = await usageOf(store, budgetCents, sandbox ? "sandbox" : "live");
+  const count = (v: DryRunAnswer["verdicts"][number]) => verdicts.filter((x) => x === v).length;
+  return {
+    items: items.length,
+    cached: count("cached"),
+    toCreate: count("create"),
+    invalid: count("invalid"),
+    unknownOutcome: count("unknown-outcome"),
+    estimatedCostUSD: centsToUSD(cents),
+    budgetRemainingUSD: usage.budget.remainingTodayUSD,
+    sandbox,
+    verdicts,
+  };
+}
+
+/** Runs every item; the stream carries one line per item in completion order and ends after the last. */
+export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: AbortSignal, options: { omitComparables?: boolean } = {}): PassThrough {
+  const out = new PassThrough();
+  let open = items.length;
+  const write = (line: BatchLine) => {
+    if (!out.writableEnded) out.write(`${JSON.stringify(line)}\n`);
+  };
+  const settle = () => {
+    if (--open === 0) out.end();
+  };
+  for (const item of items) {
+    if (!item.ok) {
+      write({ index: item.index, status: item.error.statusCode, body: item.error.toBody() });
+      settle();
+      continue;
+    }
+    gateway
+      .analyze(item.op, item.params, { refresh: item.refresh, signal })
+      .then(
+        (answer) => write({ index: item.index, status: 200, body: options.omitComparables && answer.data ? { ...answer, data: withoutComparables(answer.data) } : answer }),
+        (error: unknown) => {
+          if (signal.aborted) return;
+          const e = asRelayError(error);
+          if (e.fields) {
+            // Point at the field inside the item: items[3].params.bedrooms.
+            e.fields.forEach((f) => (f.path = dotPath(["items", item.index, "params", ...f.path.split(".")])));
+          }
+          write({ index: item.index, status: e.statusCode, body: e.toBody() });
+        },
+      )
+      .finally(settle);
+  }
+  if (items.length === 0) out.end();
+  return out;
+}
+
+function withoutComparables(data: Record<string, unknown>): Record<string, unknown> {
+  const { comparables: _comparables, ...rest } = data;
+  return rest;
+}

@@ -1,0 +1,158 @@
+/**
+ * Pacing of calls to the service: never more than the account's limit in any sliding window.
+ *
+ * A token bucket would allow a burst of its capacity on top of the rate (100 + 100 in one second),
+ * and the service counts requests per second, so this is a sliding log instead: at most `limit`
+ * sends in any `windowMs`, the window stretched by a small margin for the time between a send here
+ * and its arrival there. Sends are also spaced evenly (`windowMs / limit` apart) rather than let
+ * out in bursts: a burst queues up at the receiving end and arrives there bunched with the next
+ * one, which the service would count as over the limit. When the service answers 429 anyway
+ * (another client shares the key), sends stop until its Retry-After and then run at nine tenths
+ * of the limit for a while.
+ */
+export interface Pacer {
+  /** Resolves when a send slot is granted; rejects with the signal's reason if aborted first. */
+  acquire(signal?: AbortSignal, options?: AcquireOptions): Promise<void>;
+  /**
+   * How long a granted slot stays good, ms. The window's margin allows for the time between a
+   * grant and the request's arrival; a request that could not leave within this (a slow store, a
+   * stalled process) would arrive bunched with those granted after it, so it takes a new slot.
+   */
+  readonly slotLifetimeMs: number;
+  /** The service throttled: no sends before `until` (epoch ms), then slower for a while. */
+  throttled(until: number): void;
+  /** Calls waiting for a slot. */
+  readonly waiting: number;
+  close(): Promise<void>;
+}
+
+export interface AcquireOptions {
+  /** Ahead of every waiter: for a call that already waited its turn and must renew its slot or retry. */
+  first?: boolean;
+}
+
+export interface PacingRule {
+  /** Sends allowed per window. */
+  limit: number;
+  /** Window length, ms. */
+  windowMs: number;
+}
+
+/** Margin added to the window for network jitter between here and the service, ms. */
+export const PACING_MARGIN_MS = 40;
+/** Sends a late timer may let out at once to catch up with the even schedule. */
+const CATCH_UP = 4;
+/** How long sends stay slower after the service throttled, ms. */
+export const SLOW_DOWN_MS = 10_000;
+
+/** The sliding-window rule for a rate in requests a second: 100 → 100 per 1,015 ms; 0.5 → 1 per 2,015 ms. */
+export function pacingRule(requestsPerSecond: number, marginMs = PACING_MARGIN_MS): PacingRule {
+  if (!Number.isFinite(requestsPerSecond) || requestsPerSecond <= 0) {
+    throw new RangeError(`Expected requestsPerSecond to be a number greater than 0, got ${requestsPerSecond}`);
+  }
+  const limit = Math.max(1, Math.floor(requestsPerSecond));
+  return { limit, windowMs: (1000 * limit) / requestsPerSecond + marginMs };
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (reason: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/** The pacer of one relay process (the SQLite deployment). Replicas use the Redis pacer. */
+export class LocalPacer implements Pacer {
+  readonly #rule: PacingRule;
+  /** Grant times within the last window, oldest first. */
+  readonly #sent: number[] = [];
+  readonly #queue: Waiter[] = [];
+  readonly #now: () => number;
+  /** When the next send is due on an even schedule. */
+  #due = 0;
+  #pausedUntil = 0;
+  #slowUntil = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(rule: PacingRule, now: () => number = () => performance.now() + performance.timeOrigin) {
+    this.#rule = rule;
+    this.#now = now;
+  }
+
+  /** Half the margin: the other half is for the network and the service's own clock. */
+  readonly slotLifetimeMs = PACING_MARGIN_MS / 2;
+
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
+  acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#closed) return Promise.reject(new Error("pacer closed"));
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
+      if (signal) {
+        waiter.onAbort = () => {
+          const i = this.#queue.indexOf(waiter);
+          if (i >= 0) this.#queue.splice(i, 1);
+          reject(signal.reason);
+        };
+        signal.addEventListener("abort", waiter.onAbort, { once: true });
+      }
+      if (options.first) this.#queue.unshift(waiter);
+      else this.#queue.push(waiter);
+      this.#pump();
+    });
+  }
+
+  throttled(until: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, until);
+    this.#slowUntil = Math.max(this.#slowUntil, until + SLOW_DOWN_MS);
+    this.#schedule(until - this.#now());
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    for (const w of this.#queue.splice(0)) w.reject(new Error("pacer closed"));
+  }
+
+  #limitNow(now: number): number {
+    return now < this.#slowUntil ? Math.max(1, Math.floor(this.#rule.limit * 0.9)) : this.#rule.limit;
+  }
+
+  #pump(): void {
+    if (this.#timer || this.#closed) return;
+    while (this.#queue.length > 0) {
+      const now = this.#now();
+      if (now < this.#pausedUntil) return this.#schedule(this.#pausedUntil - now);
+      while (this.#sent.length > 0 && (this.#sent[0] as number) <= now - this.#rule.windowMs) this.#sent.shift();
+      const limit = this.#limitNow(now);
+      if (this.#sent.length >= limit) {
+        const oldestThatCounts = this.#sent[this.#sent.length - limit] as number;
+        return this.#schedule(oldestThatCounts + this.#rule.windowMs - now);
+      }
+      // Even spacing by a theoretical send time (GCRA): a timer that fires late lets the sends it
+      // delayed catch up, a few at once, instead of losing the time for good.
+      const spacing = this.#rule.windowMs / limit;
+      if (now < this.#due - spacing * CATCH_UP) return this.#schedule(this.#due - spacing * CATCH_UP - now);
+      this.#due = Math.max(this.#due, now) + spacing;
+      this.#sent.push(now);
+      const waiter = this.#queue.shift() as Waiter;
+      if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
+      waiter.resolve();
+    }
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#pump();
+      },
+      Math.max(0, Math.ceil(delayMs)),
+    );
+  }
+}

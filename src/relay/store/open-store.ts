@@ -1,0 +1,37 @@
+import path from "node:path";
+import { RelayConfig } from "../config";
+import { LocalPacer, Pacer, pacingRule } from "../pacer";
+import { RedisPacer, SHARED_PACING_MARGIN_MS } from "../redis-pacer";
+import { SharedStore } from "./shared-store";
+import { SqliteStore } from "./sqlite-store";
+import { RelayStore } from "./store";
+
+/**
+ * The store and pacer the configuration names: Redis + Postgres when REDIS_URL and DATABASE_URL
+ * are set (replicas), else the SQLite file in RELAY_DATA_DIR with an in-process pacer. They go
+ * together: replicas that shared a ledger but paced alone would pass the account's limit.
+ */
+export interface StoreChoice {
+  store?: RelayStore | undefined;
+  pacer?: Pacer | undefined;
+  /** The replica's heartbeat interval; its request locks outlive it by three beats. */
+  heartbeatMs: number;
+  /** This replica's id, to name its connections. */
+  owner: string;
+}
+
+export async function openStore(config: RelayConfig, choice: StoreChoice): Promise<{ store: RelayStore; pacer: Pacer }> {
+  const rule = pacingRule(config.upstreamRps);
+  if (choice.store) return { store: choice.store, pacer: choice.pacer ?? new LocalPacer(rule) };
+  if (config.redisUrl && config.databaseUrl) {
+    const store = await SharedStore.open({
+      redisUrl: config.redisUrl,
+      databaseUrl: config.databaseUrl,
+      namespace: config.storeNamespace,
+      lockLeaseMs: choice.heartbeatMs * 3,
+      clientName: `str-relay-${choice.owner}`,
+    });
+    return { store, pacer: choice.pacer ?? new RedisPacer(store.redis, pacingRule(config.upstreamRps, SHARED_PACING_MARGIN_MS), config.storeNamespace) };
+  }
+  return { store: new SqliteStore(path.join(config.dataDir, "relay.sqlite")), pacer: choice.pacer ?? new LocalPacer(rule) };
+}

@@ -1,0 +1,344 @@
+import { Pool } from "pg";
+import { Operation } from "../../contract";
+import { partError } from "./shared-clients";
+import { CallEnd, CallStart, CallState, LedgerRow, Reservation, StoredAnalysis, UsageTotals } from "./store";
+
+/**
+ * The Postgres half of the shared store: the ledger of every call, the analyses by id, and the
+ * replicas' heartbeats, in one schema per namespace. Tables carry a version in their names, as in
+ * the SQLite store; migrations run on start (and again if the schema disappears), one replica at a
+ * time under an advisory lock. Times are epoch milliseconds (bigint), as the interface has them.
+ */
+
+interface Migration {
+  version: number;
+  name: string;
+  /** `s` is the quoted schema identifier, `literal` the schema name as an SQL string. */
+  sql: (s: string, literal: string) => string;
+}
+
+/** Advisory lock classes (the second key of pg_advisory_xact_lock; the first is the namespace's hash). */
+const LOCK_MIGRATE = 1;
+const LOCK_RESERVE = 2;
+
+/** billed + unknown + pending, as the budget counts them. */
+const COMMITTED_CENTS = "CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END";
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "ledger, analyses and replicas",
+    sql: (s, literal) => `
+      CREATE TABLE ${s}.analyses_v1 (
+        id text PRIMARY KEY, op text NOT NULL, strategy text, data text NOT NULL, warnings text NOT NULL, updated_at bigint NOT NULL);
+      CREATE TABLE ${s}.ledger_v1 (
+        id bigserial PRIMARY KEY, op text NOT NULL, cache_key text NOT NULL,
+        state text NOT NULL CHECK (state IN ('pending','billed','free','failed','unknown')),
+        max_cents integer NOT NULL, owner text NOT NULL, started_at bigint NOT NULL,
+        status integer, cents integer NOT NULL DEFAULT 0, reports integer NOT NULL DEFAULT 0,
+        ai_functions integer NOT NULL DEFAULT 0, analysis_id text, error_code text, finished_at bigint);
+      CREATE INDEX ledger_v1_key ON ${s}.ledger_v1 (cache_key, id);
+      CREATE INDEX ledger_v1_started ON ${s}.ledger_v1 (started_at);
+      CREATE INDEX ledger_v1_pending ON ${s}.ledger_v1 (owner) WHERE state = 'pending';
+      CREATE TABLE ${s}.replicas_v1 (owner text PRIMARY KEY, heartbeat_at bigint NOT NULL);
+      -- The budget check and the pending row in one statement (see reserveCall). In a volatile
+      -- plpgsql function each statement takes a fresh snapshot: the sum below, run once the lock is
+      -- granted, sees every reservation committed before, so two replicas cannot both fit in the
+      -- last of the budget. The lock is held only while the server works, never across a round
+      -- trip to a busy relay, and ends with the transaction.
+      CREATE FUNCTION ${s}.reserve_call_v1(p_op text, p_cache_key text, p_max_cents integer, p_owner text, p_started_at bigint,
+          p_budget_cents bigint, p_day_start bigint, OUT reserved_id bigint, OUT committed_cents bigint)
+        LANGUAGE plpgsql VOLATILE AS $fn$
+        BEGIN
+          PERFORM pg_advisory_xact_lock(hashtext(${literal}), ${LOCK_RESERVE});
+          SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
+          IF committed_cents + p_max_cents <= p_budget_cents THEN
+            INSERT INTO ${s}.ledger_v1 (op, cache_key, state, max_cents, owner, started_at)
+              VALUES (p_op, p_cache_key, 'pending', p_max_cents, p_owner, p_started_at) RETURNING id INTO reserved_id;
+          END IF;
+        END
+        $fn$;`,
+  },
+];
+
+/** SQLSTATEs meaning the tables are gone (a wiped or replaced database): migrate again. */
+const MISSING_RELATION = new Set(["42P01", "3F000"]);
+
+export class PostgresLedger {
+  readonly #pool: Pool;
+  readonly #schema: string;
+  /** The schema as an identifier; the namespace is checked to be [a-z_][a-z0-9_]* (config.ts). */
+  readonly #s: string;
+  #migrated: Promise<void> | undefined;
+  /**
+   * The reads every request makes before it waits for a send slot come in bursts (a batch asks
+   * for all its items at once). One query per burst keeps the pool free for the reservations of
+   * calls about to be sent: a reservation stuck behind a thousand reads would go out late, in a
+   * bunch with the next ones, and the service would count them as over its limit.
+   */
+  readonly #states = new TurnBatcher<string, CallState | undefined>(async (keys) => {
+    const found = await this.#lastCallStates(keys);
+    return keys.map((k) => found.get(k));
+  });
+  readonly #usage = new TurnBatcher<number, UsageTotals>(async (sinces) => {
+    const distinct = [...new Set(sinces)];
+    const totals = await Promise.all(distinct.map((since) => this.#usageSince(since)));
+    return sinces.map((since) => totals[distinct.indexOf(since)] as UsageTotals);
+  });
+
+  constructor(pool: Pool, schema: string) {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new RangeError(`Expected schema to be lowercase letters, digits and _, got ${JSON.stringify(schema)}`);
+    this.#pool = pool;
+    this.#schema = schema;
+    this.#s = `"${schema}"`;
+  }
+
+  /** Runs the migrations now; a failure is kept for the next call to retry. */
+  ready(): Promise<void> {
+    this.#migrated ??= this.#migrate().catch((error: unknown) => {
+      this.#migrated = undefined;
+      throw partError("Postgres", error);
+    });
+    return this.#migrated;
+  }
+
+  async getAnalysis(id: string): Promise<StoredAnalysis | undefined> {
+    const { rows } = await this.#query<AnalysisRow>(`SELECT * FROM ${this.#s}.analyses_v1 WHERE id = $1`, [id]);
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      op: row.op as Operation,
+      strategy: (row.strategy ?? undefined) as Operation | undefined,
+      data: JSON.parse(row.data) as StoredAnalysis["data"],
+      warnings: JSON.parse(row.warnings) as StoredAnalysis["warnings"],
+      updatedAt: Number(row.updated_at),
+    };
+  }
+
+  async putAnalysis(a: StoredAnalysis): Promise<void> {
+    await this.#query(
+      `INSERT INTO ${this.#s}.analyses_v1 (id, op, strategy, data, warnings, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO UPDATE SET op = excluded.op, strategy = COALESCE(analyses_v1.strategy, excluded.strategy),
+         data = excluded.data, warnings = excluded.warnings, updated_at = excluded.updated_at`,
+      [a.id, a.op, a.strategy ?? null, JSON.stringify(a.data), JSON.stringify(a.warnings), a.updatedAt],
+    );
+  }
+
+  /** The budget check and the pending row, atomically across replicas (reserve_call_v1 above). */
+  async reserveCall(call: CallStart, budgetCents: number, dayStart: number): Promise<Reservation> {
+    const { rows } = await this.#query<{ reserved_id: string | null; committed_cents: string }>(
+      `SELECT reserved_id, committed_cents FROM ${this.#s}.reserve_call_v1($1, $2, $3, $4, $5, $6, $7)`,
+      [call.op, call.cacheKey, call.maxCents, call.owner, call.startedAt, budgetCents, dayStart],
+    );
+    const row = rows[0];
+    if (!row) throw partError("Postgres", new Error("the reservation returned no row"));
+    return row.reserved_id === null ? { ok: false, committedCents: Number(row.committed_cents) } : { ok: true, id: String(row.reserved_id) };
+  }
+
+  /** pending → final in one statement; a row already settled (unknown) stays as it is. */
+  async finishCall(id: string, end: CallEnd): Promise<void> {
+    await this.#query(
+      `UPDATE ${this.#s}.ledger_v1 SET state = $2, status = $3, cents = $4, reports = $5, ai_functions = $6, analysis_id = $7, error_code = $8, finished_at = $9
+       WHERE id = $1 AND state = 'pending'`,
+      [id, end.state, end.status ?? null, end.cents, end.reports, end.aiFunctions, end.analysisId ?? null, end.errorCode ?? null, end.finishedAt],
+    );
+  }
+
+  /** Batched: the calls made in one turn of the event loop share one query (see #states). */
+  lastCallState(cacheKey: string): Promise<CallState | undefined> {
+    return this.#states.load(cacheKey);
+  }
+
+  /** Batched like lastCallState: a batch of 1,000 items asks once, not 1,000 times. */
+  usage(since: number): Promise<UsageTotals> {
+    return this.#usage.load(since);
+  }
+
+  async #lastCallStates(keys: readonly string[]): Promise<Map<string, CallState>> {
+    const { rows } = await this.#query<{ cache_key: string; state: CallState }>(
+      `SELECT DISTINCT ON (cache_key) cache_key, state FROM ${this.#s}.ledger_v1 WHERE cache_key = ANY($1::text[]) ORDER BY cache_key, id DESC`,
+      [keys],
+    );
+    return new Map(rows.map((r) => [r.cache_key, r.state]));
+  }
+
+  async #usageSince(since: number): Promise<UsageTotals> {
+    const { rows } = await this.#query<Record<"calls" | "reports" | "ai_functions" | "billed" | "unknown" | "pending", string>>(
+      `SELECT COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions,
+         COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed,
+         COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown,
+         COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending
+       FROM ${this.#s}.ledger_v1 WHERE started_at >= $1`,
+      [since],
+    );
+    const r = rows[0];
+    if (!r) throw new Error("usage returned no row");
+    return {
+      calls: Number(r.calls),
+      reports: Number(r.reports),
+      aiFunctions: Number(r.ai_functions),
+      billedCents: Number(r.billed),
+      unknownCents: Number(r.unknown),
+      pendingCents: Number(r.pending),
+    };
+  }
+
+  async heartbeat(owner: string, now: number): Promise<void> {
+    await this.#query(
+      `INSERT INTO ${this.#s}.replicas_v1 (owner, heartbeat_at) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET heartbeat_at = GREATEST(replicas_v1.heartbeat_at, excluded.heartbeat_at)`,
+      [owner, now],
+    );
+  }
+
+  async settleOrphans(now: number, staleAfterMs: number): Promise<number> {
+    const result = await this.#query(
+      `UPDATE ${this.#s}.ledger_v1 SET state = 'unknown', error_code = 'STR_OUTCOME_UNKNOWN', finished_at = $1
+       WHERE state = 'pending' AND owner NOT IN (SELECT owner FROM ${this.#s}.replicas_v1 WHERE heartbeat_at >= $2)`,
+      [now, now - staleAfterMs],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async ledger(): Promise<LedgerRow[]> {
+    const { rows } = await this.#query<LedgerDbRow>(`SELECT * FROM ${this.#s}.ledger_v1 ORDER BY id`);
+    return rows.map((r) => ({
+      id: String(r.id),
+      op: r.op as Operation,
+      cacheKey: r.cache_key,
+      state: r.state,
+      maxCents: r.max_cents,
+      owner: r.owner,
+      startedAt: Number(r.started_at),
+      status: r.status ?? undefined,
+      cents: r.cents,
+      reports: r.reports,
+      aiFunctions: r.ai_functions,
+      analysisId: r.analysis_id ?? undefined,
+      errorCode: r.error_code ?? undefined,
+      finishedAt: r.finished_at === null ? undefined : Number(r.finished_at),
+    }));
+  }
+
+  async ping(): Promise<void> {
+    await this.ready();
+    try {
+      await this.#pool.query("SELECT 1");
+    } catch (error) {
+      throw partError("Postgres", error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async #query<R extends object>(text: string, values: unknown[] = []): Promise<{ rows: R[]; rowCount: number | null }> {
+    await this.ready();
+    try {
+      return await this.#pool.query<R & Record<string, unknown>>(text, values);
+    } catch (error) {
+      this.#forgetMigrationsIfGone(error);
+      throw partError("Postgres", error);
+    }
+  }
+
+  #forgetMigrationsIfGone(error: unknown): void {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && MISSING_RELATION.has(code)) this.#migrated = undefined;
+  }
+
+  async #migrate(): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query("BEGIN");
+      // Replicas starting together take turns; the lock ends with the transaction.
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1), $2)", [this.#schema, LOCK_MIGRATE]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.#s}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#s}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${this.#s}.migrations`);
+      const done = new Set(rows.map((r) => r.version));
+      for (const m of MIGRATIONS) {
+        if (done.has(m.version)) continue;
+        await client.query(m.sql(this.#s, `'${this.#schema}'`));
+        await client.query(`INSERT INTO ${this.#s}.migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+      }
+      await client.query("COMMIT");
+      client.release();
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      client.release(true);
+      throw error;
+    }
+  }
+}
+
+/**
+ * Collects the loads asked for in one turn of the event loop and answers them with one call of
+ * `fetch` (at most `max` keys each). Each call's query starts after every load it answers was
+ * asked for, so a batched read sees every write its callers finished before asking.
+ */
+interface Load<K, V> {
+  key: K;
+  resolve: (v: V) => void;
+  reject: (e: unknown) => void;
+}
+
+class TurnBatcher<K, V> {
+  readonly #fetch: (keys: K[]) => Promise<V[]>;
+  readonly #max: number;
+  #batch: Load<K, V>[] | undefined;
+
+  constructor(fetch: (keys: K[]) => Promise<V[]>, max = 500) {
+    this.#fetch = fetch;
+    this.#max = max;
+  }
+
+  load(key: K): Promise<V> {
+    return new Promise<V>((resolve, reject) => {
+      if (!this.#batch) {
+        const batch: Load<K, V>[] = [];
+        this.#batch = batch;
+        setImmediate(() => {
+          if (this.#batch === batch) this.#batch = undefined;
+          for (let i = 0; i < batch.length; i += this.#max) void this.#run(batch.slice(i, i + this.#max));
+        });
+      }
+      this.#batch.push({ key, resolve, reject });
+    });
+  }
+
+  async #run(batch: Load<K, V>[]): Promise<void> {
+    try {
+      const values = await this.#fetch(batch.map((b) => b.key));
+      batch.forEach((b, i) => b.resolve(values[i] as V));
+    } catch (error) {
+      for (const b of batch) b.reject(error);
+    }
+  }
+}
+
+interface AnalysisRow {
+  id: string;
+  op: string;
+  strategy: string | null;
+  data: string;
+  warnings: string;
+  updated_at: string;
+}
+interface LedgerDbRow {
+  id: string;
+  op: string;
+  cache_key: string;
+  state: CallState;
+  max_cents: number;
+  owner: string;
+  started_at: string;
+  status: number | null;
+  cents: number;
+  reports: number;
+  ai_functions: number;
+  analysis_id: string | null;
+  error_code: string | null;
+  finished_at: string | null;
+}

@@ -1,0 +1,252 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { Operation } from "../../contract";
+import { CachedAnswer, CallEnd, CallStart, CallState, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
+
+/**
+ * The embedded store: one SQLite file in RELAY_DATA_DIR. Tables carry a version in their names
+ * (a change of layout gets new tables, never a silent reinterpretation), WAL is set once, and
+ * statements are prepared once. better-sqlite3 is synchronous, so each method is atomic within
+ * the process; reserveCall uses an IMMEDIATE transaction so two processes on one file cannot both
+ * pass the budget.
+ */
+export class SqliteStore implements RelayStore {
+  readonly kind = "sqlite" as const;
+  readonly #db: Database.Database;
+  readonly #stmt;
+  readonly #reserve;
+
+  /** `file` is a path, or ":memory:" for tests. */
+  constructor(file: string) {
+    if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    this.#db = new Database(file);
+    this.#db.pragma("journal_mode = WAL");
+    this.#db.pragma("synchronous = NORMAL");
+    this.#db.pragma("busy_timeout = 5000");
+    this.#db.exec(`
+      CREATE TABLE IF NOT EXISTS cache_v1 (
+        key TEXT PRIMARY KEY, op TEXT NOT NULL, envelope TEXT NOT NULL, analysis_id TEXT,
+        fetched_at INTEGER NOT NULL, cost_cents INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS analyses_v1 (
+        id TEXT PRIMARY KEY, op TEXT NOT NULL, strategy TEXT, data TEXT NOT NULL, warnings TEXT NOT NULL, updated_at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS ledger_v1 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, cache_key TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending','billed','free','failed','unknown')),
+        max_cents INTEGER NOT NULL, owner TEXT NOT NULL, started_at INTEGER NOT NULL,
+        status INTEGER, cents INTEGER NOT NULL DEFAULT 0, reports INTEGER NOT NULL DEFAULT 0,
+        ai_functions INTEGER NOT NULL DEFAULT 0, analysis_id TEXT, error_code TEXT, finished_at INTEGER);
+      CREATE INDEX IF NOT EXISTS ledger_v1_key ON ledger_v1 (cache_key, id);
+      CREATE INDEX IF NOT EXISTS ledger_v1_started ON ledger_v1 (started_at);
+      CREATE INDEX IF NOT EXISTS ledger_v1_pending ON ledger_v1 (state) WHERE state = 'pending';
+      CREATE TABLE IF NOT EXISTS replicas_v1 (owner TEXT PRIMARY KEY, heartbeat_at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS locks_v1 (key TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL);
+    `);
+    const db = this.#db;
+    this.#stmt = {
+      getCached: db.prepare<[string], CacheRow>("SELECT * FROM cache_v1 WHERE key = ?"),
+      putCached: db.prepare(
+        "INSERT INTO cache_v1 (key, op, envelope, analysis_id, fetched_at, cost_cents) VALUES (@key, @op, @envelope, @analysis_id, @fetched_at, @cost_cents) " +
+          "ON CONFLICT (key) DO UPDATE SET op = excluded.op, envelope = excluded.envelope, analysis_id = excluded.analysis_id, fetched_at = excluded.fetched_at, cost_cents = excluded.cost_cents",
+      ),
+      getAnalysis: db.prepare<[string], AnalysisRow>("SELECT * FROM analyses_v1 WHERE id = ?"),
+      putAnalysis: db.prepare(
+        "INSERT INTO analyses_v1 (id, op, strategy, data, warnings, updated_at) VALUES (@id, @op, @strategy, @data, @warnings, @updated_at) " +
+          "ON CONFLICT (id) DO UPDATE SET op = excluded.op, strategy = COALESCE(analyses_v1.strategy, excluded.strategy), data = excluded.data, warnings = excluded.warnings, updated_at = excluded.updated_at",
+      ),
+      committed: db.prepare<[number], { cents: number | null }>(
+        "SELECT SUM(CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END) AS cents FROM ledger_v1 WHERE started_at >= ?",
+      ),
+      insertCall: db.prepare(
+        "INSERT INTO ledger_v1 (op, cache_key, state, max_cents, owner, started_at) VALUES (@op, @cacheKey, 'pending', @maxCents, @owner, @startedAt)",
+      ),
+      finishCall: db.prepare(
+        "UPDATE ledger_v1 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state = 'pending'",
+      ),
+      lastState: db.prepare<[string], { state: CallState }>("SELECT state FROM ledger_v1 WHERE cache_key = ? ORDER BY id DESC LIMIT 1"),
+      usage: db.prepare<[number], UsageRow>(
+        "SELECT COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions, " +
+          "COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed, " +
+          "COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown, " +
+          "COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending FROM ledger_v1 WHERE started_at >= ?",
+      ),
+      heartbeat: db.prepare("INSERT INTO replicas_v1 (owner, heartbeat_at) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET heartbeat_at = excluded.heartbeat_at"),
+      settleOrphans: db.prepare(
+        "UPDATE ledger_v1 SET state = 'unknown', error_code = 'STR_OUTCOME_UNKNOWN', finished_at = @now WHERE state = 'pending' AND owner NOT IN (SELECT owner FROM replicas_v1 WHERE heartbeat_at >= @cutoff)",
+      ),
+      ledger: db.prepare<[], LedgerDbRow>("SELECT * FROM ledger_v1 ORDER BY id"),
+      // A lock is taken when free, expired, or already ours; the row is the lock, so processes sharing the file agree.
+      acquireLock: db.prepare(
+        "INSERT INTO locks_v1 (key, owner, until) VALUES (@key, @owner, @until) ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE locks_v1.owner = excluded.owner OR locks_v1.until <= @now",
+      ),
+      releaseLock: db.prepare("DELETE FROM locks_v1 WHERE key = ? AND owner = ?"),
+      ping: db.prepare("SELECT 1"),
+    };
+    this.#reserve = db.transaction((call: CallStart, budgetCents: number, dayStart: number): Reservation => {
+      const committed = this.#stmt.committed.get(dayStart)?.cents ?? 0;
+      if (committed + call.maxCents > budgetCents) return { ok: false, committedCents: committed };
+      const info = this.#stmt.insertCall.run(call);
+      return { ok: true, id: String(info.lastInsertRowid) };
+    });
+  }
+
+  async getCached(key: string): Promise<CachedAnswer | undefined> {
+    const row = this.#stmt.getCached.get(key);
+    if (!row) return undefined;
+    return {
+      key: row.key,
+      op: row.op as Operation,
+      envelope: JSON.parse(row.envelope) as CachedAnswer["envelope"],
+      analysisId: row.analysis_id ?? undefined,
+      fetchedAt: row.fetched_at,
+      costCents: row.cost_cents,
+    };
+  }
+
+  async putCached(entry: CachedAnswer): Promise<void> {
+    this.#stmt.putCached.run({
+      key: entry.key,
+      op: entry.op,
+      envelope: JSON.stringify(entry.envelope),
+      analysis_id: entry.analysisId ?? null,
+      fetched_at: entry.fetchedAt,
+      cost_cents: entry.costCents,
+    });
+  }
+
+  async getAnalysis(id: string): Promise<StoredAnalysis | undefined> {
+    const row = this.#stmt.getAnalysis.get(id);
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      op: row.op as Operation,
+      strategy: (row.strategy ?? undefined) as Operation | undefined,
+      data: JSON.parse(row.data) as StoredAnalysis["data"],
+      warnings: JSON.parse(row.warnings) as StoredAnalysis["warnings"],
+      updatedAt: row.updated_at,
+    };
+  }
+
+  async putAnalysis(a: StoredAnalysis): Promise<void> {
+    this.#stmt.putAnalysis.run({
+      id: a.id,
+      op: a.op,
+      strategy: a.strategy ?? null,
+      data: JSON.stringify(a.data),
+      warnings: JSON.stringify(a.warnings),
+      updated_at: a.updatedAt,
+    });
+  }
+
+  async reserveCall(call: CallStart, budgetCents: number, dayStart: number): Promise<Reservation> {
+    return this.#reserve.immediate(call, budgetCents, dayStart);
+  }
+
+  async finishCall(id: string, end: CallEnd): Promise<void> {
+    this.#stmt.finishCall.run({
+      id: Number(id),
+      state: end.state,
+      status: end.status ?? null,
+      cents: end.cents,
+      reports: end.reports,
+      aiFunctions: end.aiFunctions,
+      analysisId: end.analysisId ?? null,
+      errorCode: end.errorCode ?? null,
+      finishedAt: end.finishedAt,
+    });
+  }
+
+  async lastCallState(cacheKey: string): Promise<CallState | undefined> {
+    return this.#stmt.lastState.get(cacheKey)?.state;
+  }
+
+  async usage(since: number): Promise<UsageTotals> {
+    const r = this.#stmt.usage.get(since) as UsageRow;
+    return { calls: r.calls, reports: r.reports, aiFunctions: r.ai_functions, billedCents: r.billed, unknownCents: r.unknown, pendingCents: r.pending };
+  }
+
+  async heartbeat(owner: string, now: number): Promise<void> {
+    this.#stmt.heartbeat.run(owner, now);
+  }
+
+  async settleOrphans(now: number, staleAfterMs: number): Promise<number> {
+    return this.#stmt.settleOrphans.run({ now, cutoff: now - staleAfterMs }).changes;
+  }
+
+  async acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    return this.#stmt.acquireLock.run({ key, owner, until: now + ttlMs, now }).changes > 0;
+  }
+
+  async releaseLock(key: string, owner: string): Promise<void> {
+    this.#stmt.releaseLock.run(key, owner);
+  }
+
+  async ledger(): Promise<LedgerRow[]> {
+    return this.#stmt.ledger.all().map((r) => ({
+      id: String(r.id),
+      op: r.op as Operation,
+      cacheKey: r.cache_key,
+      state: r.state,
+      maxCents: r.max_cents,
+      owner: r.owner,
+      startedAt: r.started_at,
+      status: r.status ?? undefined,
+      cents: r.cents,
+      reports: r.reports,
+      aiFunctions: r.ai_functions,
+      analysisId: r.analysis_id ?? undefined,
+      errorCode: r.error_code ?? undefined,
+      finishedAt: r.finished_at ?? undefined,
+    }));
+  }
+
+  async ping(): Promise<void> {
+    this.#stmt.ping.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+interface CacheRow {
+  key: string;
+  op: string;
+  envelope: string;
+  analysis_id: string | null;
+  fetched_at: number;
+  cost_cents: number;
+}
+interface AnalysisRow {
+  id: string;
+  op: string;
+  strategy: string | null;
+  data: string;
+  warnings: string;
+  updated_at: number;
+}
+interface UsageRow {
+  calls: number;
+  reports: number;
+  ai_functions: number;
+  billed: number;
+  unknown: number;
+  pending: number;
+}
+interface LedgerDbRow {
+  id: number;
+  op: string;
+  cache_key: string;
+  state: CallState;
+  max_cents: number;
+  owner: string;
+  started_at: number;
+  status: number | null;
+  cents: number;
+  reports: number;
+  ai_functions: number;
+  analysis_id: string | null;
+  error_code: string | null;
+  finished_at: number | null;
+}

@@ -1,0 +1,120 @@
+import { Analysis, NormalizedEnvelope, Operation, Warning } from "../../contract";
+
+/**
+ * What the relay keeps: cached answers, analyses by id, and the ledger of every call sent to the
+ * service. Two implementations: SQLite (one relay, the default) and Redis + Postgres (replicas).
+ * Replicas hold nothing else, so any replica can answer any request.
+ */
+
+/** How a call to the service ended, as far as billing goes. */
+export type CallState =
+  /** Written before the call is sent; the call is in flight. */
+  | "pending"
+  /** The service answered and billed (per the contract's billing rules). */
+  | "billed"
+  /** The service answered without billing (validation refused upstream, enhance with every AI step failed, 4xx, 429). */
+  | "free"
+  /** The call never reached the service whole, or the service said it failed (not billed). */
+  | "failed"
+  /** Sent, but the relay cannot know how it ended (it timed out or died after sending): it may have billed. */
+  | "unknown";
+
+export const CALL_STATES: readonly CallState[] = ["pending", "billed", "free", "failed", "unknown"];
+
+/** A cached answer: the service's normalised envelope, and what it cost when fetched. */
+export interface CachedAnswer {
+  /** sha256 of the canonical request. */
+  key: string;
+  op: Operation;
+  envelope: Pick<NormalizedEnvelope, "success" | "data" | "warnings" | "extra" | "notes">;
+  analysisId: string | undefined;
+  fetchedAt: number;
+  costCents: number;
+}
+
+export interface StoredAnalysis {
+  id: string;
+  /** The operation that last produced it (a strategy, or enhance). */
+  op: Operation;
+  /** The strategy it was created with, when known. */
+  strategy: Operation | undefined;
+  data: Analysis;
+  warnings: Warning[];
+  updatedAt: number;
+}
+
+export interface CallStart {
+  op: Operation;
+  cacheKey: string;
+  /** The most the call can be billed: held against the budget while pending or unknown. */
+  maxCents: number;
+  /** The replica that sends it. */
+  owner: string;
+  startedAt: number;
+}
+
+export interface CallEnd {
+  state: Exclude<CallState, "pending">;
+  status: number | undefined;
+  cents: number;
+  reports: number;
+  aiFunctions: number;
+  analysisId: string | undefined;
+  errorCode: string | undefined;
+  finishedAt: number;
+}
+
+export interface LedgerRow extends CallStart {
+  id: string;
+  state: CallState;
+  status: number | undefined;
+  cents: number;
+  reports: number;
+  aiFunctions: number;
+  analysisId: string | undefined;
+  errorCode: string | undefined;
+  finishedAt: number | undefined;
+}
+
+export interface UsageTotals {
+  calls: number;
+  reports: number;
+  aiFunctions: number;
+  billedCents: number;
+  /** Max charges of calls whose outcome is unknown. */
+  unknownCents: number;
+  /** Max charges of calls in flight. */
+  pendingCents: number;
+}
+
+export type Reservation = { ok: true; id: string } | { ok: false; committedCents: number };
+
+export interface RelayStore {
+  readonly kind: "sqlite" | "shared";
+  getCached(key: string): Promise<CachedAnswer | undefined>;
+  putCached(entry: CachedAnswer): Promise<void>;
+  getAnalysis(id: string): Promise<StoredAnalysis | undefined>;
+  putAnalysis(analysis: StoredAnalysis): Promise<void>;
+  /**
+   * Writes a pending ledger row if today's committed spend (billed + unknown + pending, since
+   * `dayStart`) plus the call's most stays within `budgetCents` — atomically, so concurrent calls
+   * (and replicas) cannot pass the budget together.
+   */
+  reserveCall(call: CallStart, budgetCents: number, dayStart: number): Promise<Reservation>;
+  finishCall(id: string, end: CallEnd): Promise<void>;
+  /** The state of the latest call for a request: "unknown" blocks automatic resends. */
+  lastCallState(cacheKey: string): Promise<CallState | undefined>;
+  usage(since: number): Promise<UsageTotals>;
+  /** Says this replica is alive; its pending calls stay pending. */
+  heartbeat(owner: string, now: number): Promise<void>;
+  /** Pending calls of replicas that stopped heartbeating become unknown. Returns how many. */
+  settleOrphans(now: number, staleAfterMs: number): Promise<number>;
+  /** Takes a lock for a request being sent, so replicas send it once. False if another holds it. */
+  acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseLock(key: string, owner: string): Promise<void>;
+  /** Every ledger row, oldest first (for tests and audits). */
+  ledger(): Promise<LedgerRow[]>;
+  /** Resolves when every part of the store answers; rejects, naming the part, when one does not (/healthz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,49 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * Relay tokens: the only credential the add-in and scripts hold. Configured in RELAY_TOKENS, or
+ * generated on first start and kept in the data directory (readable by the user only), so a fresh
+ * machine works with no configuration and a restart keeps the same token.
+ */
+export const TOKEN_FILE = "relay-token";
+
+export function generateToken(): string {
+  return `rt_${randomBytes(24).toString("base64url")}`;
+}
+
+/** The configured tokens, or the one kept in `dataDir` (created now if there is none). */
+export function resolveTokens(configured: string[] | undefined, dataDir: string): { tokens: string[]; generated: boolean; file: string | undefined } {
+  if (configured && configured.length > 0) return { tokens: configured, generated: false, file: undefined };
+  const file = path.join(dataDir, TOKEN_FILE);
+  try {
+    const existing = fs.readFileSync(file, "utf8").trim();
+    if (existing.length >= 16) return { tokens: [existing], generated: false, file };
+  } catch {
+    // No token yet: make one below.
+  }
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const token = generateToken();
+  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return { tokens: [token], generated: true, file };
+}
+
+/**
+ * A constant-time check of a presented token against every configured one. Both sides are hashed
+ * first, so lengths never differ, and every token is compared, so timing says nothing of which.
+ */
+export function tokenChecker(tokens: readonly string[]): (presented: string) => boolean {
+  const digests = tokens.map((t) => createHash("sha256").update(t).digest());
+  return (presented) => {
+    const given = createHash("sha256").update(presented).digest();
+    let ok = false;
+    for (const d of digests) ok = timingSafeEqual(d, given) || ok;
+    return ok;
+  };
+}
+
+/** A stable, non-secret name for a token (for per-caller limits and logs). */
+export function tokenId(token: string): string {
+  return createHash("sha256").update(token).digest("hex").slice(0, 12);
+}

@@ -1,0 +1,50 @@
+import { addinBuild } from "../support/addin-build";
+import { startRelay, TestRelay } from "../support/relay";
+
+describe("the relay serves the built add-in on its own origin", () => {
+  let t: TestRelay;
+  beforeAll(async () => {
+    const dist = await addinBuild();
+    t = await startRelay({ RELAY_PUBLIC_URL: "https://relay.example.com" }, { addinDir: dist });
+  }, 180_000);
+  afterAll(() => t.close());
+
+  const get = (url: string) => t.relay.app.inject({ method: "GET", url });
+
+  test("GET /manifest.xml points every URL at RELAY_PUBLIC_URL, with no token needed", async () => {
+    const r = await get("/manifest.xml");
+    expect(r.statusCode).toBe(200);
+    expect(r.headers["content-type"]).toMatch(/xml/);
+    expect(r.body).not.toContain("localhost:3000");
+    expect(r.body).toContain("https://relay.example.com/taskpane.html");
+    expect(r.body).toContain("https://relay.example.com/functions.json");
+  });
+
+  test("the task pane, the functions and their metadata are served; the API still needs its token", async () => {
+    const page = await get("/taskpane.html");
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("appsforoffice.microsoft.com/lib/1/hosted/office.js");
+    expect(page.headers["content-security-policy"]).toBeUndefined(); // Excel frames the pane
+    expect((await get("/functions.js")).statusCode).toBe(200);
+    const functions = JSON.parse((await get("/functions.json")).body).functions as { id: string }[];
+    expect(functions.map((f) => f.id).sort()).toEqual(["ARB", "BUY", "CARD", "COHOST", "COMPS", "ENHANCE", "OWNED", "SENSITIVITY", "WHATIF"]);
+    expect((await get("/assets/icon-32.png")).headers["content-type"]).toBe("image/png");
+    expect((await get("/v1/usage")).statusCode).toBe(401);
+    const missing = await get("/nope.html");
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error.code).toBe("STR_NOT_FOUND");
+  });
+});
+
+describe("without a build", () => {
+  test("/manifest.xml says how to build it", async () => {
+    const t = await startRelay({}, { addinDir: "/nonexistent-dist" });
+    try {
+      const r = await t.relay.app.inject({ method: "GET", url: "/manifest.xml" });
+      expect(r.statusCode).toBe(404);
+      expect(r.json().error.message).toMatch(/npm run build/);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,134 @@
+import http from "node:http";
+import { BatchLine } from "../../src/contract";
+import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
+
+const lines = (text: string): BatchLine[] =>
+  text
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as BatchLine);
+
+describe("POST /v1/batch", () => {
+  let t: TestRelay;
+  beforeEach(async () => {
+    t = await startRelay();
+  });
+  afterEach(() => t.close());
+
+  test("answers one NDJSON line per item, each with its index, status and body", async () => {
+    const items = [0, 1, 2].map((n) => ({ strategy: "buy", params: buyBody(n) }));
+    const r = await t.post("/v1/batch", { items });
+    expect(r.status).toBe(200);
+    expect(String(r.headers["content-type"])).toMatch(/application\/x-ndjson/);
+    const out = lines(r.text);
+    expect(out.map((l) => l.index).sort()).toEqual([0, 1, 2]);
+    expect(out.every((l) => l.status === 200 && "data" in l.body)).toBe(true);
+    expect(t.sandboxStats().arrivals).toBe(3);
+  });
+
+  test("a bad item fails alone with its fields named inside the batch, and is never sent", async () => {
+    const items = [
+      { strategy: "buy", params: buyBody(0) },
+      { strategy: "buy", params: { ...buyBody(1), interestRatePercentage: 18 } },
+      { strategy: "villa", params: {} },
+      { strategy: "arb", params: { fullAddress: "Nashville, TN", monthlyRentUSD: 2100, bedrooms: 2, bathrooms: 1, accomodates: 4 } },
+    ];
+    const out = lines((await t.post("/v1/batch", { items })).text);
+    const byIndex = new Map(out.map((l) => [l.index, l]));
+    expect(byIndex.get(0)?.status).toBe(200);
+    expect(byIndex.get(3)?.status).toBe(200);
+    expect(byIndex.get(1)?.status).toBe(400);
+    expect(byIndex.get(1)?.body).toMatchObject({ error: { code: "STR_VALIDATION", fields: [{ path: "items[1].params.interestRatePercentage" }] } });
+    expect(JSON.stringify(byIndex.get(1)?.body)).toMatch(/from 0 to 15/);
+    expect(byIndex.get(2)?.body).toMatchObject({ error: { code: "STR_VALIDATION", fields: [{ path: "items[2].strategy" }] } });
+    expect(t.sandboxStats().arrivals).toBe(2);
+  });
+
+  test("omitComparables leaves comparables out of the lines, and the stored analysis keeps them", async () => {
+    const out = lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], omitComparables: true })).text);
+    const body = out[0]?.body as { data: Record<string, unknown> };
+    expect(body.data.comparables).toBeUndefined();
+    expect(body.data.revenue).toBeDefined();
+    const stored = await t.get(`/v1/analyses/${String(body.data._id)}`);
+    expect((stored.json.data.comparables as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  test("identical items in one batch share one upstream call", async () => {
+    const items = Array.from({ length: 5 }, () => ({ strategy: "buy", params: buyBody(0) }));
+    const out = lines((await t.post("/v1/batch", { items })).text);
+    expect(new Set(out.map((l) => JSON.stringify((l.body as { data?: { _id?: unknown } }).data?._id))).size).toBe(1);
+    expect(t.sandboxStats().arrivals).toBe(1);
+  });
+
+  test("a dry run counts cached, to-create, duplicate and invalid items, estimates the most it can cost, and spends nothing", async () => {
+    await t.post(BUY_PATH, buyBody(0));
+    const items = [
+      { strategy: "buy", params: buyBody(0) }, // cached
+      { strategy: "buy", params: buyBody(1) }, // create: 0.20
+      { strategy: "buy", params: { ...buyBody(2), addAIComps: true } }, // create: up to 0.30
+      { strategy: "buy", params: buyBody(1) }, // duplicate of item 1
+      { strategy: "buy", params: { bedrooms: 2 } }, // invalid
+      { strategy: "buy", params: buyBody(0), refresh: true }, // refresh: create 0.20
+    ];
+    const r = await t.post("/v1/batch", { items, dryRun: true });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ items: 6, cached: 1, toCreate: 3, invalid: 1, unknownOutcome: 0, sandbox: true });
+    expect(r.json.verdicts).toEqual(["cached", "create", "create", "duplicate", "invalid", "create"]);
+    expect(r.json.estimatedCostUSD).toBeCloseTo(0.7);
+    expect(t.sandboxStats().arrivals).toBe(1);
+  });
+
+  test("a second run of the same batch is all cached: its dry run estimates 0 USD", async () => {
+    const items = [0, 1, 2].map((n) => ({ strategy: "buy", params: buyBody(n) }));
+    await t.post("/v1/batch", { items });
+    const dry = await t.post("/v1/batch", { items, dryRun: true });
+    expect(dry.json).toMatchObject({ cached: 3, toCreate: 0, estimatedCostUSD: 0 });
+  });
+
+  test("more than 10,000 items is refused with 413", async () => {
+    const items = Array.from({ length: 10_001 }, () => ({ strategy: "buy", params: {} }));
+    const r = await t.post("/v1/batch", { items });
+    expect(r.status).toBe(413);
+    expect(r.json.error.code).toBe("STR_BATCH_TOO_LARGE");
+    expect(t.sandboxStats().arrivals).toBe(0);
+  });
+
+  test("a batch without items, or not an object, is a 400 naming the rule", async () => {
+    expect((await t.post("/v1/batch", { items: [] })).json.error).toMatchObject({ code: "STR_BAD_REQUEST", fields: [{ path: "items" }] });
+    expect((await t.post("/v1/batch", { things: [] })).status).toBe(400);
+  });
+});
+
+describe("a caller that disconnects stops its queued items", () => {
+  test("items not yet sent when the client goes away are never sent", async () => {
+    // 5 sends a second: a 60-item batch would take 12 s.
+    const t = await startRelay({ RELAY_UPSTREAM_RPS: "5" });
+    try {
+      await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
+      const port = (t.relay.app.server.address() as { port: number }).port;
+      const items = Array.from({ length: 60 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
+      const received: string[] = [];
+      await new Promise<void>((resolve) => {
+        const req = http.request({ host: "127.0.0.1", port, path: "/v1/batch", method: "POST", headers: { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" } }, (res) => {
+          res.on("data", (chunk: Buffer) => {
+            received.push(chunk.toString());
+            if (received.join("").split("\n").filter(Boolean).length >= 3) {
+              req.destroy();
+              resolve();
+            }
+          });
+        });
+        req.end(JSON.stringify({ items }));
+      });
+      const sentAtDisconnect = t.sandboxStats().arrivals;
+      await new Promise((r) => setTimeout(r, 1500));
+      // At most the one or two already granted a slot go out after the disconnect.
+      expect(t.sandboxStats().arrivals).toBeLessThanOrEqual(sentAtDisconnect + 2);
+      expect(t.sandboxStats().arrivals).toBeLessThan(10);
+      expect(t.relay.metrics.render()).toMatch(/str_relay_upstream_queue_depth 0/);
+    } finally {
+      await t.close();
+    }
+  });
+});

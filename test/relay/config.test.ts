@@ -1,0 +1,73 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConfigError, loadConfig } from "../../src/relay/config";
+import { resolveTokens } from "../../src/relay/tokens";
+
+describe("relay configuration", () => {
+  test("with nothing set: the sandbox on 127.0.0.1:8787, 100 req/s, a 1,000 USD simulated budget, no cache expiry", () => {
+    const c = loadConfig({ HOME: "/home/someone" });
+    expect(c).toMatchObject({
+      mode: "sandbox",
+      host: "127.0.0.1",
+      port: 8787,
+      publicUrl: "http://localhost:8787",
+      upstreamRps: 100,
+      budgetUSDPerDay: 1000,
+      cacheTtlMs: undefined,
+      upstreamTimeoutMs: 300_000,
+      tokens: undefined,
+    });
+    expect(c.allowedOrigins).toEqual(["https://localhost:3000", "http://localhost:8787"]);
+  });
+
+  test("a key and base URL make it live, with a 100 USD default budget", () => {
+    const c = loadConfig({ STR_API_KEY: "sk_live_abcdefgh", STR_API_BASE_URL: "https://api.example.com/", RELAY_BUDGET_USD_PER_DAY: "" });
+    expect(c).toMatchObject({ mode: "live", apiBaseUrl: "https://api.example.com", budgetUSDPerDay: 100 });
+  });
+
+  test("every bad variable is listed at once, each with its name and rule", () => {
+    let message = "";
+    try {
+      loadConfig({ RELAY_PORT: "eighty", RELAY_UPSTREAM_RPS: "0", RELAY_BUDGET_USD_PER_DAY: "-5", STR_API_BASE_URL: "http://api.example.com", RELAY_TOKENS: "short", RELAY_TLS_CERT: "/x.pem" });
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/RELAY_PORT must be a whole number from 0 to 65,535; got "eighty"/);
+    expect(message).toMatch(/RELAY_UPSTREAM_RPS must be a number from 0.1 to 10,000 \(requests a second\); got 0/);
+    expect(message).toMatch(/RELAY_BUDGET_USD_PER_DAY must be a number of at least 0/);
+    expect(message).toMatch(/STR_API_BASE_URL must be an https URL/);
+    expect(message).toMatch(/STR_API_KEY is required with STR_API_BASE_URL/);
+    expect(message).toMatch(/RELAY_TOKENS\[0\] must be at least 16 characters/);
+    expect(message).toMatch(/RELAY_TLS_CERT and RELAY_TLS_KEY go together/);
+  });
+
+  test("settings that go together are refused apart", () => {
+    expect(() => loadConfig({ STR_API_KEY: "sk_live_abcdefgh" })).toThrow(/STR_API_BASE_URL is required with STR_API_KEY/);
+    expect(() => loadConfig({ RELAY_TLS_CERT: "/c.pem" })).toThrow(/RELAY_TLS_CERT and RELAY_TLS_KEY go together/);
+    expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" })).toThrow(/REDIS_URL and DATABASE_URL go together/);
+  });
+
+  test("TLS makes the default public URL https", () => {
+    expect(loadConfig({ RELAY_TLS_CERT: "/c.pem", RELAY_TLS_KEY: "/k.pem", RELAY_PORT: "9443" }).publicUrl).toBe("https://localhost:9443");
+  });
+});
+
+describe("the relay token", () => {
+  test("is generated once, kept readable by the user only, and the same at the next start", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-token-"));
+    const first = resolveTokens(undefined, dir);
+    expect(first.generated).toBe(true);
+    expect(first.tokens[0]).toMatch(/^rt_[A-Za-z0-9_-]{32}$/);
+    expect(fs.statSync(first.file as string).mode & 0o077).toBe(0);
+    const second = resolveTokens(undefined, dir);
+    expect(second).toMatchObject({ generated: false, tokens: first.tokens });
+  });
+
+  test("configured tokens win and nothing is written", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-token-"));
+    expect(resolveTokens(["a-configured-token-123456"], dir)).toMatchObject({ tokens: ["a-configured-token-123456"], generated: false });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});

@@ -1,0 +1,72 @@
+import { LocalPacer, PACING_MARGIN_MS, pacingRule } from "../../src/relay/pacer";
+
+/** Grants every acquire, recording when each was granted. */
+async function grantTimes(pacer: LocalPacer, n: number): Promise<number[]> {
+  const times: number[] = [];
+  await Promise.all(Array.from({ length: n }, () => pacer.acquire().then(() => times.push(performance.now()))));
+  return times.sort((a, b) => a - b);
+}
+
+function maxInWindow(times: number[], windowMs: number): number {
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while ((times[end] as number) - (times[start] as number) >= windowMs) start++;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+describe("the pacer never lets more than the limit through in any sliding window", () => {
+  test("the rule for 100 a second is 100 per second plus the jitter margin", () => {
+    expect(pacingRule(100)).toEqual({ limit: 100, windowMs: 1000 + PACING_MARGIN_MS });
+    expect(pacingRule(2.5)).toEqual({ limit: 2, windowMs: 800 + PACING_MARGIN_MS });
+    expect(pacingRule(0.5)).toEqual({ limit: 1, windowMs: 2000 + PACING_MARGIN_MS });
+    expect(() => pacingRule(0)).toThrow(/requestsPerSecond.*greater than 0, got 0/);
+  });
+
+  test("250 sends at 100 a second: no 1-second window holds more than 100, and it takes about 2 windows", async () => {
+    const pacer = new LocalPacer(pacingRule(100));
+    const start = performance.now();
+    const times = await grantTimes(pacer, 250);
+    const elapsed = performance.now() - start;
+    expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(100);
+    expect(elapsed).toBeGreaterThanOrEqual(2 * 1000);
+    expect(elapsed).toBeLessThan(4000);
+    await pacer.close();
+  });
+
+  test("a waiter whose signal aborts leaves the queue and is never granted", async () => {
+    const pacer = new LocalPacer({ limit: 1, windowMs: 200 });
+    await pacer.acquire();
+    const controller = new AbortController();
+    const aborted = pacer.acquire(controller.signal);
+    const next = pacer.acquire();
+    expect(pacer.waiting).toBe(2);
+    controller.abort(new Error("caller left"));
+    await expect(aborted).rejects.toThrow("caller left");
+    expect(pacer.waiting).toBe(1);
+    await next;
+    expect(pacer.waiting).toBe(0);
+    await pacer.close();
+  });
+
+  test("after the service throttles, nothing is granted before its Retry-After, then sends run slower", async () => {
+    const pacer = new LocalPacer({ limit: 10, windowMs: 200 });
+    pacer.throttled(Date.now() + 300);
+    const start = performance.now();
+    const times = await grantTimes(pacer, 20);
+    expect((times[0] as number) - start).toBeGreaterThanOrEqual(290);
+    // Nine tenths of 10 is 9 a window while slowed.
+    expect(maxInWindow(times, 200)).toBeLessThanOrEqual(9);
+    await pacer.close();
+  });
+
+  test("closing rejects the waiters", async () => {
+    const pacer = new LocalPacer({ limit: 1, windowMs: 10_000 });
+    await pacer.acquire();
+    const waiting = pacer.acquire();
+    await pacer.close();
+    await expect(waiting).rejects.toThrow(/closed/);
+  });
+});

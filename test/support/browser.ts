@@ -1,0 +1,35 @@
+import fs from "node:fs";
+import path from "node:path";
+import { Browser, BrowserContext, chromium } from "playwright-core";
+
+/**
+ * Headless Chromium (Debian's) for the browser tests, with office.js served from the npm copy of
+ * @microsoft/office-js where pages ask Microsoft's CDN for it (the CDN is unreachable here; the
+ * pages themselves keep the production URL).
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const OFFICE_CDN = "https://appsforoffice.microsoft.com/lib/1/hosted/";
+const OFFICE_DIST = path.dirname(require.resolve("@microsoft/office-js/dist/office.js"));
+
+export function chromiumAvailable(): boolean {
+  return fs.existsSync(CHROMIUM);
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+}
+
+/** Serves office.js (and the files it loads) from the npm package; anything else off this machine is refused. */
+export async function routeOfficeJs(context: BrowserContext): Promise<void> {
+  // Routes added later are tried first: the refusal goes in first, the CDN after it.
+  await context.route(/^https?:\/\/(?!127\.0\.0\.1|localhost)/, (route) => route.abort());
+  await context.route(`${OFFICE_CDN}**`, async (route) => {
+    const rel = decodeURIComponent(new URL(route.request().url()).pathname.replace("/lib/1/hosted/", ""));
+    const file = path.join(OFFICE_DIST, rel);
+    if (!file.startsWith(OFFICE_DIST) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: "" });
+    return route.fulfill({ status: 200, contentType: "application/javascript", body: fs.readFileSync(file) });
+  });
+}
