@@ -1,0 +1,219 @@
+import { z } from "zod";
+import {
+  BatchItem,
+  BatchLine,
+  DryRunAnswer,
+  HealthAnswer,
+  OPERATION_PATHS,
+  Operation,
+  RelayAnswer,
+  RelayErrorBody,
+  UsageAnswer,
+} from "../contract";
+import { RelayCallError } from "./errors";
+
+/**
+ * The one typed client of the relay, used by the custom functions, the task pane and the CLI.
+ * It runs wherever `fetch` does (Excel's browser runtime, Node 20): no Node modules, no Excel.
+ * Every answer is parsed with the contract's schemas; every failure is a RelayCallError whose code
+ * reads the same in a cell, in the pane and in the CLI.
+ */
+export interface RelayClientOptions {
+  /** Where the relay is, e.g. https://relay.example.com (no trailing slash needed). */
+  baseUrl: string;
+  token: string;
+  fetch?: typeof fetch;
+  /**
+   * How long to wait for one answer. The relay waits up to 300 s for the service (AI steps take
+   * up to 90 s), plus its pacing queue, so this is longer. For a batch it is the longest silence
+   * between two lines, not the whole batch.
+   * @default 330000
+   */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 330_000;
+
+export interface CallOptions {
+  /** Bypass the relay's cache: a billed refresh. */
+  refresh?: boolean;
+  signal?: AbortSignal;
+}
+
+export class RelayClient {
+  readonly baseUrl: string;
+  readonly #token: string;
+  readonly #fetch: typeof fetch;
+  readonly #timeoutMs: number;
+
+  constructor(options: RelayClientOptions) {
+    if (!/^https?:\/\//i.test(options.baseUrl)) {
+      throw new RelayCallError("STR_NOT_CONFIGURED", `The relay URL must start with https:// (or http:// on this computer); got ${JSON.stringify(options.baseUrl)}.`);
+    }
+    if (!options.token) throw new RelayCallError("STR_NOT_CONFIGURED", "No relay token: paste the token the relay printed at its first start.");
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.#token = options.token;
+    this.#fetch = options.fetch ?? ((...args) => fetch(...args));
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** One analysis: a create for a strategy, or enhance. */
+  async analyze(op: Operation, params: unknown, options: CallOptions = {}): Promise<RelayAnswer> {
+    const response = await this.#send("POST", OPERATION_PATHS[op], params, options, options.refresh ? { "cache-control": "no-cache" } : {});
+    return this.#read(response, RelayAnswer);
+  }
+
+  /** What a batch would do and cost; spends nothing. */
+  async dryRun(items: readonly BatchItem[], options: CallOptions = {}): Promise<DryRunAnswer> {
+    const response = await this.#send("POST", "/v1/batch", { items, dryRun: true }, options);
+    return this.#read(response, DryRunAnswer);
+  }
+
+  /**
+   * Runs a batch; `onLine` gets each item's line as the relay writes it (completion order).
+   * Resolves when the relay has answered every item; lines it could not read are skipped and
+   * reported by the items they leave unanswered.
+   */
+  async batch(items: readonly BatchItem[], options: CallOptions & { onLine: (line: BatchLine) => void; omitComparables?: boolean }): Promise<void> {
+    const controller = new AbortController();
+    const relayAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) relayAbort();
+    options.signal?.addEventListener("abort", relayAbort, { once: true });
+    try {
+      const body = { items, ...(options.omitComparables ? { omitComparables: true } : {}) };
+      const response = await this.#send("POST", "/v1/batch", body, { signal: controller.signal }, {}, false);
+      if (!response.ok) await this.#read({ status: response.status, ok: false, headers: response.headers, text: await response.text() }, z.never());
+      if (!response.body) throw new RelayCallError("STR_RELAY_BAD_ANSWER", "The relay's batch answer has no body.", { status: response.status });
+      await readLines(response.body, this.#timeoutMs, controller, (text) => {
+        const parsed = BatchLine.safeParse(safeJson(text));
+        if (parsed.success) options.onLine(parsed.data);
+      });
+    } catch (error) {
+      throw this.#failure(error, options.signal, controller.signal);
+    } finally {
+      options.signal?.removeEventListener("abort", relayAbort);
+    }
+  }
+
+  async usage(options: CallOptions = {}): Promise<UsageAnswer> {
+    return this.#read(await this.#send("GET", "/v1/usage", undefined, options), UsageAnswer);
+  }
+
+  /** Liveness and mode; needs no token, so it also tells a wrong URL from a wrong token. */
+  async health(options: CallOptions = {}): Promise<HealthAnswer> {
+    return this.#read(await this.#send("GET", "/healthz", undefined, options), HealthAnswer);
+  }
+
+  /** A stored analysis by id, from the relay's store (no call to the service). */
+  async analysis(id: string, options: CallOptions = {}): Promise<RelayAnswer> {
+    return this.#read(await this.#send("GET", `/v1/analyses/${encodeURIComponent(id)}`, undefined, options), RelayAnswer);
+  }
+
+  /**
+   * Sends a request. With `whole`, the time limit covers the answer's headers and body and the
+   * caller's signal is linked for that long; otherwise (a streamed batch) the caller's signal goes
+   * to fetch as it is, so it can still cut the stream later, and the reader keeps its own time limit.
+   */
+  async #send(method: "GET" | "POST", path: string, body: unknown, options: CallOptions, headers?: Record<string, string>): Promise<Answered>;
+  async #send(method: "GET" | "POST", path: string, body: unknown, options: CallOptions, headers: Record<string, string>, whole: false): Promise<Response>;
+  async #send(method: "GET" | "POST", path: string, body: unknown, options: CallOptions, headers: Record<string, string> = {}, whole = true): Promise<Answered | Response> {
+    const init: RequestInit = {
+      method,
+      headers: { authorization: `Bearer ${this.#token}`, accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    };
+    if (!whole) {
+      try {
+        return await this.#fetch(`${this.baseUrl}${path}`, { ...init, ...(options.signal ? { signal: options.signal } : {}) });
+      } catch (error) {
+        throw this.#failure(error, options.signal, options.signal ?? new AbortController().signal);
+      }
+    }
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new RelayCallError("STR_RELAY_TIMEOUT", `The relay did not answer within ${Math.round(this.#timeoutMs / 1000)} s.`)), this.#timeoutMs);
+    try {
+      const response = await this.#fetch(`${this.baseUrl}${path}`, { ...init, signal: controller.signal });
+      // Read the body while the time limit and the caller's signal still apply.
+      return { status: response.status, ok: response.ok, headers: response.headers, text: await response.text() };
+    } catch (error) {
+      throw this.#failure(error, options.signal, controller.signal);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #read<T>(response: Answered, schema: z.ZodType<T>): Promise<T> {
+    const { text } = response;
+    const json = safeJson(text);
+    if (!response.ok) {
+      const body = RelayErrorBody.safeParse(json);
+      if (body.success) throw RelayCallError.fromBody(response.status, body.data, response.headers.get("retry-after"));
+      throw new RelayCallError("STR_RELAY_BAD_ANSWER", `The relay answered ${response.status} without its error shape${text ? `: ${text.slice(0, 120)}` : ""}. Is the URL the relay's?`, { status: response.status });
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new RelayCallError("STR_RELAY_BAD_ANSWER", `The relay's answer is not in the expected shape (${response.status}). Is the URL the relay's?`, { status: response.status });
+    return parsed.data;
+  }
+
+  /** Classifies a failure: the caller's cancel, the client's timeout, or no relay to talk to. */
+  #failure(error: unknown, callerSignal: AbortSignal | undefined, ownSignal: AbortSignal): RelayCallError {
+    if (error instanceof RelayCallError) return error;
+    if (callerSignal?.aborted) return new RelayCallError("STR_CANCELLED", "Cancelled.", { cause: error });
+    if (ownSignal.aborted && ownSignal.reason instanceof RelayCallError) return ownSignal.reason;
+    const reason = error instanceof Error ? error.message : String(error);
+    return new RelayCallError("STR_RELAY_UNREACHABLE", `Could not reach the relay at ${this.baseUrl} (${reason}). Is it running, and is the URL in Settings right?`, { cause: error });
+  }
+}
+
+/** An answer read whole. */
+interface Answered {
+  status: number;
+  ok: boolean;
+  headers: Headers;
+  text: string;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads a stream of UTF-8 lines; aborts when no byte arrives for `idleMs`. */
+async function readLines(body: ReadableStream<Uint8Array>, idleMs: number, controller: AbortController, onLine: (line: string) => void): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let rest = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(new RelayCallError("STR_RELAY_TIMEOUT", `The relay sent nothing for ${Math.round(idleMs / 1000)} s.`)), idleMs);
+  };
+  try {
+    arm();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      arm();
+      rest += decoder.decode(value, { stream: true });
+      let newline = rest.indexOf("\n");
+      while (newline >= 0) {
+        const line = rest.slice(0, newline).trim();
+        rest = rest.slice(newline + 1);
+        if (line) onLine(line);
+        newline = rest.indexOf("\n");
+      }
+    }
+    const last = (rest + decoder.decode()).trim();
+    if (last) onLine(last);
+  } finally {
+    if (timer) clearTimeout(timer);
+    reader.releaseLock();
+  }
+}

@@ -1,0 +1,60 @@
+import { PERCENTILE_KEYS, PercentileKey, WhatIfInputs } from "../contract";
+import { CellInput, Read, isBlank, readMoney, readNumber, readPercent } from "./values";
+
+/**
+ * The variables a what-if can change (STR.WHATIF's arguments, STR.SENSITIVITY's rows and columns):
+ * each with the names users write, how its values read, and where it goes in the model's inputs.
+ */
+export interface WhatIfVariable {
+  name: string;
+  names: readonly string[];
+  /** "usd", "percent" (given 6.5 → 6.5), "fraction" (given 55% → 0.55), "years", "scenario". */
+  unit: "usd" | "percent" | "fraction" | "years" | "scenario";
+  read: (input: CellInput) => Read<number | PercentileKey>;
+  apply: (inputs: WhatIfInputs, value: number | PercentileKey) => void;
+}
+
+const readScenario = (input: CellInput): Read<PercentileKey> => {
+  if (isBlank(input)) return { ok: true, value: undefined };
+  const key = String(input).trim().toLowerCase().replace(/^(\d\d)(th)?$/, "p$1").replace(/^median$/, "p50").replace(/^average$|^mean$/, "avg") as PercentileKey;
+  return PERCENTILE_KEYS.includes(key) ? { ok: true, value: key } : { ok: false, message: `one of p25, p50, p75, p90 or avg; got ${JSON.stringify(String(input))}` };
+};
+const readFraction = (input: CellInput): Read<number> => {
+  const r = readPercent(input);
+  return r.ok && r.value !== undefined ? { ok: true, value: r.value / 100 } : r;
+};
+
+export const WHATIF_VARIABLES: readonly WhatIfVariable[] = [
+  { name: "purchasePrice", names: ["purchaseprice", "price"], unit: "usd", read: readMoney, apply: (i, v) => (i.purchasePriceUSD = v as number) },
+  { name: "downPaymentPct", names: ["downpaymentpct", "downpayment", "down"], unit: "percent", read: readPercent, apply: (i, v) => (i.downPaymentPercentage = v as number) },
+  { name: "interestRatePct", names: ["interestratepct", "interestrate", "interest", "rate"], unit: "percent", read: readPercent, apply: (i, v) => (i.interestRatePercentage = v as number) },
+  { name: "mortgageYears", names: ["mortgageyears", "mortgagelength", "term", "years"], unit: "years", read: readNumber, apply: (i, v) => (i.mortgageLength = v as number) },
+  { name: "scenario", names: ["scenario", "percentile"], unit: "scenario", read: readScenario, apply: (i, v) => (i.scenario = v as PercentileKey) },
+  { name: "occupancy", names: ["occupancy", "occ"], unit: "fraction", read: readFraction, apply: (i, v) => (i.occupancy = v as number) },
+  { name: "nightlyRate", names: ["nightlyrate", "adr", "ratepernight"], unit: "usd", read: readMoney, apply: (i, v) => (i.ratePerNightUSD = v as number) },
+  { name: "revenue", names: ["revenue", "annualrevenue"], unit: "usd", read: readMoney, apply: (i, v) => (i.yearOneRevenueUSD = v as number) },
+  { name: "rent", names: ["rent", "monthlyrent"], unit: "usd", read: readMoney, apply: (i, v) => (i.monthlyRentUSD = v as number) },
+  { name: "commissionPct", names: ["commissionpct", "commission"], unit: "percent", read: readPercent, apply: (i, v) => (i.cohostCommissionPercentage = v as number) },
+  { name: "expenses", names: ["expenses", "monthlyexpenses"], unit: "usd", read: readMoney, apply: (i, v) => (i.monthlyExpensesUSD = v as number) },
+];
+
+export function findWhatIfVariable(name: CellInput): WhatIfVariable | undefined {
+  const key = String(name ?? "").toLowerCase().replace(/[^a-z]/g, "");
+  return WHATIF_VARIABLES.find((v) => v.names.includes(key));
+}
+
+/** A list of values: a row or column of cells, or text such as "5, 6, 7" or "p25; p50; p75". */
+export function readValueList(input: CellInput | readonly (readonly CellInput[])[], variable: WhatIfVariable): { ok: true; values: (number | PercentileKey)[] } | { ok: false; message: string } {
+  // Text lists split on semicolons, line breaks and commas — but not a thousands comma ("415,000").
+  const split = (c: CellInput): CellInput[] => (typeof c === "string" ? c.split(/[;\n]|,(?!\d{3}(?:\D|$))/) : [c]);
+  const cells: CellInput[] = (Array.isArray(input) ? (input as readonly (readonly CellInput[])[]).flat() : [input as CellInput]).flatMap(split);
+  const values: (number | PercentileKey)[] = [];
+  for (const cell of cells) {
+    if (isBlank(cell)) continue;
+    const r = variable.read(cell);
+    if (!r.ok) return { ok: false, message: `must be ${r.message}` };
+    if (r.value !== undefined) values.push(r.value);
+  }
+  if (values.length === 0) return { ok: false, message: "is empty: give one or more values" };
+  return { ok: true, values };
+}

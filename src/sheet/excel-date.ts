@@ -1,0 +1,24 @@
+/**
+ * Timestamps as Excel dates: a serial number (days since 1899-12-30) under a date format, so a
+ * sheet can compute with them (`=NOW()-B40` is the age of an analysis). Excel dates have no time
+ * zone; they are written in the wall-clock time of whoever writes them (the workbook's user).
+ */
+
+export const DATE_TIME_FORMAT = "yyyy-mm-dd hh:mm";
+
+const MS_PER_DAY = 86_400_000;
+/** Excel's day 0 (its 1900 leap-year bug is why it is the 30th, not the 31st). */
+const EXCEL_EPOCH_UTC = Date.UTC(1899, 11, 30);
+
+/**
+ * The Excel serial of an ISO 8601 instant, in local time (or at `utcOffsetMinutes` east of UTC,
+ * for a fixed zone); undefined when the text is not a date.
+ */
+export function excelDateTime(iso: string, utcOffsetMinutes?: number): number | undefined {
+  const instant = Date.parse(iso);
+  if (!Number.isFinite(instant)) return undefined;
+  const offset = utcOffsetMinutes ?? -new Date(instant).getTimezoneOffset();
+  const wallClock = instant + offset * 60_000;
+  // Whole seconds: sub-second noise would only make two equal times compare unequal.
+  return Math.round((wallClock - EXCEL_EPOCH_UTC) / 1000) / (MS_PER_DAY / 1000);
+}

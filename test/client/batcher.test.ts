@@ -1,0 +1,96 @@
+import { BatchingClient, RelayCallError, RelayClient } from "../../src/client";
+import { BuyRequest } from "../../src/contract";
+import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
+
+describe("calls made together go as one batch, and a recalculation sends nothing", () => {
+  let t: TestRelay;
+  let requests: string[];
+  let batcher: BatchingClient;
+  beforeEach(async () => {
+    t = await startRelay({}, { sandbox: { timeScale: 0.002 } });
+    await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
+    requests = [];
+    const counting: typeof fetch = (input, init) => {
+      requests.push(String(input));
+      return fetch(input, init);
+    };
+    const client = new RelayClient({ baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN, fetch: counting });
+    batcher = new BatchingClient({ client });
+  });
+  afterEach(() => t.close());
+
+  const body = (n: number) => BuyRequest.parse(buyBody(n));
+
+  test("200 calls in one tick → one POST /v1/batch, every call answered with its own analysis", async () => {
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.request("buy", body(n))));
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatch(/\/v1\/batch$/);
+    expect(answers.map((a) => a.data?.fullAddress)).toEqual(Array.from({ length: 200 }, (_, n) => `${12 + n} Main St, Austin TX`));
+    expect(t.sandboxStats()).toMatchObject({ reports: 200, duplicates: 0 });
+  });
+
+  test("the same 200 calls again are answered from the session: no request at all", async () => {
+    await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.request("buy", body(n))));
+    const again = await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.request("buy", body(n))));
+    expect(requests).toHaveLength(1);
+    expect(again.every((a) => a.relay.cached && a.relay.costUSD === 0)).toBe(true);
+  });
+
+  test("identical calls share one item", async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => batcher.request("buy", body(1))));
+    expect(new Set(answers.map((a) => a.data?._id)).size).toBe(1);
+    expect(t.sandboxStats().arrivals).toBe(1);
+  });
+
+  test("a refresh bypasses the session and the relay's cache, and updates the session", async () => {
+    const first = await batcher.request("buy", body(1));
+    const refreshed = await batcher.request("buy", body(1), { refresh: true });
+    expect(refreshed.data?._id).not.toBe(first.data?._id);
+    expect((await batcher.request("buy", body(1))).data?._id).toBe(refreshed.data?._id);
+  });
+
+  test("a bad item fails alone with the relay's error", async () => {
+    const [good, bad] = await Promise.allSettled([batcher.request("buy", body(1)), batcher.request("buy", { ...body(2), bedrooms: 0.5 } as never)]);
+    expect(good.status).toBe("fulfilled");
+    expect(bad.status).toBe("rejected");
+    expect((bad as PromiseRejectedResult).reason).toMatchObject({ code: "STR_VALIDATION", status: 400 });
+  });
+
+  test("a call cancelled before its batch goes is dropped from the batch", async () => {
+    const controller = new AbortController();
+    const kept = batcher.request("buy", body(1));
+    const dropped = batcher.request("buy", body(2), { signal: controller.signal });
+    controller.abort();
+    await expect(dropped).rejects.toMatchObject({ code: "STR_CANCELLED" });
+    await kept;
+    expect(t.sandboxStats().arrivals).toBe(1);
+  });
+
+  test("when every call of a sent batch is cancelled, the batch is abandoned and its unsent items never go", async () => {
+    const slow = await startRelay({ RELAY_UPSTREAM_RPS: "5" });
+    await slow.relay.app.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      const client = new RelayClient({ baseUrl: `http://127.0.0.1:${(slow.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+      const b = new BatchingClient({ client });
+      const controller = new AbortController();
+      const calls = Array.from({ length: 30 }, (_, n) =>
+        b.request("buy", body(n), { signal: controller.signal }).then(
+          () => "answered",
+          (e: RelayCallError) => e.code,
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 400));
+      controller.abort();
+      const outcomes = await Promise.all(calls);
+      const sentAtCancel = slow.sandboxStats().arrivals;
+      // The few answered before the cancel stay answered; every other call is cancelled.
+      expect(outcomes.filter((o) => o === "answered").length).toBeLessThanOrEqual(sentAtCancel);
+      expect(outcomes.filter((o) => o === "STR_CANCELLED").length).toBeGreaterThanOrEqual(30 - sentAtCancel);
+      await new Promise((r) => setTimeout(r, 1200));
+      // At 5 a second, 6 more would have gone in 1.2 s had the relay not dropped them.
+      expect(slow.sandboxStats().arrivals).toBeLessThanOrEqual(sentAtCancel + 1);
+    } finally {
+      await slow.close();
+    }
+  });
+});
