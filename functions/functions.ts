@@ -1,0 +1,236 @@
+/*
+ * The STR.* custom functions. This JSDoc is the only source of functions.json: the summary and each
+ * @param are what Excel shows in autocomplete and the Insert Function dialog, so they give units and
+ * ranges. custom-functions-metadata-plugin appends the CustomFunctions.associate calls at build time.
+ *
+ * The TypeScript types are what custom-functions-metadata reads, so they are chosen for Excel:
+ * - `unknown` for single values (metadata type "any"): the argument arrives as Excel holds it, so
+ *   "$415,000" or "6.5%" in a cell is read the way a screening column is (src/inputs), a blank cell
+ *   is "required" rather than a silent 0, and a bad value gets #VALUE! naming the argument and its
+ *   rule. Typed `number`, Excel would give a bare #VALUE! before the function runs.
+ * - `unknown[][]`: a matrix of any values (metadata type "any", dimensionality "matrix"). That is how a
+ *   1×2 range of coordinates or a name/value table arrives; a single value arrives as [[value]].
+ *   A union such as `string | unknown[][]` would be read as a scalar, so none is used here.
+ * - `?`: optional in Excel. An omitted argument arrives as null, not undefined, which the
+ *   implementation's signatures say. TypeScript puts no required parameter after an optional one, so
+ *   the invocation is `?` too, though Excel always passes it.
+ * - CustomFunctions.CancelableInvocation last (and @cancelable): Excel cancels the call when its cell
+ *   is deleted or recalculated, and the implementation stops waiting on the relay.
+ */
+import * as implementation from "./implementation";
+
+/**
+ * Underwrites buying a property to run as a short-term rental: revenue, nightly rate and occupancy percentiles, cash flow and returns.
+ * @customfunction BUY
+ * @cancelable
+ * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.
+ * @param purchasePrice Purchase price in USD, more than 0.
+ * @param bedrooms Bedrooms, a whole number from 0 (studio) to 50.
+ * @param bathrooms Bathrooms, 0 to 50 in steps of 0.5.
+ * @param guests Guests the property sleeps, a whole number from 1 to 100.
+ * @param options Optional parameters as a two-column name/value range or "name=value; …" text, e.g. "interestRatePercentage=6.5; addAIComps=TRUE".
+ * @param fields Field paths or labels for one screening row, e.g. "revenue.p50, yearOneCashFlowUSD"; omit for the full card.
+ * @param invocation Supplied by Excel.
+ * @returns The analysis as a label/value card, or one row of the requested fields, with the service's warnings.
+ */
+export function buy(
+  location: unknown[][],
+  purchasePrice: unknown,
+  bedrooms: unknown,
+  bathrooms: unknown,
+  guests: unknown,
+  options?: unknown[][],
+  fields?: unknown[][],
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
+  return implementation.buy(location, purchasePrice, bedrooms, bathrooms, guests, options, fields, invocation);
+}
+
+/**
+ * Underwrites renting a property and subletting it as a short-term rental (rental arbitrage): revenue net of rent, cash flow and returns.
+ * @customfunction ARB
+ * @cancelable
+ * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.
+ * @param monthlyRent Rent you pay the owner, in USD a month, more than 0.
+ * @param bedrooms Bedrooms, a whole number from 0 (studio) to 50.
+ * @param bathrooms Bathrooms, 0 to 50 in steps of 0.5.
+ * @param guests Guests the property sleeps, a whole number from 1 to 100.
+ * @param options Optional parameters as a two-column name/value range or "name=value; …" text, e.g. "purchasePriceUSD=450000; addAIComps=TRUE".
+ * @param fields Field paths or labels for one screening row, e.g. "revenue.p50, yearOneCashFlowUSD"; omit for the full card.
+ * @param invocation Supplied by Excel.
+ * @returns The analysis as a label/value card, or one row of the requested fields, with the service's warnings.
+ */
+export function arb(
+  location: unknown[][],
+  monthlyRent: unknown,
+  bedrooms: unknown,
+  bathrooms: unknown,
+  guests: unknown,
+  options?: unknown[][],
+  fields?: unknown[][],
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
+  return implementation.arb(location, monthlyRent, bedrooms, bathrooms, guests, options, fields, invocation);
+}
+
+/**
+ * Underwrites a property you already own, with its mortgage terms, as a short-term rental: revenue, cash flow and returns.
+ * @customfunction OWNED
+ * @cancelable
+ * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.
+ * @param purchasePrice Price you paid in USD, more than 0.
+ * @param downPaymentPct Down payment in percent of the price, 0 to 40.
+ * @param interestRatePct Interest rate in percent, 0 to 15.
+ * @param mortgageYears Mortgage length in years, 0 to 30.
+ * @param yearsRemaining Years left on the mortgage, 0 to mortgageYears.
+ * @param bedrooms Bedrooms, a whole number from 0 (studio) to 50.
+ * @param bathrooms Bathrooms, 0 to 50 in steps of 0.5.
+ * @param guests Guests the property sleeps, a whole number from 1 to 100.
+ * @param options Optional parameters as a two-column name/value range or "name=value; …" text, e.g. "monthlyRentUSD=2400; addAIExpenseEstimates=TRUE".
+ * @param fields Field paths or labels for one screening row, e.g. "revenue.p50, yearOneCashFlowUSD"; omit for the full card.
+ * @param invocation Supplied by Excel.
+ * @returns The analysis as a label/value card, or one row of the requested fields, with the service's warnings.
+ */
+export function owned(
+  location: unknown[][],
+  purchasePrice: unknown,
+  downPaymentPct: unknown,
+  interestRatePct: unknown,
+  mortgageYears: unknown,
+  yearsRemaining: unknown,
+  bedrooms: unknown,
+  bathrooms: unknown,
+  guests: unknown,
+  options?: unknown[][],
+  fields?: unknown[][],
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
+  return implementation.owned(location, purchasePrice, downPaymentPct, interestRatePct, mortgageYears, yearsRemaining, bedrooms, bathrooms, guests, options, fields, invocation);
+}
+
+/**
+ * Underwrites co-hosting a property for its owner: projected revenue, your commission and the owner's return.
+ * @customfunction COHOST
+ * @cancelable
+ * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.
+ * @param bedrooms Bedrooms, a whole number from 0 (studio) to 50.
+ * @param bathrooms Bathrooms, 0 to 50 in steps of 0.5.
+ * @param guests Guests the property sleeps, a whole number from 1 to 100.
+ * @param commissionPct Your co-host commission in percent of revenue, 0 to 100; omit for the service's default.
+ * @param options Optional parameters as a two-column name/value range or "name=value; …" text, e.g. "squareFeet=1400; addAIComps=TRUE".
+ * @param fields Field paths or labels for one screening row, e.g. "revenue.p50, yearOneCohostCommissionUSD"; omit for the full card.
+ * @param invocation Supplied by Excel.
+ * @returns The analysis as a label/value card, or one row of the requested fields, with the service's warnings.
+ */
+export function cohost(
+  location: unknown[][],
+  bedrooms: unknown,
+  bathrooms: unknown,
+  guests: unknown,
+  commissionPct?: unknown,
+  options?: unknown[][],
+  fields?: unknown[][],
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
+  return implementation.cohost(location, bedrooms, bathrooms, guests, commissionPct, options, fields, invocation);
+}
+
+/**
+ * Adds AI comparables and AI expense estimates to an earlier analysis and recalculates it. Each AI step that completes costs 0.10 USD.
+ * @customfunction ENHANCE
+ * @cancelable
+ * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED or STR.COHOST (its "Analysis id" row).
+ * @param aiComps TRUE to pick comparables with AI (US addresses with enough listing photos). Omit both AI flags to run both.
+ * @param aiExpenses TRUE to estimate operating expenses with AI instead of category defaults. Omit both AI flags to run both.
+ * @param fields Field paths or labels for one screening row, e.g. "revenue.p50, yearOneCashFlowUSD"; omit for the full card.
+ * @param invocation Supplied by Excel.
+ * @returns The recalculated analysis as a label/value card, or one row of the requested fields, with the service's warnings.
+ */
+export function enhance(
+  analysisId: unknown,
+  aiComps?: unknown,
+  aiExpenses?: unknown,
+  fields?: unknown[][],
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
+  return implementation.enhance(analysisId, aiComps, aiExpenses, fields, invocation);
+}
+
+/**
+ * Lists the comparable listings behind an analysis under a header row: size, guests, annual revenue, nightly rate, occupancy, distance and link.
+ * @customfunction COMPS
+ * @cancelable
+ * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED, STR.COHOST or STR.ENHANCE (its "Analysis id" row).
+ * @param maxRows Most comparables to list, a whole number of 1 or more; omit for all of them (the service sends at most 50).
+ * @param invocation Supplied by Excel.
+ * @returns A table of comparables with a header row.
+ */
+export function comps(analysisId: unknown, maxRows?: unknown, invocation?: CustomFunctions.CancelableInvocation): Promise<unknown[][]> {
+  return implementation.comps(analysisId, maxRows, invocation);
+}
+
+/**
+ * Recomputes an analysis's financing and cash flow with other inputs, locally: never billed, no call to the service. Omitted arguments keep the analysis's own values.
+ * @customfunction WHATIF
+ * @cancelable
+ * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED, STR.COHOST or STR.ENHANCE (its "Analysis id" row).
+ * @param purchasePrice Purchase price in USD; omit to keep the analysis's.
+ * @param downPaymentPct Down payment in percent of the price, 0 to 100; omit to keep the analysis's.
+ * @param interestRatePct Interest rate in percent; omit to keep the analysis's.
+ * @param mortgageYears Mortgage length in years; omit to keep the analysis's.
+ * @param scenario Revenue scenario: p25 (bear), p50, p75 (bull), p90 or avg of the comparables; omit for the analysis's own projection.
+ * @param fields Field paths or labels for one row, e.g. "yearOneCashFlowUSD, DSCR"; omit for the full card.
+ * @param invocation Supplied by Excel.
+ * @returns The recomputed analysis as a card, or one row of the requested fields.
+ */
+export function whatif(
+  analysisId: unknown,
+  purchasePrice?: unknown,
+  downPaymentPct?: unknown,
+  interestRatePct?: unknown,
+  mortgageYears?: unknown,
+  scenario?: unknown,
+  fields?: unknown[][],
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
+  return implementation.whatif(analysisId, purchasePrice, downPaymentPct, interestRatePct, mortgageYears, scenario, fields, invocation);
+}
+
+/**
+ * A grid of one metric across two variables, e.g. cash-on-cash by price and interest rate, computed locally from an analysis: never billed, no call to the service.
+ * @customfunction SENSITIVITY
+ * @cancelable
+ * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED, STR.COHOST or STR.ENHANCE.
+ * @param rowVariable What varies down the rows: purchasePrice, downPaymentPct, interestRatePct, mortgageYears, scenario, occupancy, nightlyRate, revenue, rent, commissionPct or expenses.
+ * @param rowValues The row variable's values: a column of cells, or text such as "5, 6, 7".
+ * @param columnVariable What varies across the columns (one of the same names).
+ * @param columnValues The column variable's values: a row of cells, or text such as "p25, p50, p75".
+ * @param metric The field to show, by path or label, e.g. "yearOneCashOnCashPercentage" or "DSCR".
+ * @param invocation Supplied by Excel.
+ * @returns The grid: column values across the top, row values down the side, the metric inside.
+ */
+export function sensitivity(
+  analysisId: unknown,
+  rowVariable: unknown,
+  rowValues: unknown[][],
+  columnVariable: unknown,
+  columnValues: unknown[][],
+  metric: unknown,
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
+  return implementation.sensitivity(analysisId, rowVariable, rowValues, columnVariable, columnValues, metric, invocation);
+}
+
+/**
+ * The analysis as one cell: an Excel data type whose card shows revenue, financials, comparables and warnings, and whose fields formulas read, e.g. =A2.[Cash flow]. Where Excel cannot show data types, it spills the card instead.
+ * @customfunction CARD
+ * @cancelable
+ * @param strategy buy, arb, owned or cohost.
+ * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.
+ * @param values The strategy's own arguments in STR.BUY/ARB/OWNED/COHOST order, then options if any: e.g. for buy 450000, 3, 2, 8.
+ * @param invocation Supplied by Excel.
+ * @returns An entity value in one cell (or the card as a spill where entities are not supported).
+ */
+export function card(strategy: unknown, location: unknown[][], values: unknown[][][], invocation?: CustomFunctions.CancelableInvocation): Promise<unknown[][]> {
+  return implementation.card(strategy, location, values, invocation);
+}
