@@ -1,0 +1,153 @@
+import { RefreshGate, RelayClient } from "../src/client";
+import { PRICE_CENTS, STRATEGIES, Strategy, centsToUSD } from "../src/contract";
+import { missingLocation, recognizeColumns } from "../src/inputs";
+import { ExcelRun } from "./excel/host";
+import { FormulaCell, RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
+import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, maskBlock, planScreening, runScreening } from "./screen";
+
+/**
+ * Refreshing a portfolio: in a scope (selection, sheet, workbook), the STR.* formulas and the
+ * screened tables are found, their cost shown, and — once the user confirms — run again past every
+ * cache. Formulas are recalculated with the refresh gate open (every STR call made meanwhile is a
+ * billed refresh), and the gate closes as soon as they have all called; screened tables go through
+ * the screening run again with `refresh` on each item, into their own result columns.
+ */
+export interface RefreshPlan {
+  targets: RefreshTargets;
+  /** Distinct billed STR calls in the formulas (identical formulas share one call). */
+  formulaCalls: number;
+  /** The most the formulas can cost (AI steps asked for in their text counted; those in referenced cells cannot be seen). */
+  formulaCostUSD: number;
+  jobs: ScreeningJob[];
+  /** Screened tables that cannot be refreshed, and why. */
+  skipped: { address: string; reason: string }[];
+  /** The tables' dry run with refresh on every item. */
+  tables: Estimate;
+}
+
+export async function planRefresh(deps: { client: Pick<RelayClient, "dryRun" | "usage">; run: ExcelRun }, scope: RefreshScope, options: { strategy: Strategy; signal?: AbortSignal }): Promise<RefreshPlan> {
+  const targets = await findRefreshTargets(deps.run, scope);
+  const { calls, cents } = formulaCost(targets.formulas);
+  const jobs: ScreeningJob[] = [];
+  const skipped: RefreshPlan["skipped"] = [];
+  for (const table of targets.tables) {
+    const mapping = recognizeColumns(maskBlock(table.headers, table.block));
+    const missing = missingLocation(mapping);
+    if (missing) {
+      skipped.push({ address: table.address, reason: missing });
+      continue;
+    }
+    const strategy = strategyOfBlock(table) ?? options.strategy;
+    jobs.push(planScreening(table, mapping, { strategy, fields: table.block.fields, refresh: true }));
+  }
+  const tables = await estimate(deps.client, jobs, options.signal);
+  return { targets, formulaCalls: calls, formulaCostUSD: centsToUSD(cents), jobs, skipped, tables };
+}
+
+const AI_FLAG_SET = /addAI(?:Comps|ExpenseEstimates)\s*=\s*(?:TRUE|1|yes)\b/gi;
+
+/**
+ * The distinct billed calls among formulas and the most they can cost. Formulas are told apart by
+ * their text: copies down a column differ by their references, and truly identical formulas share
+ * one call (the functions' batcher sends one refresh per distinct request). Two formulas whose
+ * different references hold the same inputs are counted twice: the estimate errs high, never low.
+ */
+export function formulaCost(formulas: readonly FormulaCell[]): { calls: number; cents: number } {
+  const distinct = new Map<string, FormulaCell>();
+  for (const f of formulas) distinct.set(f.formula.replace(/\s+/g, "").toUpperCase(), f);
+  let calls = 0;
+  let cents = 0;
+  for (const f of distinct.values()) {
+    const ai = [...f.formula.matchAll(AI_FLAG_SET)].length;
+    for (const fn of f.calls) {
+      calls++;
+      // enhance has no base fee and runs both AI steps unless told otherwise; a create is a report plus its AI steps.
+      cents += fn === "ENHANCE" ? 2 * PRICE_CENTS.aiFunction : PRICE_CENTS.report + ai * PRICE_CENTS.aiFunction;
+    }
+  }
+  return { calls, cents };
+}
+
+/**
+ * A table screened without a strategy column keeps no record of the strategy it was screened with;
+ * its result columns tell it when only one strategy has them all (monthly rent → arb, host return → cohost).
+ */
+export function strategyOfBlock(table: Pick<ScreenedTable, "block">): Strategy | undefined {
+  const possible = STRATEGIES.filter((s) => table.block.fields.every((f) => f.strategies.includes(s)));
+  return possible.length === 1 ? possible[0] : undefined;
+}
+
+export interface FormulaRefreshOptions {
+  /** Close the gate when no STR call has come for this long after the recalculation was sent. @default 2000 */
+  quietMs?: number;
+  /** Close it after this long whatever happens. @default 120000 */
+  maxMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Recalculates the ranges holding the formulas with the gate open, and closes it once every formula
+ * cell has called (or the calls stop coming): ordinary recalculation must not bill a moment longer
+ * than the refresh needs. Resolves with the calls the gate let through.
+ */
+export async function recalculateFormulas(run: ExcelRun, gate: RefreshGate, targets: RefreshTargets, options: FormulaRefreshOptions = {}): Promise<{ calls: number }> {
+  if (targets.formulas.length === 0) return { calls: 0 };
+  const quietMs = options.quietMs ?? 2000;
+  const maxMs = options.maxMs ?? 120_000;
+  gate.open(maxMs);
+  try {
+    await run(async (context) => {
+      for (const { sheetId, bounds } of targets.recalculate) {
+        context.workbook.worksheets.getItem(sheetId).getRangeByIndexes(bounds.row, bounds.column, bounds.rows, bounds.columns).calculate();
+      }
+      await context.sync();
+    });
+    const expected = targets.formulas.reduce((n, f) => n + f.calls.length, 0);
+    const started = Date.now();
+    let last = gate.calls;
+    let lastChange = Date.now();
+    while (gate.calls < expected && Date.now() - lastChange < quietMs && Date.now() - started < maxMs && !options.signal?.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (gate.calls !== last) {
+        last = gate.calls;
+        lastChange = Date.now();
+      }
+    }
+    return { calls: gate.calls };
+  } finally {
+    gate.close();
+  }
+}
+
+/** Runs the screened tables of a plan again, one after another; progress is over all of them. */
+export async function refreshTables(
+  deps: { client: Pick<RelayClient, "batch">; run: ExcelRun },
+  jobs: readonly ScreeningJob[],
+  options: { signal?: AbortSignal; sandbox: boolean; onProgress?: (progress: ScreeningProgress) => void },
+): Promise<RunResult> {
+  const total: ScreeningProgress = { total: jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind !== "blank").length, 0), done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0, stopped: 0 };
+  let syncs = 0;
+  let stopped = false;
+  let writeError: unknown;
+  for (const job of jobs) {
+    if (options.signal?.aborted || writeError !== undefined) break;
+    const before = { ...total };
+    const result = await runScreening(deps, job, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      sandbox: options.sandbox,
+      onProgress: (p) => {
+        total.done = before.done + p.done;
+        total.cached = before.cached + p.cached;
+        total.failed = before.failed + p.failed;
+        total.warnings = before.warnings + p.warnings;
+        total.stopped = before.stopped + p.stopped;
+        total.spentUSD = centsToUSD(Math.round(before.spentUSD * 100) + Math.round(p.spentUSD * 100));
+        options.onProgress?.({ ...total });
+      },
+    });
+    syncs += result.syncs;
+    stopped ||= result.stopped;
+    writeError ??= result.writeError;
+  }
+  return { progress: total, stopped: stopped || options.signal?.aborted === true, syncs, writeError };
+}

@@ -1,0 +1,38 @@
+/*
+ * The task pane's entry point. It shares its page, and so its JavaScript runtime, with the custom
+ * functions (manifest: one Runtime, lifetime long), which the functions bundle on the same page
+ * registers; the two share one relay connection and one refresh gate (src/client/addin.ts).
+ *
+ * Only the Fluent UI components the pane uses are registered, to keep the bundle small.
+ */
+import "@fluentui/web-components/badge.js";
+import "@fluentui/web-components/button.js";
+import "@fluentui/web-components/field.js";
+import "@fluentui/web-components/message-bar.js";
+import "@fluentui/web-components/progress-bar.js";
+import "@fluentui/web-components/radio.js";
+import "@fluentui/web-components/radio-group.js";
+import "@fluentui/web-components/tab.js";
+import "@fluentui/web-components/tablist.js";
+import "@fluentui/web-components/text-input.js";
+import { setTheme } from "@fluentui/web-components";
+import { webLightTheme } from "@fluentui/tokens";
+import { addinConnection, memoryStorage, officeRuntimeStorage, refreshGate } from "../src/client";
+import { officeExcelRun } from "./excel/host";
+import { mountPane } from "./ui/pane";
+
+setTheme(webLightTheme);
+
+/** Wires the DOM once Office is ready; the behaviour lives in the modules the views call. */
+Office.onReady(() => {
+  void mountPane({
+    connection: addinConnection(),
+    storage: officeRuntimeStorage() ?? memoryStorage(),
+    pageOrigin: typeof location === "undefined" ? undefined : location.origin,
+    run: officeExcelRun,
+    gate: refreshGate,
+  }).catch((error: unknown) => {
+    const status = document.getElementById("app-status");
+    if (status) status.textContent = `The pane could not start: ${error instanceof Error ? error.message : String(error)}`;
+  });
+});

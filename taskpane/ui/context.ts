@@ -1,0 +1,23 @@
+import { RefreshGate, RelayClient, RelayConnection, SettingsStorage } from "../../src/client";
+import { ExcelRun } from "../excel/host";
+
+/** What every view of the pane works with, and the few things a view asks of the whole pane. */
+export interface PaneContext {
+  connection: RelayConnection;
+  storage: SettingsStorage;
+  pageOrigin: string | undefined;
+  run: ExcelRun;
+  gate: RefreshGate;
+  /** The relay's mode as last seen: the header says "Simulated data" in sandbox mode. */
+  setMode(mode: "sandbox" | "live"): void;
+  showTab(tab: TabId): void;
+  /** Something was spent: the Spend tab reloads when next shown. */
+  spendChanged(): void;
+}
+
+export type TabId = "screen" | "refresh" | "comps" | "spend" | "settings";
+
+/** The client for the saved settings; STR_NOT_CONFIGURED (shown like a cell's error, naming Settings) until a token is saved. */
+export async function relayClient(ctx: PaneContext): Promise<RelayClient> {
+  return (await ctx.connection.get()).client;
+}

@@ -1,0 +1,126 @@
+import { RelayCallError } from "../../src/client";
+import { Strategy } from "../../src/contract";
+import { describeError } from "../errors";
+import { RefreshScope } from "../excel/scope";
+import { RefreshPlan, planRefresh, recalculateFormulas, refreshTables } from "../refresh";
+import { usd } from "../spend";
+import { PaneContext, relayClient } from "./context";
+import { byId, enable, figures, h, inputValue, say, show } from "./dom";
+import { outcomeMessage, progressBinding } from "./progress-view";
+
+/**
+ * The Refresh tab: choose a scope, see what is in it and what refreshing it costs, confirm, watch it
+ * run. Nothing is sent before the confirming click.
+ */
+export function mountRefresh(ctx: PaneContext): void {
+  const el = {
+    scope: byId("refresh-scope"),
+    strategy: byId<HTMLSelectElement>("refresh-strategy"),
+    find: byId("refresh-find"),
+    planBox: byId("refresh-plan"),
+    planList: byId("refresh-plan-list"),
+    planNote: byId("refresh-plan-note"),
+    run: byId("refresh-run"),
+    progressBox: byId("refresh-progress"),
+    cancel: byId("refresh-cancel"),
+    message: byId("refresh-message"),
+  };
+  const progress = progressBinding(byId("refresh-bar"), byId("refresh-progress-text"));
+  let plan: RefreshPlan | undefined;
+  let running: AbortController | undefined;
+
+  const forget = () => {
+    plan = undefined;
+    show(el.planBox, false);
+  };
+  el.scope.addEventListener("change", forget);
+  el.strategy.addEventListener("change", forget);
+
+  el.find.addEventListener("click", async () => {
+    forget();
+    say(el.message, undefined);
+    enable(el.find, false);
+    try {
+      const scope = (inputValue(el.scope) || "selection") as RefreshScope;
+      const client = await relayClient(ctx);
+      plan = await planRefresh({ client, run: ctx.run }, scope, { strategy: el.strategy.value as Strategy });
+      ctx.setMode(plan.tables.sandbox ? "sandbox" : "live");
+      renderPlan(el.planList, el.planNote, plan);
+      const total = plan.formulaCostUSD + plan.tables.estimatedCostUSD;
+      const nothing = plan.targets.formulas.length === 0 && plan.jobs.length === 0;
+      el.run.textContent = `Refresh — up to ${usd(total)}`;
+      enable(el.run, !nothing);
+      show(el.planBox, true);
+      if (nothing) say(el.message, "info", `No STR formulas and no screened tables in ${scopeText(scope, plan)}.`);
+      else el.run.focus();
+    } catch (error) {
+      say(el.message, "error", describeError(error));
+    } finally {
+      enable(el.find, true);
+    }
+  });
+
+  el.run.addEventListener("click", async () => {
+    if (!plan || running) return;
+    const current = plan;
+    const controller = new AbortController();
+    running = controller;
+    forget();
+    enable(el.find, false);
+    say(el.message, undefined);
+    const parts: string[] = [];
+    try {
+      const client = await relayClient(ctx);
+      if (current.targets.formulas.length > 0) {
+        say(el.message, "info", `Recalculating ${current.targets.formulas.length} STR formulas past the cache…`);
+        const { calls } = await recalculateFormulas(ctx.run, ctx.gate, current.targets, { signal: controller.signal });
+        parts.push(`${calls} STR formula ${calls === 1 ? "call was" : "calls were"} sent again; the cells update as the answers arrive.`);
+      }
+      if (current.jobs.length > 0 && !controller.signal.aborted) {
+        progress.reset(current.jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind !== "blank").length, 0));
+        show(el.progressBox, true);
+        el.cancel.focus();
+        const result = await refreshTables({ client, run: ctx.run }, current.jobs, { signal: controller.signal, sandbox: current.tables.sandbox, onProgress: progress.update });
+        progress.update(result.progress);
+        const outcome = outcomeMessage(result, "refresh");
+        say(el.message, outcome.intent, [...parts, outcome.text].join(" "), result.writeError !== undefined ? ` ${describeError(result.writeError)}` : "");
+      } else {
+        say(el.message, controller.signal.aborted ? "warning" : "success", controller.signal.aborted ? "Cancelled." : parts.join(" "));
+      }
+    } catch (error) {
+      say(el.message, "error", [...parts, describeError(error)].join(" "));
+    } finally {
+      running = undefined;
+      show(el.progressBox, false);
+      enable(el.find, true);
+      ctx.spendChanged();
+    }
+  });
+
+  el.cancel.addEventListener("click", () => running?.abort(new RelayCallError("STR_CANCELLED", "Cancelled in the task pane.")));
+}
+
+function scopeText(scope: RefreshScope, plan: RefreshPlan): string {
+  if (scope === "selection") return "the selected cells";
+  if (scope === "sheet") return `sheet ${plan.targets.sheets[0] ?? ""}`;
+  return `the workbook's ${plan.targets.sheets.length} sheets`;
+}
+
+function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): void {
+  const { targets, tables } = plan;
+  const rows = plan.jobs.reduce((n, j) => n + j.items.length, 0);
+  const sheets = [...new Set(targets.formulas.map((f) => f.sheetName))];
+  figures(list, [
+    ["STR formulas", String(targets.formulas.length), targets.formulas.length > 0 ? `${plan.formulaCalls} distinct calls on ${sheets.join(", ")}` : undefined],
+    ["Formulas, cost", usd(plan.formulaCostUSD), "at most; AI steps asked for in referenced cells add $0.10 each"],
+    ["Screened tables", String(plan.jobs.length), plan.jobs.length > 0 ? `${rows.toLocaleString("en-US")} rows: ${targets.tables.map((t) => t.address).join(", ")}` : undefined],
+    ["Tables, cost", usd(tables.estimatedCostUSD), `at most; ${tables.toCreate} to create${tables.sandbox ? "; sandbox: simulated money" : ""}`],
+    ["Budget left today", usd(tables.budgetRemainingUSD)],
+  ]);
+  const notes: HTMLElement[] = [];
+  for (const s of plan.skipped) notes.push(h("p", { class: "inline-error" }, `${s.address} is left out: ${s.reason}.`));
+  if (plan.formulaCostUSD + tables.estimatedCostUSD > tables.budgetRemainingUSD) {
+    notes.push(h("p", { class: "inline-error" }, "The cost is more than the budget left today: calls past it fail with STR_BUDGET_EXCEEDED and are not billed."));
+  }
+  note.replaceChildren(...notes);
+}

@@ -1,0 +1,260 @@
+import { RelayCallError } from "../../src/client";
+import { FIELD_CATALOGUE, FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
+import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, isBlank, missingLocation, recognizeColumns } from "../../src/inputs";
+import { describeError } from "../errors";
+import { columnName } from "../excel/host";
+import { SheetTable, readSelectedTable } from "../excel/read-table";
+import { Estimate, ScreeningJob, estimate, maskBlock, planScreening, runScreening } from "../screen";
+import { usd } from "../spend";
+import { PaneContext, relayClient } from "./context";
+import { byId, enable, figures, h, say, show } from "./dom";
+import { outcomeMessage, progressBinding } from "./progress-view";
+
+/**
+ * The Screen tab: read the selected table, show the columns as recognised for the user to correct,
+ * pick the result columns, show the dry run's cost, and only then — on a second click — screen,
+ * with a progress bar and Cancel.
+ */
+interface State {
+  table: SheetTable | undefined;
+  mapping: ColumnMapping;
+  /** Result columns the user chose, by path; undefined until they change the defaults. */
+  chosen: Set<string> | undefined;
+  job: ScreeningJob | undefined;
+  estimate: Estimate | undefined;
+  running: AbortController | undefined;
+}
+
+export function mountScreen(ctx: PaneContext): void {
+  const el = {
+    read: byId("screen-read"),
+    tableBox: byId("screen-table"),
+    summary: byId("screen-table-summary"),
+    mapping: byId("screen-mapping"),
+    location: byId("screen-location"),
+    strategy: byId<HTMLSelectElement>("screen-strategy"),
+    fieldsSummary: byId("screen-fields-summary"),
+    fields: byId("screen-fields"),
+    dryRun: byId("screen-dry-run"),
+    estimateBox: byId("screen-estimate"),
+    estimateList: byId("screen-estimate-list"),
+    estimateNote: byId("screen-estimate-note"),
+    run: byId("screen-run"),
+    back: byId("screen-back"),
+    progressBox: byId("screen-progress"),
+    cancel: byId("screen-cancel"),
+    message: byId("screen-message"),
+  };
+  const progress = progressBinding(byId("screen-bar"), byId("screen-progress-text"));
+  const state: State = { table: undefined, mapping: [], chosen: undefined, job: undefined, estimate: undefined, running: undefined };
+
+  const plan = (): ScreeningJob | undefined => {
+    if (!state.table) return undefined;
+    const strategy = el.strategy.value as Strategy;
+    const defaults = planScreening(state.table, state.mapping, { strategy });
+    if (!state.chosen) return defaults;
+    const chosen = state.chosen;
+    return planScreening(state.table, state.mapping, { strategy, fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) });
+  };
+
+  /** Anything changed before the run: the estimate no longer holds. */
+  const invalidate = () => {
+    state.job = undefined;
+    state.estimate = undefined;
+    show(el.estimateBox, false);
+    const missing = missingLocation(state.mapping);
+    el.location.textContent = missing ? `Cannot screen yet: ${missing}.` : "";
+    show(el.location, missing !== undefined);
+    enable(el.dryRun, !missing && state.running === undefined);
+  };
+
+  /** A column's field changed: a field is held by one column only, so another column holding it lets it go. */
+  const onMap = (column: number, field: InputField | null) => {
+    state.mapping = state.mapping.map((f, c) => (c === column ? field : f === field && field !== null ? null : f));
+    if (state.table) renderMapping(el.mapping, state.table, state.mapping, onMap);
+    renderFields();
+    invalidate();
+  };
+
+  el.read.addEventListener("click", async () => {
+    say(el.message, undefined);
+    enable(el.read, false);
+    try {
+      const table = await readSelectedTable(ctx.run);
+      state.table = table;
+      state.mapping = recognizeColumns(maskBlock(table.headers, table.block));
+      state.chosen = undefined;
+      renderSummary(el.summary, table);
+      renderMapping(el.mapping, table, state.mapping, onMap);
+      renderFields();
+      show(el.tableBox, true);
+      invalidate();
+    } catch (error) {
+      say(el.message, "error", describeError(error));
+    } finally {
+      enable(el.read, state.running === undefined);
+    }
+  });
+  const renderFields = () => {
+    const job = plan();
+    if (!job) return;
+    const chosen = new Set(job.fields.map((f) => f.path));
+    const offered = FIELD_CATALOGUE.filter((f) => !job.strategy || f.strategies.includes(job.strategy));
+    renderFieldChoices(el.fields, offered, chosen, (path, on) => {
+      state.chosen ??= new Set(chosen);
+      if (on) state.chosen.add(path);
+      else state.chosen.delete(path);
+      el.fieldsSummary.textContent = `Result columns: ${state.chosen.size} chosen, then Warnings`;
+      invalidate();
+    });
+    el.fieldsSummary.textContent = `Result columns: ${chosen.size} chosen, then Warnings`;
+  };
+  el.strategy.addEventListener("change", () => {
+    state.chosen = undefined;
+    renderFields();
+    invalidate();
+  });
+
+  el.dryRun.addEventListener("click", async () => {
+    const job = plan();
+    if (!job) return;
+    say(el.message, undefined);
+    if (job.fields.length === 0) {
+      say(el.message, "error", "Choose at least one result column.");
+      return;
+    }
+    enable(el.dryRun, false);
+    try {
+      const client = await relayClient(ctx);
+      const answer = await estimate(client, [job]);
+      ctx.setMode(answer.sandbox ? "sandbox" : "live");
+      state.job = job;
+      state.estimate = answer;
+      renderEstimate(el.estimateList, el.estimateNote, job, answer);
+      el.run.textContent = answer.items === 0 ? "Write the invalid rows" : `Screen ${answer.items.toLocaleString("en-US")} rows — up to ${usd(answer.estimatedCostUSD)}`;
+      show(el.estimateBox, true);
+      el.run.focus();
+    } catch (error) {
+      say(el.message, "error", describeError(error));
+    } finally {
+      enable(el.dryRun, true);
+    }
+  });
+
+  el.back.addEventListener("click", () => {
+    invalidate();
+    el.dryRun.focus();
+  });
+
+  el.run.addEventListener("click", async () => {
+    const { job, estimate: est } = state;
+    if (!job || !est || state.running) return;
+    const controller = new AbortController();
+    state.running = controller;
+    say(el.message, undefined);
+    show(el.estimateBox, false);
+    [el.read, el.dryRun].forEach((b) => enable(b, false));
+    // The table's settings cannot change a run under way: out of reach until it ends.
+    el.tableBox.inert = true;
+    progress.reset(job.rows.filter((r) => r.kind !== "blank").length);
+    show(el.progressBox, true);
+    el.cancel.focus();
+    try {
+      const client = await relayClient(ctx);
+      const result = await runScreening({ client, run: ctx.run }, job, { signal: controller.signal, sandbox: est.sandbox, onProgress: progress.update });
+      progress.update(result.progress);
+      const outcome = outcomeMessage(result, "screen the table");
+      const where = `Results in columns ${columnName(job.blockColumn)}–${columnName(job.blockColumn + job.writeWidth - 1)} of ${job.sheetName}.`;
+      say(el.message, outcome.intent, `${outcome.text} ${where}`, result.writeError !== undefined ? ` ${describeError(result.writeError)}` : "");
+    } catch (error) {
+      say(el.message, "error", describeError(error));
+    } finally {
+      state.running = undefined;
+      show(el.progressBox, false);
+      el.tableBox.inert = false;
+      [el.read, el.dryRun].forEach((b) => enable(b, true));
+      state.job = undefined;
+      state.estimate = undefined;
+      ctx.spendChanged();
+    }
+  });
+
+  el.cancel.addEventListener("click", () => {
+    state.running?.abort(new RelayCallError("STR_CANCELLED", "Cancelled in the task pane."));
+    enable(el.cancel, false);
+    setTimeout(() => enable(el.cancel, true), 500);
+  });
+}
+
+function renderSummary(el: HTMLElement, table: SheetTable): void {
+  const rows = table.rows.filter((r) => !r.cells.every((c) => isBlank(c))).length;
+  const earlier = table.block
+    ? ` Results of an earlier run in columns ${columnName(table.left + table.block.start)}–${columnName(table.left + table.block.start + table.block.width - 1)} are replaced.`
+    : "";
+  el.textContent = `${table.tableName ? `Table ${table.tableName}, ` : ""}${table.address}: ${rows.toLocaleString("en-US")} rows under the header in row ${table.headerRow + 1}.${earlier}`;
+}
+
+/** One select per column of the table (the earlier result block left out): what it holds, or not used. */
+function renderMapping(root: HTMLElement, table: SheetTable, mapping: ColumnMapping, onChange: (column: number, field: InputField | null) => void): void {
+  const rows: HTMLElement[] = [];
+  table.headers.forEach((header, c) => {
+    if (table.block && c >= table.block.start && c < table.block.start + table.block.width) return;
+    if (isBlank(header)) return;
+    const name = headerText(header);
+    const id = `map-${c}`;
+    const select = h("select", { id, "aria-label": `Column ${columnName(table.left + c)}, ${name}, holds` });
+    select.append(h("option", { value: "" }, "Not used"));
+    for (const field of INPUT_FIELD_NAMES) select.append(h("option", { value: field, selected: mapping[c] === field }, INPUT_FIELDS[field].label));
+    if (!mapping[c]) select.value = "";
+    select.addEventListener("change", () => onChange(c, (select.value || null) as InputField | null));
+    rows.push(
+      h("div", { class: `mapping__row${mapping[c] ? "" : " mapping__row--unused"}` }, h("label", { for: id, class: "mapping__header", title: name }, h("span", { class: "mapping__col" }, columnName(table.left + c)), name), select),
+    );
+  });
+  root.replaceChildren(...rows);
+}
+
+function renderFieldChoices(root: HTMLElement, offered: readonly FieldInfo[], chosen: ReadonlySet<string>, onChange: (path: string, on: boolean) => void): void {
+  const groups = new Map<FieldGroup, FieldInfo[]>();
+  for (const f of offered) groups.set(f.group, [...(groups.get(f.group) ?? []), f]);
+  root.replaceChildren(
+    ...[...groups].map(([group, fields]) =>
+      h(
+        "fieldset",
+        { class: "fields__group" },
+        h("legend", {}, group),
+        ...fields.map((f) => {
+          const box = h("input", { type: "checkbox", value: f.path, checked: chosen.has(f.path) });
+          box.addEventListener("change", () => onChange(f.path, box.checked));
+          return h("label", { class: "check" }, box, f.label);
+        }),
+      ),
+    ),
+  );
+}
+
+function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob, e: Estimate): void {
+  figures(list, [
+    ["Rows to send", e.items.toLocaleString("en-US")],
+    ["Invalid rows", String(e.invalid), e.invalid > 0 ? "marked in their row, never sent" : undefined],
+    ["Cached", String(e.cached), "free"],
+    ["To create", String(e.toCreate)],
+    ...(e.duplicates > 0 ? [["Duplicates", String(e.duplicates), "same as an earlier row: one call"] as const] : []),
+    ...(e.unknownOutcome > 0 ? [["Unknown outcome", String(e.unknownOutcome), "sent before, outcome unknown: only a refresh sends them again"] as const] : []),
+    ["Estimated cost", usd(e.estimatedCostUSD), e.sandbox ? "at most; sandbox: simulated money" : "at most"],
+    ["Budget left today", usd(e.budgetRemainingUSD)],
+  ]);
+  const notes: HTMLElement[] = [];
+  const invalid = job.rows.flatMap((r) => (r.kind === "invalid" ? [r] : []));
+  for (const r of invalid.slice(0, 5)) notes.push(h("p", { class: "inline-error small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
+  if (invalid.length > 5) notes.push(h("p", { class: "inline-error small" }, `… and ${invalid.length - 5} more invalid rows.`));
+  if (e.estimatedCostUSD > e.budgetRemainingUSD) {
+    notes.push(h("p", { class: "inline-error" }, `The estimate is more than the budget left today: rows past it fail with STR_BUDGET_EXCEEDED and are not billed.`));
+  }
+  notes.push(h("p", { class: "muted small" }, `${job.fields.length + 3} result columns from ${columnName(job.blockColumn)}, on ${job.sheetName}.`));
+  note.replaceChildren(...notes);
+}
+
+function headerText(header: CellInput): string {
+  return header instanceof Date ? header.toISOString().slice(0, 10) : String(header).trim();
+}

@@ -1,0 +1,96 @@
+import { describeError } from "../errors";
+import { SettingsDeps, saveSettingsForm, savedSettings, testConnection } from "../settings";
+import { usd } from "../spend";
+import { PaneContext } from "./context";
+import { byId, enable, figures, h, inputValue, say, setInputValue } from "./dom";
+
+/**
+ * The Settings tab: relay URL and token (a password field; a saved token is never shown back, only
+ * said to be there), Save, and Test connection, which shows mode, version, today's spend and budget.
+ * With no token yet it is the first thing the pane shows, saying where the relay prints the token.
+ */
+export async function mountSettings(ctx: PaneContext): Promise<{ hasToken: boolean }> {
+  const el = {
+    firstRun: byId("settings-first-run"),
+    form: byId<HTMLFormElement>("settings-form"),
+    url: byId("settings-url"),
+    token: byId("settings-token"),
+    tokenHint: byId("settings-token-hint"),
+    save: byId("settings-save"),
+    test: byId("settings-test"),
+    result: byId("settings-result"),
+    message: byId("settings-message"),
+  };
+  const deps: SettingsDeps = { connection: ctx.connection, storage: ctx.storage, pageOrigin: ctx.pageOrigin };
+  const form = () => ({ relayUrl: inputValue(el.url), token: inputValue(el.token) });
+
+  const showSaved = (hasToken: boolean) => {
+    el.tokenHint.textContent = hasToken ? "A token is saved. Leave this blank to keep it." : "Paste the relay token here.";
+    say(
+      el.firstRun,
+      hasToken ? undefined : "info",
+      h("strong", {}, "Connect to your relay. "),
+      "The relay prints its token the first time it starts, in the terminal where ",
+      h("code", {}, "npm start"),
+      " or ",
+      h("code", {}, "npx str-relay"),
+      " runs (“Relay token (generated, kept in …/relay-token)”); it keeps it in that file. Paste it below with the relay's URL, then Save.",
+    );
+  };
+
+  /** Shows the connection's mode, version, spend and budget; resolves with what failed, if anything. */
+  const test = async (): Promise<unknown> => {
+    el.result.replaceChildren();
+    enable(el.test, false);
+    try {
+      const report = await testConnection(deps, form());
+      ctx.setMode(report.mode);
+      const list = h("dl", { class: "figures" });
+      figures(list, [
+        ["Mode", report.mode === "sandbox" ? "Sandbox" : "Live", report.mode === "sandbox" ? "Simulated data: no real analyses, nothing billed" : "Real analyses, billed by the service"],
+        ["Relay version", report.version],
+        ["Today's spend", usd(report.todayUSD)],
+        ["Budget", usd(report.budgetUSD), `${usd(report.remainingUSD)} left today`],
+      ]);
+      el.result.replaceChildren(h("p", { class: "ok" }, "Connected."), list);
+      return undefined;
+    } catch (error) {
+      return error ?? new Error("the connection test failed");
+    } finally {
+      enable(el.test, true);
+    }
+  };
+
+  el.form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    say(el.message, undefined);
+    enable(el.save, false);
+    try {
+      await saveSettingsForm(deps, form());
+      setInputValue(el.token, "");
+      showSaved(true);
+      const failed = await test();
+      if (failed === undefined) say(el.message, "success", "Saved. The STR functions use these settings from their next calculation.");
+      else say(el.message, "warning", "Saved, but the connection test failed: ", describeError(failed));
+    } catch (error) {
+      say(el.message, "error", describeError(error));
+    } finally {
+      enable(el.save, true);
+    }
+  });
+  // A Fluent button is not a native submit button: it submits its form by itself only when form-associated, so click does it too.
+  el.save.addEventListener("click", (event) => {
+    event.preventDefault();
+    el.form.requestSubmit();
+  });
+  el.test.addEventListener("click", async () => {
+    say(el.message, undefined);
+    const failed = await test();
+    if (failed !== undefined) say(el.message, "error", describeError(failed));
+  });
+
+  const saved = await savedSettings(deps);
+  setInputValue(el.url, saved.relayUrl);
+  showSaved(saved.hasToken);
+  return { hasToken: saved.hasToken };
+}

@@ -1,0 +1,64 @@
+import { describeError } from "../errors";
+import { SpendView, loadSpend, usd } from "../spend";
+import { PaneContext, relayClient } from "./context";
+import { byId, enable, figures, h, say } from "./dom";
+
+/** The Spend tab: today's spend against the budget as a meter, the month, and calls of unknown outcome. */
+export function mountSpend(ctx: PaneContext): { reload(): Promise<void> } {
+  const el = { update: byId("spend-refresh"), view: byId("spend-view"), message: byId("spend-message") };
+
+  const reload = async () => {
+    say(el.message, undefined);
+    enable(el.update, false);
+    try {
+      const view = await loadSpend(await relayClient(ctx));
+      ctx.setMode(view.mode);
+      el.view.replaceChildren(...renderSpend(view));
+    } catch (error) {
+      say(el.message, "error", describeError(error));
+    } finally {
+      enable(el.update, true);
+    }
+  };
+  el.update.addEventListener("click", () => void reload());
+  return { reload };
+}
+
+function renderSpend(v: SpendView): HTMLElement[] {
+  const percent = Math.round(v.usedShare * 100);
+  const level = v.usedShare >= 0.9 ? "meter--high" : v.usedShare >= 0.6 ? "meter--mid" : "";
+  const today = h("dl", { class: "figures" });
+  figures(today, [
+    ["Billed", usd(v.today.costUSD), `${v.today.reports} reports, ${v.today.aiFunctions} AI steps`],
+    ["Unknown outcome", usd(v.today.unknownUSD), v.today.unknownUSD > 0 ? "sent, then no answer (timeout or a relay restart): may have been billed" : "none"],
+    ...(v.today.pendingUSD > 0 ? [["In flight", usd(v.today.pendingUSD), "at most"] as const] : []),
+    ["Budget", usd(v.budgetUSD), `${usd(v.remainingUSD)} left today`],
+  ]);
+  const month = h("dl", { class: "figures" });
+  figures(month, [
+    ["Billed", usd(v.month.costUSD), `${v.month.reports} reports, ${v.month.aiFunctions} AI steps`],
+    ["Unknown outcome", usd(v.month.unknownUSD)],
+    ["Calls", String(v.month.calls), v.month.cacheHits !== undefined ? `${v.month.cacheHits} answered from the cache, free` : undefined],
+  ]);
+  return [
+    h("h3", { class: "section-title", id: "spend-today-title" }, "Today"),
+    h(
+      "div",
+      {
+        class: `meter ${level}`,
+        role: "meter",
+        "aria-labelledby": "spend-today-title",
+        "aria-valuemin": "0",
+        "aria-valuemax": "100",
+        "aria-valuenow": String(percent),
+        "aria-valuetext": `${percent}% of today's budget used`,
+      },
+      h("div", { class: "meter__fill", style: `width: ${percent}%` }),
+    ),
+    h("p", { class: "small muted" }, `${percent}% of today's ${usd(v.budgetUSD)} budget used (billed, unknown and in flight).${v.mode === "sandbox" ? " Sandbox: simulated money." : ""}`),
+    today,
+    h("h3", { class: "section-title" }, "This month"),
+    month,
+    h("p", { class: "small muted" }, "Failed calls are never counted: the service bills none. Cached answers cost nothing."),
+  ];
+}

@@ -1,0 +1,260 @@
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { Browser, BrowserContext, Page } from "playwright-core";
+import { addinBuild } from "../support/addin-build";
+import { chromiumAvailable, launchChromium, routeOfficeJs } from "../support/browser";
+import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
+import { FakeSeed, installFakeExcel } from "../taskpane/fake-excel";
+
+/**
+ * The built task pane in headless Chromium at the width of Excel's pane, served by the relay as in
+ * production, on the relay's sandbox. Excel is not here: the page gets a recording stand-in for the
+ * Excel object model (test/taskpane/fake-excel.ts) before its bundles run, so `Excel.run` is that and
+ * every sync and write is logged; OfficeRuntime.storage is a page-local store, empty at first (a
+ * first run). Screenshots go to test-results/.
+ */
+const describeWithChromium = chromiumAvailable() ? describe : describe.skip;
+if (!chromiumAvailable()) test("browser tests need Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run installs it)", () => undefined);
+
+const SHOTS = path.resolve(__dirname, "../../test-results");
+const ROWS = 300;
+const BAD_ROW = 17;
+const HEADER = ["Property Address", "List Price ($)", "Beds", "Baths", "Sleeps", "Notes"];
+
+function seed(): FakeSeed {
+  const rows: unknown[][] = [HEADER];
+  for (let i = 1; i <= ROWS; i++) rows.push([`${i} Pane Test St, Austin TX`, 300000 + i * 1000, 1 + (i % 4), 1 + (i % 3), 2 + (i % 6), i % 7 === 0 ? "corner lot" : ""]);
+  (rows[BAD_ROW] as unknown[])[1] = "call agent";
+  return { sheets: [{ name: "Portfolio", rows }, { name: "Notes", rows: [["nothing here"]] }], selection: { row: 3, column: 1 }, syncLatencyMs: 2 };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describeWithChromium("the task pane in a real browser, on the real relay and its sandbox", () => {
+  let t: TestRelay;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let base: string;
+
+  /** Evaluates `body` in the page with `excel`, the stand-in's controller and log (FakeExcel). */
+  const excel = <T>(body: string) => page.evaluate(`(() => { const excel = window.__fakeExcel; return ${body}; })()`) as Promise<T>;
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `taskpane-${name}.png`), fullPage: true });
+  const text = (selector: string) => page.locator(selector).innerText();
+  const figure = async (label: string) => page.locator(`#screen-estimate-list dt:text-is("${label}") + dd .figure`).innerText();
+
+  beforeAll(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    // Paced at 40 a second so a run lasts long enough to watch and to cancel.
+    t = await startRelay({ RELAY_PUBLIC_URL: base, RELAY_UPSTREAM_RPS: "40" }, { addinDir: await addinBuild(), sandbox: { timeScale: 0.002 } });
+    await t.relay.app.listen({ host: "127.0.0.1", port });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 320, height: 900 }, deviceScaleFactor: 1 });
+    await routeOfficeJs(context);
+    await context.addInitScript(() => {
+      class ExcelError extends Error {
+        constructor(
+          public code: string,
+          message?: string,
+        ) {
+          super(message);
+        }
+      }
+      (window as unknown as Record<string, unknown>).CustomFunctions = { Error: ExcelError, ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" } };
+      const data: Record<string, string> = {};
+      (window as unknown as Record<string, unknown>).OfficeRuntime = {
+        storage: {
+          getItem: async (k: string) => data[k] ?? null,
+          setItem: async (k: string, v: string) => void (data[k] = v),
+          removeItem: async (k: string) => void delete data[k],
+        },
+      };
+    });
+    await context.addInitScript(installFakeExcel, seed());
+    page = await context.newPage();
+    page.on("pageerror", (e) => process.stderr.write(`page error: ${e.message}\n`));
+    await page.goto(`${base}/taskpane.html`);
+    await page.locator("#tabs").waitFor({ state: "visible" });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  test("first run, no token: the Settings tab, saying where the relay prints its token", async () => {
+    await page.locator("#panel-settings").waitFor({ state: "visible" });
+    expect(await page.locator("#tab-settings").getAttribute("aria-selected")).toBe("true");
+    expect(await text("#settings-first-run")).toMatch(/prints its token the first time it starts.*npx str-relay/s);
+    // The labels name the Fluent inputs; the inputs themselves are inside them.
+    expect(await page.getByLabel("Relay URL").locator("input").inputValue()).toBe(base);
+    expect(await page.getByLabel("Relay token").locator("input").getAttribute("type")).toBe("password");
+    await shot("1-first-run");
+  });
+
+  test("settings saved and tested: sandbox, version, today's spend and the budget; the token never shown back", async () => {
+    await page.getByLabel("Relay token").locator("input").fill(TEST_TOKEN);
+    await page.locator("#settings-save").click();
+    await page.locator("#settings-result .ok").waitFor();
+    const result = await text("#settings-result");
+    expect(result).toMatch(/Connected/);
+    expect(result).toMatch(/Mode\s+Sandbox\s+Simulated data/);
+    expect(result).toMatch(/Relay version\s+\d+\.\d+/);
+    expect(result).toMatch(/Today's spend\s+\$0\.00/);
+    expect(result).toMatch(/Budget\s+\$1,000\.00\s+\$1,000\.00 left today/);
+    expect(await page.locator("#mode-badge").isVisible()).toBe(true);
+    expect(await page.getByLabel("Relay token").locator("input").inputValue()).toBe("");
+    expect(await text("#settings-token-hint")).toMatch(/A token is saved/);
+    expect(await page.evaluate(() => (window as any).OfficeRuntime.storage.getItem("str.relayToken"))).toBe(TEST_TOKEN);
+    expect(await page.content()).not.toContain(TEST_TOKEN);
+    await shot("2-settings-tested");
+  });
+
+  test(`a ${ROWS}-row screening: columns recognised, the dry run's numbers, the progress bar moving, Cancel stopping the sends`, async () => {
+    await page.locator("#tab-screen").click();
+    await page.locator("#screen-read").click();
+    await page.locator("#screen-table").waitFor({ state: "visible" });
+    expect(await text("#screen-table-summary")).toContain(`Portfolio!A1:F${ROWS + 1}: ${ROWS} rows under the header in row 1`);
+    expect(await page.getByLabel("Column B, List Price ($), holds").inputValue()).toBe("purchasePriceUSD");
+    expect(await page.getByLabel("Column E, Sleeps, holds").inputValue()).toBe("accomodates");
+    expect(await page.getByLabel("Column F, Notes, holds").inputValue()).toBe("");
+
+    await page.locator("#screen-dry-run").click();
+    await page.locator("#screen-estimate").waitFor({ state: "visible" });
+    expect(await figure("Rows to send")).toBe(String(ROWS - 1));
+    expect(await figure("Invalid rows")).toBe("1");
+    expect(await figure("Cached")).toBe("0");
+    expect(await figure("To create")).toBe(String(ROWS - 1));
+    expect(await figure("Estimated cost")).toBe("$59.80");
+    expect(await figure("Budget left today")).toBe("$1,000.00");
+    expect(await text("#screen-run")).toBe("Screen 299 rows — up to $59.80");
+    expect(t.sandboxStats().arrivals).toBe(0);
+    await shot("3-dry-run");
+
+    const syncsBefore = await excel<number>("excel.syncs");
+    await page.locator("#screen-run").click();
+    const samples: number[] = [];
+    for (let i = 0; i < 40 && samples.filter((v) => v > 0).length < 4; i++) {
+      await page.waitForTimeout(400);
+      samples.push(Number(await page.locator("#screen-bar").getAttribute("value")));
+      if (samples.length === 3) await shot("4-running");
+    }
+    // The bar moves forward while the rows come in.
+    const moving = samples.filter((v) => v > 0);
+    expect(moving.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < moving.length; i++) expect(moving[i]).toBeGreaterThanOrEqual(moving[i - 1] as number);
+    expect(moving.at(-1)).toBeGreaterThan(moving[0] as number);
+    expect(moving.at(-1)).toBeLessThan(100);
+
+    await page.locator("#screen-cancel").click();
+    await page.locator("#screen-message fluent-message-bar").waitFor();
+    await page.waitForTimeout(200);
+    const arrivals = t.sandboxStats().arrivals;
+    await page.waitForTimeout(1500);
+    expect(t.sandboxStats().arrivals).toBe(arrivals);
+    expect(arrivals).toBeLessThan(ROWS - 1);
+    expect(await text("#screen-message")).toMatch(/Cancelled: nothing more was sent\..*Results in columns G–R of Portfolio/s);
+    await shot("5-cancelled");
+
+    // What the stand-in recorded: the block beside the table, every row accounted for, in chunks.
+    const values = await excel<unknown[][]>('excel.values("Portfolio")');
+    expect(values[0]?.slice(6, 9)).toEqual(["STR status", "STR fetched", "Annual revenue, median"]);
+    expect(values[0]?.[17]).toBe("Warnings (sandbox: simulated data)");
+    const statuses = values.slice(1, ROWS + 1).map((r) => r[6]);
+    expect(statuses[BAD_ROW - 1]).toBe("Failed");
+    expect(values[BAD_ROW]?.[17]).toMatch(/^✖ \[STR_VALIDATION\] List Price \(\$\) must be an amount/);
+    const created = statuses.filter((s) => s === "Created").length;
+    expect(created).toBeGreaterThan(0);
+    expect(created + statuses.filter((s) => s === "Stopped").length).toBe(ROWS - 1);
+    const formats = await excel<string[][]>('excel.formats("Portfolio")');
+    const firstCreated = statuses.indexOf("Created") + 1;
+    expect(formats[firstCreated]?.slice(7, 10)).toEqual(["yyyy-mm-dd hh:mm", "$#,##0", "$#,##0"]);
+    const writes = await excel<{ sync: number; rows: number; kind: string; column: number }[]>("excel.writes");
+    const runWrites = writes.filter((w) => w.sync >= syncsBefore && w.column === 6 && w.kind === "values");
+    for (const w of runWrites) expect(w.rows).toBeLessThanOrEqual(200);
+    const runSyncs = (await excel<number>("excel.syncs")) - syncsBefore;
+    // Rows come at 40 a second: chunks of up to 200 or what waited 3 s, never a sync per row.
+    expect(runSyncs).toBeLessThan(12);
+    expect(runSyncs).toBeLessThan(created / 5);
+  }, 120_000);
+
+  test("screened again: the rows answered before come from the cache, the rest are created, the block is replaced", async () => {
+    const reports = t.sandboxStats().reports;
+    await page.locator("#screen-read").click();
+    await page.waitForFunction(() => /earlier run in columns G–R are replaced/.test(document.getElementById("screen-table-summary")?.textContent ?? ""));
+    await page.locator("#screen-dry-run").click();
+    await page.locator("#screen-estimate").waitFor({ state: "visible" });
+    const cached = Number(await figure("Cached"));
+    const toCreate = Number(await figure("To create"));
+    expect(cached).toBe(reports);
+    expect(cached + toCreate).toBe(ROWS - 1);
+    await page.locator("#screen-run").click();
+    await page.locator("#screen-message fluent-message-bar").waitFor({ timeout: 60_000 });
+    expect(await text("#screen-message")).toMatch(/Done with 1 failed row/);
+    expect(t.sandboxStats()).toMatchObject({ reports: ROWS - 1, duplicates: 0 });
+    const statuses = (await excel<unknown[][]>('excel.values("Portfolio")')).slice(1, ROWS + 1).map((r) => r[6]);
+    expect(statuses.filter((s) => s === "Cached").length).toBe(cached);
+    expect(statuses.filter((s) => s === "Created").length).toBe(toCreate);
+    expect((await excel<unknown[][]>('excel.values("Portfolio")'))[0]?.length).toBe(18);
+    await shot("6-done");
+  }, 120_000);
+
+  test("comparables of the selected row: photos, figures, the percentile chart; Insert as table makes a sheet with a table and a chart", async () => {
+    await excel('excel.select("Portfolio", 5, 3)');
+    await page.locator("#tab-comps").click();
+    await page.locator("#comps-show").click();
+    await page.locator("#comps-view").waitFor({ state: "visible" });
+    expect(await text("#comps-title")).toMatch(/^5 Pane Test St, Austin TX · \d+ comparables · analysis [0-9a-f]{24} \(from Portfolio!D6\) · simulated data$/);
+    const items = page.locator("#comps-list li");
+    expect(await items.count()).toBeGreaterThan(5);
+    expect(await items.first().locator("img").getAttribute("src")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sandbox\/photos\//);
+    expect(await items.first().innerText()).toMatch(/\$[\d,]+\/yr · \$[\d,]+\/night · \d+% occupied · [\d.]+ mi/);
+    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>("#comps-list img")).slice(0, 3).every((i) => i.complete && i.naturalWidth > 0));
+    expect(await page.locator("#comps-chart svg rect").count()).toBe(4);
+    expect(await page.locator("#comps-chart svg").getAttribute("aria-label")).toMatch(/^Annual revenue: 25th percentile \$[\d,.]+, median \$[\d,.]+, 75th percentile/);
+    await shot("7-comparables");
+
+    await page.locator("#comps-insert").click();
+    await page.waitForFunction(() => /Inserted \d+ comparables/.test(document.getElementById("comps-message")?.textContent ?? ""));
+    const names = await excel<string[]>("excel.sheetNames()");
+    expect(names.at(-1)).toMatch(/^Comps [0-9a-f]{12}$/);
+    expect(await excel<unknown[]>("excel.tables")).toHaveLength(1);
+    expect((await excel<{ type: string }[]>("excel.charts"))[0]?.type).toBe("ColumnClustered");
+  }, 60_000);
+
+  test("refresh of two selected rows of the screened table: found, costed, then run again past the cache", async () => {
+    await excel('excel.select("Portfolio", 2, 0, 2, 18)');
+    const reports = t.sandboxStats().reports;
+    await page.locator("#tab-refresh").click();
+    await page.locator("#refresh-find").click();
+    await page.locator("#refresh-plan").waitFor({ state: "visible" });
+    expect(await text("#refresh-plan-list")).toMatch(/Screened tables\s+1\s+2 rows: Portfolio!A1:R301/);
+    expect(await text("#refresh-run")).toBe("Refresh — up to $0.40");
+    await shot("8-refresh-plan");
+    await page.locator("#refresh-run").click();
+    await page.waitForFunction(() => /Done\./.test(document.getElementById("refresh-message")?.textContent ?? ""), null, { timeout: 30_000 });
+    expect(t.sandboxStats().reports).toBe(reports + 2);
+  }, 60_000);
+
+  test("spend: today's spend against the budget, reports and AI steps, unknown-outcome calls", async () => {
+    await page.locator("#tab-spend").click();
+    await page.locator("#spend-view .meter").waitFor();
+    const view = await text("#spend-view");
+    const billed = ((ROWS - 1 + 2) * 0.2).toFixed(2);
+    expect(view).toMatch(new RegExp(`Billed\\s+\\$${billed}\\s+${ROWS + 1} reports, 0 AI steps`));
+    expect(view).toMatch(/Unknown outcome\s+\$0\.00/);
+    expect(view).toMatch(/Budget\s+\$1,000\.00/);
+    expect(await page.locator("#spend-view [role=meter]").getAttribute("aria-valuenow")).toBe(String(Math.round((Number(billed) / 1000) * 100)));
+    await shot("9-spend");
+  }, 30_000);
+});

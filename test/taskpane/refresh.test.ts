@@ -1,0 +1,161 @@
+import { RefreshGate } from "../../src/client";
+import { DryRunAnswer, fieldsOf } from "../../src/contract";
+import { defaultScreeningFields, resultBlockHeader } from "../../src/sheet";
+import { findRefreshTargets } from "../../taskpane/excel/scope";
+import { formulaCost, planRefresh, recalculateFormulas, strategyOfBlock } from "../../taskpane/refresh";
+import { mockWorkbook } from "./office-mock";
+
+/**
+ * Refresh by scope (selection, sheet, workbook): which STR formulas and screened tables each scope
+ * holds, what refreshing them costs, and the refresh gate open only while the formulas recalculate.
+ */
+const buyFields = defaultScreeningFields("buy");
+const arbFields = defaultScreeningFields("arb");
+const block = (fields: typeof buyFields) => resultBlockHeader(fields, true).map((c) => c.value);
+const FORMULA_COLUMN = 20;
+
+function portfolioSheet(): unknown[][] {
+  const grid: unknown[][] = [];
+  grid[0] = ["Address", "Price", "Beds", "Baths", "Guests", ...block(buyFields)];
+  for (let i = 1; i <= 5; i++) grid[i] = [`${i} Main St, Austin TX`, 400000 + i, 3, 2, 6, "Created", 45800, ...buyFields.map(() => 1), ""];
+  // Formulas to the right of the first table.
+  (grid[1] as unknown[])[FORMULA_COLUMN] = '=STR.BUY(A2,B2,C2,D2,E2,,"revenue.p50")';
+  (grid[2] as unknown[])[FORMULA_COLUMN] = "=STR.COMPS(Q3)";
+  (grid[3] as unknown[])[FORMULA_COLUMN] = "=STR.ARB(A4,2000,2,1,4)+0*str.cohost(A4, 2, 1, 4)";
+  // A second screened table further down: rental arbitrage, no strategy column.
+  grid[10] = ["Address", "Rent", "Beds", "Baths", "Guests", ...block(arbFields)];
+  grid[11] = ["7 Oak Ave, Austin TX", 2100, 2, 1, 4, "Created"];
+  grid[12] = ["8 Oak Ave, Austin TX", 2300, 2, 2, 5, "Cached"];
+  return grid;
+}
+
+const otherSheet = () => [['=STR.ENHANCE("64f1a2b3c4d5e6f7a8b9c0d1")'], ['=STR.BUY("1 Main St, Austin TX", 400000, 3, 2, 6, "addAIComps=TRUE")'], ['=STR.BUY("1 Main St, Austin TX", 400000, 3, 2, 6, "addAIComps=TRUE")'], [42]];
+
+const workbook = (selection?: { row: number; column: number; rows?: number; columns?: number; sheet?: string }, onCalculate?: (address: string) => void) =>
+  mockWorkbook({
+    sheets: [
+      { name: "Portfolio", grid: portfolioSheet() },
+      { name: "Other", grid: otherSheet() },
+      { name: "Empty", grid: [] },
+    ],
+    activeSheet: "Portfolio",
+    ...(selection ? { selection } : {}),
+    ...(onCalculate ? { onCalculate } : {}),
+  });
+
+describe("what a refresh scope holds", () => {
+  test("selection: the formulas in it and the screened rows it touches, nothing else", async () => {
+    const wb = workbook({ row: 2, column: 0, rows: 2, columns: 25 });
+    const t = await findRefreshTargets(wb.run, "selection");
+    expect(t.sheets).toEqual(["Portfolio"]);
+    expect(t.formulas.map((f) => [f.address, f.calls])).toEqual([["Portfolio!U4", ["ARB", "COHOST"]]]);
+    expect(t.tables).toHaveLength(1);
+    expect(t.tables[0]?.rows.map((r) => r.sheetRow)).toEqual([2, 3]);
+    expect(t.tables[0]?.block.start).toBe(5);
+    expect(t.recalculate).toEqual([{ sheetId: "{Portfolio}", bounds: { row: 2, column: 0, rows: 2, columns: 25 } }]);
+  });
+
+  test("selection of a table's header alone: the whole table", async () => {
+    const wb = workbook({ row: 10, column: 0, rows: 1, columns: 3 });
+    const t = await findRefreshTargets(wb.run, "selection");
+    expect(t.tables.map((x) => [x.address, x.rows.length])).toEqual([["Portfolio!A11:Q13", 2]]);
+  });
+
+  test("a selected cell holding nothing to refresh: told so, with what to do", async () => {
+    const wb = workbook({ row: 30, column: 30 });
+    await expect(findRefreshTargets(wb.run, "selection")).rejects.toThrow(/holds no STR formula.*This sheet/);
+  });
+
+  test("sheet: every billed STR formula of the active sheet (STR.COMPS is free) and both screened tables", async () => {
+    const wb = workbook();
+    const t = await findRefreshTargets(wb.run, "sheet");
+    expect(t.formulas.map((f) => f.address)).toEqual(["Portfolio!U2", "Portfolio!U4"]);
+    expect(t.tables.map((x) => [x.address, x.rows.length])).toEqual([
+      ["Portfolio!A1:Q6", 5],
+      ["Portfolio!A11:Q13", 2],
+    ]);
+    // One sync for the sheet, one for its used range.
+    expect(wb.syncs()).toBe(2);
+  });
+
+  test("workbook: every sheet, an empty one skipped; the formulas of each, recalculated by used range", async () => {
+    const wb = workbook();
+    const t = await findRefreshTargets(wb.run, "workbook");
+    expect(t.sheets).toEqual(["Portfolio", "Other", "Empty"]);
+    expect(t.formulas.map((f) => f.address)).toEqual(["Portfolio!U2", "Portfolio!U4", "Other!A1", "Other!A2", "Other!A3"]);
+    expect(t.tables).toHaveLength(2);
+    expect(t.recalculate.map((r) => r.sheetId)).toEqual(["{Portfolio}", "{Other}"]);
+  });
+});
+
+describe("what a refresh costs, before anything is sent", () => {
+  test("formulas: distinct calls, a report each, AI steps asked for in the text at $0.10, enhance at most both AI steps", async () => {
+    const t = await findRefreshTargets(workbook({ sheet: "Other", row: 0, column: 0, rows: 4, columns: 1 }).run, "selection");
+    expect(formulaCost(t.formulas)).toEqual({ calls: 2, cents: 20 + 30 });
+  });
+
+  test("tables: a dry run with refresh on every item, the block's own fields, the strategy its columns tell", async () => {
+    const wb = workbook();
+    const sent: { items: unknown[] }[] = [];
+    const client = {
+      dryRun: async (items: readonly unknown[]): Promise<DryRunAnswer> => {
+        sent.push({ items: [...items] });
+        return { items: items.length, cached: 0, toCreate: items.length, invalid: 0, unknownOutcome: 0, estimatedCostUSD: items.length * 0.2, budgetRemainingUSD: 50, sandbox: true, verdicts: items.map(() => "create" as const) };
+      },
+      usage: async () => {
+        throw new Error("not called when there are items");
+      },
+    };
+    const plan = await planRefresh({ client, run: wb.run }, "sheet", { strategy: "buy" });
+    expect(plan.formulaCalls).toBe(3);
+    expect(plan.formulaCostUSD).toBe(0.6);
+    expect(plan.jobs.map((j) => j.items.length)).toEqual([5, 2]);
+    expect(sent[0]?.items).toHaveLength(7);
+    for (const item of sent[0]?.items ?? []) expect(item).toMatchObject({ refresh: true });
+    expect(plan.jobs[0]?.fields).toEqual(buyFields);
+    expect(plan.jobs[1]?.items.map((i) => i.strategy)).toEqual(["arb", "arb"]);
+    expect(plan.jobs[1]?.items[0]?.params).toMatchObject({ monthlyRentUSD: 2100, fullAddress: "7 Oak Ave, Austin TX" });
+    // The results go back into each table's own block.
+    expect(plan.jobs.map((j) => [j.headerRow, j.blockColumn])).toEqual([
+      [0, 5],
+      [10, 5],
+    ]);
+    expect(plan.tables).toMatchObject({ items: 7, toCreate: 7, estimatedCostUSD: 1.4 });
+  });
+
+  test("a block names its strategy only when one strategy has all its fields", () => {
+    expect(strategyOfBlock({ block: { start: 0, width: 0, fields: arbFields } })).toBe("arb");
+    expect(strategyOfBlock({ block: { start: 0, width: 0, fields: defaultScreeningFields("cohost") } })).toBe("cohost");
+    expect(strategyOfBlock({ block: { start: 0, width: 0, fields: buyFields } })).toBeUndefined();
+    expect(strategyOfBlock({ block: { start: 0, width: 0, fields: fieldsOf("owned").slice(0, 3) } })).toBeUndefined();
+  });
+});
+
+describe("refreshing formulas through the gate", () => {
+  test("the gate is open while Excel recalculates and closes once every formula has called", async () => {
+    const gate = new RefreshGate();
+    const seen: boolean[] = [];
+    // Excel runs the functions after the recalculation: each asks the gate, a little later.
+    const wb = workbook(undefined, () => {
+      for (let i = 0; i < 3; i++) setTimeout(() => seen.push(gate.admits()), 5 + i * 5);
+    });
+    const targets = await findRefreshTargets(wb.run, "sheet");
+    const started = Date.now();
+    const { calls } = await recalculateFormulas(wb.run, gate, targets, { quietMs: 5000 });
+    expect(calls).toBe(3);
+    expect(seen).toEqual([true, true, true]);
+    // Closed as soon as the third call came, not after the quiet period.
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(gate.admits()).toBe(false);
+    expect(wb.calculated).toEqual(["Portfolio!0,0,13,21"]);
+  });
+
+  test("calls that never come: the gate closes after the quiet period", async () => {
+    const gate = new RefreshGate();
+    const wb = workbook();
+    const targets = await findRefreshTargets(wb.run, "sheet");
+    const { calls } = await recalculateFormulas(wb.run, gate, targets, { quietMs: 100 });
+    expect(calls).toBe(0);
+    expect(gate.admits()).toBe(false);
+  });
+});
