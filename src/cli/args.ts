@@ -1,0 +1,201 @@
+import path from "node:path";
+import { z } from "zod";
+import { FieldInfo, STRATEGIES, Strategy } from "../contract";
+import { parseFieldList } from "../sheet";
+
+/**
+ * The command line of `str-screen`, parsed once. Every usage error names the option, the rule and
+ * what was given ("--strategy must be one of buy, arb, owned, cohost; got \"flip\""), and exits 2.
+ */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** Most comparables per property in the Comparables sheet (the service sends at most 50). */
+export const MAX_COMPS = 50;
+/**
+ * Comparables per property by default: the nearest five, an appraiser's comp set, show how an
+ * estimate was made while the sheet stays a size that Excel, an in-place refresh (which holds the
+ * workbook in memory) and the end of a run (which writes it) handle for thousands of rows.
+ * STR.COMPS(id), the report link or --comps 50 show all of them.
+ */
+export const DEFAULT_COMPS = 5;
+
+export const HELP = `Usage: str-screen IN.csv|IN.xlsx --out OUT.xlsx [options]
+
+Screens every row of a portfolio through the STR relay and writes the results beside the input
+columns, with Comparables, Warnings and Summary sheets. Rows already analysed come from the relay's
+cache and cost nothing; --dry-run says what a run would cost before it spends anything.
+
+Options:
+  --out FILE          the workbook to write (.xlsx); the input workbook itself refreshes it in place,
+                      keeping its other sheets (not needed with --dry-run)
+  --strategy NAME     buy, arb, owned or cohost, for rows without a strategy column (default buy)
+  --refresh           fetch every row again, bypassing the cache (billed)
+  --dry-run           print rows, cached, to create and the estimated cost; send and spend nothing
+  --sheet NAME        the sheet to screen in an .xlsx input (default: the first visible sheet)
+  --fields LIST       result columns, e.g. "revenue.p50, yearOneCashFlowUSD, Cap rate"
+                      (default: the usual screening figures for the strategy)
+  --comps N           comparables per property in the Comparables sheet, 0 to ${MAX_COMPS} (default ${DEFAULT_COMPS})
+  -h, --help          this text
+
+Relay: STR_RELAY_URL and STR_RELAY_TOKEN name a running relay (npx str-relay). With neither set,
+str-screen runs its own relay on the embedded sandbox (simulated data) and keeps its cache under
+RELAY_DATA_DIR (default: the user's data directory), so a second run is free.
+
+Exit codes: 0 every row screened; 1 some rows failed (marked in the output) or the run was stopped;
+2 usage or configuration error (nothing was sent).`;
+
+export interface ScreenOptions {
+  input: string;
+  out: string | undefined;
+  strategy: Strategy;
+  /** True when --strategy was given (a field list is then checked against it). */
+  strategyGiven: boolean;
+  refresh: boolean;
+  dryRun: boolean;
+  sheet: string | undefined;
+  /** Undefined: the default fields for the table's strategies. */
+  fields: FieldInfo[] | undefined;
+  fieldsText: string | undefined;
+  comps: number;
+  help: boolean;
+}
+
+type OptionName = "out" | "strategy" | "refresh" | "dry-run" | "sheet" | "fields" | "comps" | "help";
+const VALUE_OPTIONS = new Set<OptionName>(["out", "strategy", "sheet", "fields", "comps"]);
+const FLAG_OPTIONS = new Set<OptionName>(["refresh", "dry-run", "help"]);
+const ALL_OPTIONS = [...VALUE_OPTIONS, ...FLAG_OPTIONS];
+
+const got = (input: unknown) => (input === undefined ? "nothing" : JSON.stringify(input));
+
+const Options = z.object({
+  input: z
+    .string({ error: "IN must be given: the CSV or XLSX file to screen" })
+    .refine((f) => /\.(csv|tsv|txt|xlsx)$/i.test(f), { error: (i) => `IN must be a .csv or .xlsx file (save .xls and .ods as .xlsx first); got ${got(i.input)}` }),
+  out: z
+    .string()
+    .refine((f) => /\.xlsx$/i.test(f), { error: (i) => `--out must name an .xlsx file; got ${got(i.input)}` })
+    .optional(),
+  strategy: z.preprocess(
+    (v) => (typeof v === "string" ? v.trim().toLowerCase().replace(/[^a-z]/g, "") : v),
+    z.enum(STRATEGIES, { error: (i) => `--strategy must be one of ${STRATEGIES.join(", ")}; got ${got(i.input)}` }).optional(),
+  ),
+  sheet: z
+    .string()
+    .trim()
+    .min(1, { error: "--sheet must name a sheet; got \"\"" })
+    .optional(),
+  fields: z.string().optional(),
+  comps: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return DEFAULT_COMPS;
+      const n = Number(v.trim());
+      if (v.trim() === "" || !Number.isInteger(n) || n < 0 || n > MAX_COMPS) {
+        ctx.addIssue({ code: "custom", message: `--comps must be a whole number from 0 to ${MAX_COMPS}; got ${got(v)}` });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  refresh: z.boolean(),
+  dryRun: z.boolean(),
+  help: z.boolean(),
+});
+
+/** Parses argv (without node and the script). Throws UsageError naming the option and its rule. */
+export function parseArgs(argv: readonly string[]): ScreenOptions {
+  // Help wins over anything else on the line, even a mistake.
+  const end = argv.indexOf("--");
+  if ((end < 0 ? argv : argv.slice(0, end)).some((a) => a === "-h" || a === "--help")) return { ...emptyOptions(), help: true };
+  const values: Partial<Record<OptionName, string>> = {};
+  const flags = new Set<OptionName>();
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("--") || arg === "-") {
+      if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}; options: ${ALL_OPTIONS.map((o) => `--${o}`).join(", ")}`);
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)) as OptionName;
+    if (FLAG_OPTIONS.has(name)) {
+      if (eq >= 0) throw new UsageError(`--${name} takes no value; got ${JSON.stringify(arg.slice(eq + 1))}`);
+      flags.add(name);
+      continue;
+    }
+    if (!VALUE_OPTIONS.has(name)) {
+      const close = ALL_OPTIONS.find((o) => o.replace(/-/g, "") === name.toLowerCase().replace(/[-_]/g, ""));
+      throw new UsageError(`unknown option --${name}${close ? ` (did you mean --${close}?)` : `; options: ${ALL_OPTIONS.map((o) => `--${o}`).join(", ")}`}`);
+    }
+    if (name in values) throw new UsageError(`--${name} is given twice`);
+    let value: string | undefined;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      // "--out --refresh" is a forgotten value, not a file named "--refresh".
+      if (value === undefined || (value.startsWith("--") && value.length > 2)) throw new UsageError(`--${name} needs a value`);
+      i++;
+    }
+    values[name] = value;
+  }
+  if (positional.length > 1) throw new UsageError(`one input file at a time; got ${positional.length}: ${positional.map((p) => JSON.stringify(p)).join(", ")}`);
+
+  const parsed = Options.safeParse({
+    input: positional[0],
+    out: values.out,
+    strategy: values.strategy,
+    sheet: values.sheet,
+    fields: values.fields,
+    comps: values.comps,
+    refresh: flags.has("refresh"),
+    dryRun: flags.has("dry-run"),
+    help: false,
+  });
+  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join("; "));
+  const o = parsed.data;
+  if (!o.out && !o.dryRun) throw new UsageError("--out must be given: the .xlsx workbook to write (or use --dry-run to only estimate)");
+  if (o.sheet !== undefined && !/\.xlsx$/i.test(o.input)) throw new UsageError(`--sheet applies to .xlsx input only; ${JSON.stringify(path.basename(o.input))} is a CSV file`);
+
+  let fields: FieldInfo[] | undefined;
+  if (o.fields !== undefined) {
+    const list = parseFieldList(o.fields, o.strategy ? { strategy: o.strategy } : {});
+    if (!list.ok) throw new UsageError(`--${list.message}`);
+    fields = list.fields;
+  }
+  return {
+    input: o.input,
+    out: o.out,
+    strategy: o.strategy ?? "buy",
+    strategyGiven: o.strategy !== undefined,
+    refresh: o.refresh,
+    dryRun: o.dryRun,
+    sheet: o.sheet,
+    fields,
+    fieldsText: o.fields,
+    comps: o.comps,
+    help: false,
+  };
+}
+
+function emptyOptions(): ScreenOptions {
+  return {
+    input: "",
+    out: undefined,
+    strategy: "buy",
+    strategyGiven: false,
+    refresh: false,
+    dryRun: false,
+    sheet: undefined,
+    fields: undefined,
+    fieldsText: undefined,
+    comps: DEFAULT_COMPS,
+    help: true,
+  };
+}

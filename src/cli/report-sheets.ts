@@ -1,0 +1,119 @@
+import { COMPARABLE_COLUMNS, FieldInfo, UNIT_FORMATS } from "../contract";
+import { Cell, DATE_TIME_FORMAT, ERROR_MARK, FormattedCell, LEADING_COLUMNS, MODE_TEXT, WARNING_MARK, excelDateTime } from "../sheet";
+import { Outcomes, RowOutcome } from "./outcomes";
+import { Plan, PlannedRow } from "./plan";
+import { RunSummary } from "./summary";
+
+/**
+ * The cells of everything str-screen writes besides the user's own columns: the result block of each
+ * row, and the Comparables, Warnings and Summary sheets. Both writers (a new workbook, streamed; an
+ * in-place refresh) lay out these same rows.
+ */
+export interface OutCell extends FormattedCell {
+  /** Written as a hyperlink to this address. */
+  link?: string;
+  bold?: boolean;
+}
+
+export type OutRow = OutCell[];
+
+export const COMPARABLES_SHEET = "Comparables";
+export const WARNINGS_SHEET = "Warnings";
+export const SUMMARY_SHEET = "Summary";
+export const REPORT_SHEETS = [COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET] as const;
+
+const ROW = "Row";
+const PROPERTY = "Property";
+export const COMPARABLES_HEADER = [ROW, PROPERTY, "Strategy", "Analysis id", ...COMPARABLE_COLUMNS.map((c) => c.label)];
+export const WARNINGS_HEADER_ROW = [ROW, PROPERTY, "Strategy", "Kind", "Message"];
+export const SUMMARY_TITLE = "STR screening summary";
+
+/** True when a sheet's first row is the one str-screen writes there: only such a sheet is replaced. */
+export function isReportSheet(name: string, firstRow: readonly unknown[]): boolean {
+  const text = firstRow.map((v) => (typeof v === "string" ? v : ""));
+  if (name === SUMMARY_SHEET) return text[0] === SUMMARY_TITLE;
+  const header = name === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW;
+  return header.slice(0, 4).every((h, i) => text[i] === h);
+}
+
+const bold = (value: Cell): OutCell => ({ value, bold: true });
+
+function isWebLink(value: Cell): value is string {
+  return typeof value === "string" && /^https?:\/\/\S+$/i.test(value);
+}
+
+/** A row's result block as written: report links become hyperlinks. */
+export function blockCells(outcome: RowOutcome, fields: readonly FieldInfo[]): OutRow {
+  return outcome.cells.map((c, i) => {
+    const field = fields[i - LEADING_COLUMNS];
+    return field?.unit === "url" && isWebLink(c.value) ? { ...c, link: c.value } : c;
+  });
+}
+
+function strategyText(row: PlannedRow): string {
+  return row.kind === "blank" ? "" : (row.op ?? "");
+}
+
+/** Comparables of every answered row, in the table's order: the row, the property, then the comparable. */
+export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutRow> {
+  yield COMPARABLES_HEADER.map(bold);
+  for (let r = 0; r < plan.rows.length; r++) {
+    const outcome = outcomes.get(r);
+    if (!outcome?.comps) continue;
+    const row = plan.rows[r] as PlannedRow;
+    for (const values of outcomes.comparables(outcome)) {
+      const cells: OutRow = [{ value: row.index + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }, { value: outcome.analysisId ?? "" }];
+      COMPARABLE_COLUMNS.forEach((column, i) => {
+        const value = values[i] ?? "";
+        if (value === "") cells.push({ value: "" });
+        // Text needs no format; leaving it off keeps thousands of rows quick to write.
+        else if (typeof value === "string") cells.push({ value, ...(column.unit === "url" && isWebLink(value) ? { link: value } : {}) });
+        else cells.push({ value, format: UNIT_FORMATS[column.unit] });
+      });
+      yield cells;
+    }
+  }
+}
+
+/** One row per warning and per failed row, in the table's order. */
+export function* warningsRows(plan: Plan, outcomes: Outcomes): Generator<OutRow> {
+  yield WARNINGS_HEADER_ROW.map(bold);
+  for (let r = 0; r < plan.rows.length; r++) {
+    const outcome = outcomes.get(r);
+    if (!outcome) continue;
+    const row = plan.rows[r] as PlannedRow;
+    const lead: OutRow = [{ value: row.index + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }];
+    for (const warning of outcome.warnings) yield [...lead, { value: `${WARNING_MARK} Warning` }, { value: warning }];
+    if (outcome.error) yield [...lead, { value: `${ERROR_MARK} ${outcome.status === "stopped" ? "Not screened" : "Error"}` }, { value: outcome.error }];
+  }
+}
+
+/** The Summary sheet: what ran, where, when, what it found and what it cost. */
+export function summaryRows(s: RunSummary): OutRow[] {
+  const finished = excelDateTime(s.finishedAt.toISOString());
+  const count = (label: string, value: number): OutRow => [{ value: label }, { value, format: "#,##0" }];
+  return [
+    [bold(SUMMARY_TITLE), { value: "" }],
+    [{ value: "Mode" }, { value: s.mode === "sandbox" ? MODE_TEXT.sandbox : MODE_TEXT.live }],
+    [{ value: "Date" }, finished === undefined ? { value: s.finishedAt.toISOString() } : { value: finished, format: DATE_TIME_FORMAT }],
+    [{ value: "Input" }, { value: s.input }],
+    [{ value: "Sheet" }, { value: s.sheet }],
+    [{ value: "Output" }, { value: s.inPlace ? `${s.out} (refreshed in place)` : s.out }],
+    [{ value: "Strategy" }, { value: s.perRowStrategy ? `${s.strategy} unless the row's strategy column says otherwise` : s.strategy }],
+    [{ value: "Refresh" }, { value: s.refresh ? "Yes: every row fetched again (billed)" : "No: analyses already made come from the cache" }],
+    [{ value: "Relay" }, { value: s.relay }],
+    count("Rows", s.rows),
+    count("Done", s.done),
+    count("Created", s.created),
+    count("Cached", s.cached),
+    count("Duplicates", s.duplicate),
+    count("Failed", s.failed),
+    count("Invalid (of the failed)", s.invalid),
+    count("Not reached (of the failed)", s.notReached),
+    count("With warnings", s.withWarnings),
+    count("Blank", s.blank),
+    [{ value: "Cost (USD)" }, { value: s.costUSD, format: "$#,##0.00" }],
+    [{ value: "Stopped early" }, { value: s.stopped ? "Yes (Ctrl-C): run again to finish; rows already answered are free" : "No" }],
+    [{ value: "Elapsed (s)" }, { value: Math.round(s.elapsedSeconds * 10) / 10, format: "0.0" }],
+  ];
+}

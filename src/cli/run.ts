@@ -1,0 +1,211 @@
+import path from "node:path";
+import { RelayCallError } from "../client";
+import { INPUT_FIELDS, isBlank } from "../inputs";
+import { RELAY_VERSION } from "../relay/version";
+import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
+import { checkOutput } from "./output-checks";
+import { Outcomes } from "./outcomes";
+import { Plan, PlannedRow } from "./plan";
+import { planScreening } from "./plan";
+import { ProgressStats, ProgressStream, progressReporter } from "./progress";
+import { RelayTarget, openRelayTarget } from "./relay-target";
+import { DryRunTotals, dryRun, screenRows } from "./screen";
+import { summarize, summaryText, usd } from "./summary";
+import { InputTable, readTable } from "./table-reader";
+import { OutputError, refreshInPlace, writeNewWorkbook } from "./workbook-writer";
+
+/**
+ * `str-screen`, callable in-process: tests run it with their own environment and streams, main.ts
+ * with the process's. Resolves with the exit code: 0 every row screened, 1 some rows failed or the
+ * run was stopped, 2 a usage or configuration error (nothing was sent).
+ */
+export interface RunIO {
+  env: Record<string, string | undefined>;
+  stdout: { write(chunk: string): unknown };
+  /** Messages and progress; a TTY gets a redrawn progress line. */
+  stderr: ProgressStream;
+  /** Aborting stops sending (Ctrl-C); what arrived is written. */
+  signal?: AbortSignal;
+}
+
+export const EXIT = { done: 0, failed: 1, usage: 2 } as const;
+
+export async function run(argv: readonly string[], io: RunIO): Promise<number> {
+  const say = (line: string) => void io.stderr.write(`${line}\n`);
+  let options: ScreenOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    say(`str-screen: ${error.message}`);
+    say("Run str-screen --help for usage.");
+    return EXIT.usage;
+  }
+  if (options.help) {
+    io.stdout.write(`${HELP}\n`);
+    return EXIT.done;
+  }
+
+  const started = Date.now();
+  let target: RelayTarget | undefined;
+  let outcomes: Outcomes | undefined;
+  try {
+    const table = await readTable(options.input, options.sheet);
+    const plan = planScreening(table, options);
+    const output = options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table) };
+    say(`str-screen ${RELAY_VERSION}: ${describeTable(table, plan)}${output ? ` → ${output.out}${output.inPlace ? " (in place)" : ""}` : ""}`);
+    say(`Columns: ${describeColumns(plan)}`);
+    target = await openRelayTarget(io.env);
+    say(`Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`);
+
+    const estimate = await dryRun(target.client, plan.items, io.signal);
+    const invalid = plan.rows.filter((r) => r.kind === "invalid");
+    if (options.dryRun || !output) {
+      io.stdout.write(dryRunText(table, plan, estimate, invalid));
+      return invalid.length + estimate.invalid + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
+    }
+    say(
+      `Plan: ${plan.items.length.toLocaleString("en-US")} rows to screen: ${estimate.cached.toLocaleString("en-US")} cached, ${estimate.toCreate.toLocaleString("en-US")} to create, ${estimate.duplicates} ${estimate.duplicates === 1 ? "duplicate" : "duplicates"}; at most ${usd(estimate.estimatedCostUSD)}${invalid.length > 0 ? `; ${invalid.length} invalid rows are marked, not sent` : ""}.`,
+    );
+    if (estimate.estimatedCostUSD > estimate.budgetRemainingUSD) {
+      say(`Note: the relay's budget left today (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED, and nothing is billed for them.`);
+    }
+    if (estimate.unknownOutcome > 0) {
+      say(`Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`);
+    }
+
+    outcomes = new Outcomes(plan.fields, options.comps);
+    const progress = progressReporter(io.stderr);
+    const stats: ProgressStats = { total: plan.items.length, done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0 };
+    let spentCents = 0;
+    progress.update(stats);
+    const { stopped } = await screenRows(target.client, plan, outcomes, {
+      ...(io.signal ? { signal: io.signal } : {}),
+      verdicts: estimate.verdicts,
+      onOutcome: (row, outcome) => {
+        if (row.kind !== "request") return;
+        stats.done++;
+        if (outcome.status === "cached" || outcome.status === "duplicate") stats.cached++;
+        if (outcome.status === "failed" || outcome.status === "stopped") stats.failed++;
+        if (outcome.warnings.length > 0) stats.warnings++;
+        spentCents += Math.round(outcome.costUSD * 100);
+        stats.spentUSD = spentCents / 100;
+        // Rows marked after a stop are not progress: the closing line counts them.
+        if (outcome.status !== "stopped") progress.update(stats);
+      },
+    });
+    progress.finish(stats);
+    // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
+    const closing = target.close();
+    target = { ...target, close: () => closing };
+
+    const summary = summarize(plan, outcomes, {
+      mode: target.mode,
+      finishedAt: new Date(),
+      elapsedSeconds: (Date.now() - started) / 1000,
+      input: path.basename(table.file),
+      sheet: table.sheetName,
+      out: path.basename(output.out),
+      inPlace: output.inPlace,
+      strategy: options.strategy,
+      refresh: options.refresh,
+      relay: target.description,
+      stopped,
+    });
+    if (stopped && summary.done === 0) {
+      say(`Stopped before any row was answered: ${output.out} was not written.`);
+      return EXIT.failed;
+    }
+    const write = { table, plan, outcomes, summary, sandbox: target.mode === "sandbox" };
+    if (output.inPlace) await refreshInPlace(output.out, write);
+    else await writeNewWorkbook(output.out, write);
+    io.stdout.write(summaryText(summary, output.out));
+    listFailures(plan, outcomes, say);
+    return summary.failed > 0 ? EXIT.failed : EXIT.done;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      say(`str-screen: ${error.message}`);
+      return EXIT.usage;
+    }
+    if (error instanceof OutputError) {
+      say(`str-screen: ${error.message}`);
+      return EXIT.failed;
+    }
+    if (error instanceof RelayCallError) {
+      // Before the run itself (the dry run): nothing was sent.
+      if (error.code === "STR_CANCELLED") {
+        say("Stopped before anything was sent.");
+        return EXIT.failed;
+      }
+      say(`str-screen: the relay failed before anything was sent: [${error.code}] ${error.message}`);
+      return EXIT.usage;
+    }
+    say(`str-screen failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return EXIT.failed;
+  } finally {
+    outcomes?.close();
+    await target?.close();
+  }
+}
+
+function describeTable(table: InputTable, plan: Plan): string {
+  const blank = plan.rows.filter((r) => r.kind === "blank").length;
+  const where = table.format === "xlsx" ? `${path.basename(table.file)} (sheet ${JSON.stringify(table.sheetName)})` : path.basename(table.file);
+  return `${where}, header in row ${plan.headerIndex + 1}, ${(plan.rows.length - blank).toLocaleString("en-US")} rows${blank > 0 ? ` (and ${blank} blank)` : ""}`;
+}
+
+/** "Property Address" → Address, …; not used: "Notes" — the mapping the task pane shows, as text. */
+function describeColumns(plan: Plan): string {
+  const used: string[] = [];
+  const unused: string[] = [];
+  plan.headers.forEach((h, c) => {
+    if (isBlank(h)) return;
+    const block = plan.earlierBlock;
+    if (block && c >= block.start && c < block.start + block.width) return;
+    const field = plan.mapping[c];
+    if (field) used.push(`${JSON.stringify(String(h).trim())} → ${INPUT_FIELDS[field].label}`);
+    else unused.push(JSON.stringify(String(h).trim()));
+  });
+  const earlier = plan.earlierBlock ? `; earlier results in columns ${columnName(plan.earlierBlock.start)}–${columnName(plan.earlierBlock.start + plan.earlierBlock.width - 1)} are replaced` : "";
+  return `${used.join(", ")}${unused.length > 0 ? `; not used: ${unused.join(", ")}` : ""}${earlier}`;
+}
+
+/** 0 → A, 27 → AB. */
+export function columnName(index: number): string {
+  let name = "";
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  return name;
+}
+
+function dryRunText(table: InputTable, plan: Plan, e: DryRunTotals, invalid: PlannedRow[]): string {
+  const blank = plan.rows.filter((r) => r.kind === "blank").length;
+  const pad = (label: string, value: number | string, note = "") => `  ${label.padEnd(16)}${String(value).padStart(8)}${note ? `   ${note}` : ""}`;
+  const lines = [
+    `Dry run of ${path.basename(table.file)}${table.format === "xlsx" ? ` (sheet ${JSON.stringify(table.sheetName)})` : ""}: nothing sent, nothing spent.`,
+    pad("Rows", plan.rows.length - blank, blank > 0 ? `and ${blank} blank` : ""),
+    pad("Invalid", invalid.length + e.invalid, invalid.length > 0 ? "marked in the output, never sent" : ""),
+    pad("Cached", e.cached, "free"),
+    pad("To create", e.toCreate),
+    pad("Duplicates", e.duplicates, e.duplicates > 0 ? "same as an earlier row: one call" : ""),
+    pad("Unknown outcome", e.unknownOutcome, e.unknownOutcome > 0 ? "sent before with an unknown outcome: only --refresh sends them again" : ""),
+    pad("Estimated cost", usd(e.estimatedCostUSD), `at most${e.sandbox ? " (sandbox: simulated money)" : ""}; budget left today ${usd(e.budgetRemainingUSD)}`),
+  ];
+  if (invalid.length > 0) {
+    lines.push("Invalid rows:");
+    for (const row of invalid.slice(0, 20)) if (row.kind === "invalid") lines.push(`  row ${row.index + 1}: ${row.issues.map((i) => `${i.path} ${i.message}`).join("; ")}`);
+    if (invalid.length > 20) lines.push(`  … and ${invalid.length - 20} more`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function listFailures(plan: Plan, outcomes: Outcomes, say: (line: string) => void): void {
+  const failed: string[] = [];
+  plan.rows.forEach((row, r) => {
+    const o = outcomes.get(r);
+    if (o?.error && o.status === "failed") failed.push(`  row ${row.index + 1}: ${o.error}`);
+  });
+  if (failed.length === 0) return;
+  say(`Failed rows (marked ✖ in the output):`);
+  for (const line of failed.slice(0, 10)) say(line);
+  if (failed.length > 10) say(`  … and ${failed.length - 10} more (see the Warnings sheet)`);
+}

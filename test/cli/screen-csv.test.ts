@@ -1,0 +1,202 @@
+import fs from "node:fs";
+import path from "node:path";
+import ExcelJS from "exceljs";
+import { DEFAULT_COMPS } from "../../src/cli/args";
+import { MESSY_CSV, Ran, columnOf, readWorkbook, rowValues, screen, sheet, summaryOf, tempDir, testEnv } from "./support";
+
+/**
+ * The messy sample portfolio (test/fixtures/portfolio-messy.csv) screened end to end on the
+ * in-process sandbox relay: a BOM, CRLF, a quoted multi-line note, currency strings, "1.2M" and
+ * "$480k", odd headers, extra columns, a per-row strategy column, lat/lng in the address column,
+ * blank rows, a duplicate row, and four bad rows.
+ */
+describe("screening the messy CSV portfolio", () => {
+  const dir = tempDir();
+  const env = testEnv(path.join(dir, "data"));
+  const out = path.join(dir, "out.xlsx");
+  let first: Ran;
+  let book: ExcelJS.Workbook;
+  let ws: ExcelJS.Worksheet;
+
+  beforeAll(async () => {
+    first = await screen([MESSY_CSV, "--out", out], env);
+    book = await readWorkbook(out);
+    ws = sheet(book, "Screening");
+  });
+
+  test("exits 1 because some rows failed, and says what it did", () => {
+    expect(first.code).toBe(1);
+    expect(first.stdout).toContain("Done: 9 of 13 rows screened (8 created, 0 cached, 1 duplicate), 4 failed, 1 with warnings, 2 blank.");
+    expect(first.stdout).toMatch(/Cost: \$1\.70 \(sandbox/);
+    expect(first.stderr).toContain('"List Price ($)" → Price');
+    expect(first.stderr).toMatch(/not used: "Notes", "Agent"/);
+    expect(first.stderr).toMatch(/row 7: \[STR_VALIDATION\] List Price \(\$\) must be an amount/);
+  });
+
+  test("writes the input sheet, then Comparables, Warnings and Summary", () => {
+    expect(book.worksheets.map((w) => w.name)).toEqual(["Screening", "Comparables", "Warnings", "Summary"]);
+  });
+
+  test("keeps the input columns as they were, then the results under a bold header", () => {
+    const header = rowValues(ws, 1);
+    expect(header.slice(0, 15)).toEqual([
+      "Property Address", "List Price ($)", "Beds", "Baths #", "Sleeps", "Deal Type", "Monthly Rent", "Interest Rate (%)",
+      "Down Payment", "Loan Term", "Years Left", "Management Fee (%)", "AI Comps", "Notes", "Agent",
+    ]);
+    expect(header.slice(15)).toEqual([
+      "STR status", "STR fetched", "Annual revenue, median", "Nightly rate, median", "Occupancy, median", "Year-one revenue",
+      "Year-one cash flow", "Cash-on-cash return", "Report", "Analysis id", "Warnings (sandbox: simulated data)",
+    ]);
+    expect(ws.getRow(1).getCell(16).font?.bold).toBe(true);
+    expect(rowValues(ws, 2).slice(0, 5)).toEqual(["12 Main St, Austin TX", "$415,000", 3, 2, 8]);
+    expect(ws.getRow(3).getCell(14).value).toBe("great view\nneeds roof");
+  });
+
+  test("results are numbers with currency and percent formats, and the report is a link", () => {
+    const row = ws.getRow(2);
+    expect(row.getCell(columnOf(ws, 1, "STR status")).value).toBe("Created");
+    const revenue = row.getCell(columnOf(ws, 1, "Annual revenue, median"));
+    expect(typeof revenue.value).toBe("number");
+    expect(revenue.numFmt).toBe("$#,##0");
+    const occupancy = row.getCell(columnOf(ws, 1, "Occupancy, median"));
+    expect(occupancy.numFmt).toBe("0.0%");
+    expect(occupancy.value as number).toBeGreaterThan(0);
+    expect(occupancy.value as number).toBeLessThan(1);
+    const coc = row.getCell(columnOf(ws, 1, "Cash-on-cash return"));
+    expect(coc.numFmt).toBe("0.0%");
+    expect(row.getCell(columnOf(ws, 1, "STR fetched")).numFmt).toBe("yyyy-mm-dd hh:mm");
+    const report = row.getCell(columnOf(ws, 1, "Report")).value as ExcelJS.CellHyperlinkValue;
+    expect(report.hyperlink).toMatch(/^http:\/\/localhost:\d+\/sandbox\/reports\//);
+    expect(row.getCell(columnOf(ws, 1, /^Warnings/)).value).toBeNull();
+  });
+
+  test("every strategy of the per-row column is screened: buy, arbitrage, owned, co-host, and lat,lng as the location", () => {
+    const status = columnOf(ws, 1, "STR status");
+    for (const r of [3, 5, 6, 9, 10, 16]) expect([r, ws.getRow(r).getCell(status).value]).toEqual([r, "Created"]);
+    // Co-host answers have no cash flow: its cell is empty, not 0.
+    expect(ws.getRow(10).getCell(columnOf(ws, 1, "Year-one cash flow")).value).toBeNull();
+  });
+
+  test("bad rows are kept in place and marked with their error, naming the user's column", () => {
+    const status = columnOf(ws, 1, "STR status");
+    const last = columnOf(ws, 1, /^Warnings/);
+    const marked = (r: number) => [ws.getRow(r).getCell(status).value, ws.getRow(r).getCell(last).value];
+    expect(marked(7)).toEqual(["Failed", '✖ [STR_VALIDATION] List Price ($) must be an amount such as 415000 or $415,000; got "call agent"']);
+    expect(marked(12)).toEqual(["Failed", "✖ [STR_VALIDATION] Beds is required"]);
+    expect(marked(13)[1]).toMatch(/^✖ \[STR_VALIDATION\] Interest Rate \(%\) must be a number from 0 to 15/);
+    expect(marked(15)[1]).toMatch(/Deal Type must be one of buy, arb, owned, cohost; got "Flip"/);
+    expect(ws.getRow(7).getCell(columnOf(ws, 1, "Annual revenue, median")).value).toBeNull();
+    expect(rowValues(ws, 7)[0]).toBe("77 Hill Rd, Gatlinburg TN");
+  });
+
+  test("blank rows stay blank, and a repeated row shares the first one's analysis", () => {
+    expect(ws.getRow(4).getCell(columnOf(ws, 1, "STR status")).value).toBeNull();
+    expect(ws.getRow(11).getCell(columnOf(ws, 1, "STR status")).value).toBeNull();
+    const id = columnOf(ws, 1, "Analysis id");
+    expect(ws.getRow(14).getCell(columnOf(ws, 1, "STR status")).value).toBe("Duplicate");
+    expect(ws.getRow(14).getCell(id).value).toBe(ws.getRow(2).getCell(id).value);
+  });
+
+  test("warnings are data: in the row's warnings cell and in the Warnings sheet, with the failed rows", () => {
+    expect(ws.getRow(8).getCell(columnOf(ws, 1, /^Warnings/)).value).toMatch(/^⚠ addAIComps skipped: AI comparables are available for US properties only/);
+    const warnings = sheet(book, "Warnings");
+    expect(rowValues(warnings, 1)).toEqual(["Row", "Property", "Strategy", "Kind", "Message"]);
+    const rows = Array.from({ length: warnings.rowCount - 1 }, (_, i) => rowValues(warnings, i + 2));
+    expect(rows.map((r) => [r[0], r[3]])).toEqual([
+      [7, "✖ Error"],
+      [8, "⚠ Warning"],
+      [12, "✖ Error"],
+      [13, "✖ Error"],
+      [15, "✖ Error"],
+    ]);
+    expect(rows[1]?.[1]).toBe("Rua Augusta 100, Lisbon, Portugal");
+  });
+
+  test("the Comparables sheet lists the nearest comparables of each property (five by default), with links and formats", () => {
+    const comps = sheet(book, "Comparables");
+    expect(rowValues(comps, 1).slice(0, 5)).toEqual(["Row", "Property", "Strategy", "Analysis id", "Listing"]);
+    const byRow = new Map<number, number>();
+    for (let r = 2; r <= comps.rowCount; r++) byRow.set(comps.getRow(r).getCell(1).value as number, (byRow.get(comps.getRow(r).getCell(1).value as number) ?? 0) + 1);
+    expect([...byRow.keys()]).toEqual([2, 3, 5, 6, 8, 9, 10, 14, 16]);
+    expect([...byRow.values()].every((n) => n === DEFAULT_COMPS)).toBe(true);
+    const first = comps.getRow(2);
+    expect(first.getCell(2).value).toBe("12 Main St, Austin TX");
+    expect(first.getCell(columnOf(comps, 1, "Occupancy")).numFmt).toBe("0.0%");
+    expect(first.getCell(columnOf(comps, 1, "Annual revenue")).numFmt).toBe("$#,##0");
+    expect((first.getCell(columnOf(comps, 1, "Listing link")).value as ExcelJS.CellHyperlinkValue).hyperlink).toMatch(/\/sandbox\/listings\//);
+    const distance = columnOf(comps, 1, "Distance");
+    const distances = [2, 3, 4].map((r) => comps.getRow(r).getCell(distance).value as number);
+    expect([...distances].sort((a, b) => a - b)).toEqual(distances);
+  });
+
+  test("the Summary says the mode, the counts, the cost and the date", () => {
+    const s = summaryOf(book);
+    expect(s).toMatchObject({
+      Mode: "Sandbox (simulated data)",
+      Input: "portfolio-messy.csv",
+      Rows: 13,
+      Done: 9,
+      Created: 8,
+      Cached: 0,
+      Duplicates: 1,
+      Failed: 4,
+      "Invalid (of the failed)": 4,
+      "With warnings": 1,
+      Blank: 2,
+      "Stopped early": "No",
+    });
+    expect(s["Cost (USD)"]).toBeCloseTo(1.7);
+    expect(s.Date).toBeInstanceOf(Date);
+    expect(Math.abs((s.Date as Date).getTime() - Date.now())).toBeLessThan(24 * 3600 * 1000);
+  });
+
+  test("a second run's dry run estimates 0 USD and creates nothing", async () => {
+    const dry = await screen([MESSY_CSV, "--dry-run"], env);
+    expect(dry.stdout).toMatch(/Cached\s+9\s+free/);
+    expect(dry.stdout).toMatch(/To create\s+0\n/);
+    expect(dry.stdout).toMatch(/Estimated cost\s+\$0\.00/);
+    expect(dry.stdout).toMatch(/row 7: List Price \(\$\) must be an amount/);
+    // Invalid rows would fail: the dry run says so with its exit code.
+    expect(dry.code).toBe(1);
+  });
+
+  test("a second run answers every row from the cache and costs nothing", async () => {
+    const again = await screen([MESSY_CSV, "--out", path.join(dir, "again.xlsx")], env);
+    expect(again.stdout).toContain("(0 created, 9 cached, 0 duplicates)");
+    expect(again.stdout).toMatch(/Cost: \$0\.00/);
+    expect(summaryOf(await readWorkbook(path.join(dir, "again.xlsx")))).toMatchObject({ Created: 0, Cached: 9, "Cost (USD)": 0 });
+  });
+
+  test("--refresh --dry-run estimates fetching every row again, and spends nothing", async () => {
+    const dry = await screen([MESSY_CSV, "--refresh", "--dry-run"], env);
+    expect(dry.stdout).toMatch(/To create\s+8\n/);
+    // 8 reports and two rows asking for AI comparables, at their most.
+    expect(dry.stdout).toMatch(/Estimated cost\s+\$1\.80/);
+    const after = await screen([MESSY_CSV, "--dry-run"], env);
+    expect(after.stdout).toMatch(/Estimated cost\s+\$0\.00/);
+  });
+
+  test("--fields chooses the result columns and --comps 0 leaves the Comparables sheet a header", async () => {
+    const file = path.join(dir, "fields.xlsx");
+    const r = await screen([MESSY_CSV, "--out", file, "--fields", "revenue.p50; Occupancy, median; url", "--comps", "0"], env);
+    expect(r.code).toBe(1);
+    const b = await readWorkbook(file);
+    expect(rowValues(sheet(b, "Screening"), 1).slice(15)).toEqual(["STR status", "STR fetched", "Annual revenue, median", "Occupancy, median", "Report", "Warnings (sandbox: simulated data)"]);
+    expect(sheet(b, "Comparables").rowCount).toBe(1);
+  });
+
+  test("--strategy is the strategy of rows without one, and --fields is checked against it", async () => {
+    const csv = path.join(dir, "leases.csv");
+    fs.writeFileSync(csv, "Address,Rent,Beds,Baths,Guests\n\"200 Broadway, Nashville TN\",\"$2,100\",2,1,4\n");
+    const file = path.join(dir, "leases.xlsx");
+    const r = await screen([csv, "--out", file, "--strategy", "arb"], env);
+    expect(r.code).toBe(0);
+    const b = await readWorkbook(file);
+    expect(summaryOf(b)).toMatchObject({ Strategy: "arb", Done: 1, Failed: 0 });
+    // The arbitrage defaults include the rent.
+    expect(rowValues(sheet(b, "Screening"), 1)).toContain("Monthly rent");
+    const capRate = await screen([csv, "--out", file, "--strategy", "arb", "--fields", "Cap rate"], env);
+    expect(capRate.code).toBe(2);
+    expect(capRate.stderr).toMatch(/--fields: yearOneCapRatePercentage is not in arb analyses/);
+  });
+});
