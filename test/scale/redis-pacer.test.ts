@@ -1,0 +1,108 @@
+import Redis from "ioredis";
+import { PacingRule, pacingRule } from "../../src/relay/pacer";
+import { RedisPacer } from "../../src/relay/redis-pacer";
+import { redisClient } from "../../src/relay/store/shared-clients";
+import { SharedUrls, closedPort, describeShared, dropNamespace, testNamespace, withPort } from "../support/scale";
+
+function maxInWindow(times: number[], windowMs: number): number {
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while ((times[end] as number) - (times[start] as number) >= windowMs) start++;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+/** Takes `n` slots spread over the pacers (replicas), recording when each was granted. */
+async function grantTimes(pacers: RedisPacer[], n: number): Promise<number[]> {
+  const times: number[] = [];
+  await Promise.all(Array.from({ length: n }, (_, i) => (pacers[i % pacers.length] as RedisPacer).acquire().then(() => times.push(performance.now()))));
+  return times.sort((a, b) => a - b);
+}
+
+describeShared("the Redis pacer keeps every replica together within the account's limit", (urls: SharedUrls) => {
+  let ns: string;
+  const clients: Redis[] = [];
+  const pacers: RedisPacer[] = [];
+  /** A pacer with its own Redis connection, as each replica has. */
+  const replica = async (rule: PacingRule, url = urls.redisUrl): Promise<RedisPacer> => {
+    const redis = redisClient(url, "str-relay-test");
+    clients.push(redis);
+    if (url === urls.redisUrl) await new Promise((resolve) => redis.once("ready", resolve));
+    const pacer = new RedisPacer(redis, rule, ns);
+    pacers.push(pacer);
+    return pacer;
+  };
+  beforeEach(() => {
+    ns = testNamespace("pacer");
+  });
+  afterEach(async () => {
+    await Promise.all(pacers.splice(0).map((p) => p.close()));
+    for (const c of clients.splice(0)) c.disconnect();
+    await dropNamespace(urls, ns);
+  });
+
+  test("250 sends at 100 a second through two replicas: no 1-second window holds more than 100", async () => {
+    const rule = pacingRule(100);
+    const both = [await replica(rule), await replica(rule)];
+    const start = performance.now();
+    const times = await grantTimes(both, 250);
+    const elapsed = performance.now() - start;
+    expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(100);
+    expect(elapsed).toBeGreaterThanOrEqual(2 * 1000);
+    expect(elapsed).toBeLessThan(4000);
+  });
+
+  test("sends are spaced evenly, with a small catch-up, not let out in bursts of the limit", async () => {
+    const both = [await replica({ limit: 10, windowMs: 1000 }), await replica({ limit: 10, windowMs: 1000 })];
+    const start = performance.now();
+    const times = await grantTimes(both, 10);
+    // 1 + 4 catch-up slots at once, then one every 100 ms.
+    expect(times.filter((t) => t - start < 150).length).toBeLessThanOrEqual(6);
+    expect((times[9] as number) - start).toBeGreaterThanOrEqual(450);
+  });
+
+  test("a waiter whose signal aborts leaves the queue and is never granted", async () => {
+    const pacer = await replica({ limit: 1, windowMs: 300 });
+    await pacer.acquire();
+    const controller = new AbortController();
+    const aborted = pacer.acquire(controller.signal);
+    const next = pacer.acquire();
+    expect(pacer.waiting).toBe(2);
+    controller.abort(new Error("caller left"));
+    await expect(aborted).rejects.toThrow("caller left");
+    expect(pacer.waiting).toBe(1);
+    await next;
+    expect(pacer.waiting).toBe(0);
+  });
+
+  test("a 429 seen by one replica pauses every replica until its Retry-After, then all run slower", async () => {
+    const rule = { limit: 10, windowMs: 200 };
+    const a = await replica(rule);
+    const b = await replica(rule);
+    a.throttled(Date.now() + 300);
+    await new Promise((r) => setTimeout(r, 20));
+    const start = performance.now();
+    const times = await grantTimes([b], 20);
+    expect((times[0] as number) - start).toBeGreaterThanOrEqual(250);
+    // Nine tenths of 10 is 9 a window while slowed.
+    // Grants are seen here a round trip after Redis decided them: allow 10 ms of jitter.
+    expect(maxInWindow(times, 190)).toBeLessThanOrEqual(9);
+  });
+
+  test("with Redis away, waiting callers get 503 STR_STORE_UNAVAILABLE at once: nothing goes unpaced", async () => {
+    const pacer = await replica(pacingRule(100), withPort(urls.redisUrl, await closedPort()));
+    const t0 = Date.now();
+    await expect(pacer.acquire()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", statusCode: 503 });
+    expect(Date.now() - t0).toBeLessThan(500);
+  });
+
+  test("closing rejects the waiters", async () => {
+    const pacer = await replica({ limit: 1, windowMs: 10_000 });
+    await pacer.acquire();
+    const waiting = pacer.acquire();
+    await pacer.close();
+    await expect(waiting).rejects.toThrow(/closed/);
+  });
+});

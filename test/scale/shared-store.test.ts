@@ -1,0 +1,187 @@
+import { Client } from "pg";
+import { SharedStore } from "../../src/relay/store/shared-store";
+import { CallEnd, CallStart } from "../../src/relay/store/store";
+import { SharedUrls, closedPort, describeShared, dropNamespace, openTestStore, testNamespace, withPort } from "../support/scale";
+
+const DAY = Date.UTC(2030, 0, 10);
+const call = (n: number, extra: Partial<CallStart> = {}): CallStart => ({ op: "buy", cacheKey: `key-${n}`, maxCents: 20, owner: "replica-a", startedAt: DAY + n, ...extra });
+const end = (state: CallEnd["state"], cents = 0, extra: Partial<CallEnd> = {}): CallEnd => ({
+  state,
+  status: state === "billed" ? 200 : undefined,
+  cents,
+  reports: state === "billed" ? 1 : 0,
+  aiFunctions: 0,
+  analysisId: undefined,
+  errorCode: undefined,
+  finishedAt: DAY + 1000,
+  ...extra,
+});
+
+describeShared("the shared store (Redis + Postgres) behaves as the SQLite store does", (urls: SharedUrls) => {
+  let ns: string;
+  const opened: SharedStore[] = [];
+  const open = async (lockLeaseMs = 3000, u: SharedUrls = urls) => {
+    const s = await openTestStore(u, ns, lockLeaseMs);
+    opened.push(s);
+    return s;
+  };
+  beforeEach(() => {
+    ns = testNamespace("store");
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+    await dropNamespace(urls, ns);
+  });
+
+  test("replicas starting together migrate once, into versioned tables of the namespace's schema", async () => {
+    await Promise.all([open(), open(), open()]);
+    const pg = new Client({ connectionString: urls.databaseUrl });
+    await pg.connect();
+    try {
+      const tables = await pg.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [ns]);
+      expect(tables.rows.map((r) => r.table_name)).toEqual(["analyses_v1", "ledger_v1", "migrations", "replicas_v1"]);
+      expect((await pg.query(`SELECT version FROM "${ns}".migrations`)).rows).toEqual([{ version: 1 }]);
+    } finally {
+      await pg.end();
+    }
+  });
+
+  test("cached answers round-trip through Redis under the namespace's prefix", async () => {
+    const store = await open();
+    const entry = { key: "abc", op: "buy" as const, envelope: { success: true, data: undefined, warnings: ["w"], extra: { x: 1 }, notes: [] }, analysisId: "id-1", fetchedAt: DAY, costCents: 20 };
+    expect(await store.getCached("abc")).toBeUndefined();
+    await store.putCached(entry);
+    expect(await store.getCached("abc")).toEqual(entry);
+    expect(await store.redis.exists(`${ns}:cache_v1:abc`)).toBe(1);
+  });
+
+  test("an analysis keeps the strategy it was created with when an enhance updates it", async () => {
+    const store = await open();
+    const data = { _id: "a1" } as never;
+    await store.putAnalysis({ id: "a1", op: "buy", strategy: "buy", data, warnings: [], updatedAt: DAY });
+    await store.putAnalysis({ id: "a1", op: "enhance", strategy: undefined, data, warnings: [{ message: "w" } as never], updatedAt: DAY + 5 });
+    expect(await store.getAnalysis("a1")).toMatchObject({ id: "a1", op: "enhance", strategy: "buy", updatedAt: DAY + 5, warnings: [{ message: "w" }] });
+    expect(await store.getAnalysis("nope")).toBeUndefined();
+  });
+
+  test("40 concurrent reservations through two replicas cannot pass the budget together", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, n) => (n % 2 ? a : b).reserveCall(call(n), 200, DAY)));
+    expect(results.filter((r) => r.ok)).toHaveLength(10);
+    for (const r of results) if (!r.ok) expect(r.committedCents).toBeGreaterThan(180);
+    expect(await a.usage(DAY)).toMatchObject({ calls: 10, pendingCents: 200 });
+  });
+
+  test("usage adds billed, unknown and pending since a time; free and failed calls cost nothing", async () => {
+    const store = await open();
+    const ids = [];
+    for (let n = 0; n < 5; n++) {
+      const r = await store.reserveCall(call(n, { maxCents: 40 }), 10_000, DAY);
+      if (!r.ok) throw new Error("refused");
+      ids.push(r.id);
+    }
+    await store.finishCall(ids[0] as string, end("billed", 30, { reports: 1, aiFunctions: 1 }));
+    await store.finishCall(ids[1] as string, end("free"));
+    await store.finishCall(ids[2] as string, end("failed"));
+    await store.finishCall(ids[3] as string, end("unknown"));
+    expect(await store.usage(DAY)).toEqual({ calls: 5, reports: 1, aiFunctions: 1, billedCents: 30, unknownCents: 40, pendingCents: 40 });
+    expect(await store.usage(DAY + 3)).toEqual({ calls: 2, reports: 0, aiFunctions: 0, billedCents: 0, unknownCents: 40, pendingCents: 40 });
+    // The budget counts the same: 30 + 40 + 40 committed, so 40 more does not fit in 140.
+    expect(await store.reserveCall(call(9, { maxCents: 40 }), 140, DAY)).toEqual({ ok: false, committedCents: 110 });
+    const ledger = await store.ledger();
+    expect(ledger.map((r) => r.state)).toEqual(["billed", "free", "failed", "unknown", "pending"]);
+    expect(ledger[0]).toMatchObject({ id: ids[0], op: "buy", cacheKey: "key-0", cents: 30, maxCents: 40, owner: "replica-a", startedAt: DAY, status: 200, finishedAt: DAY + 1000 });
+  });
+
+  test("the latest call decides a request's state, and a settled call is not finished again", async () => {
+    const store = await open();
+    expect(await store.lastCallState("key-7")).toBeUndefined();
+    const first = await store.reserveCall(call(7), 1000, DAY);
+    if (!first.ok) throw new Error("refused");
+    expect(await store.lastCallState("key-7")).toBe("pending");
+    await store.finishCall(first.id, end("unknown"));
+    expect(await store.lastCallState("key-7")).toBe("unknown");
+    // Finishing it again (a late answer after it was settled) changes nothing.
+    await store.finishCall(first.id, end("billed", 20));
+    expect(await store.lastCallState("key-7")).toBe("unknown");
+    const second = await store.reserveCall(call(7), 1000, DAY);
+    if (!second.ok) throw new Error("refused");
+    await store.finishCall(second.id, end("billed", 20));
+    expect(await store.lastCallState("key-7")).toBe("billed");
+  });
+
+  test("pending calls of a replica that stopped heartbeating become unknown; a live replica's stay pending", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    const now = Date.now();
+    await a.heartbeat("dead", now - 60_000);
+    await b.heartbeat("alive", now);
+    await a.reserveCall(call(1, { owner: "dead" }), 1000, DAY);
+    await b.reserveCall(call(2, { owner: "alive" }), 1000, DAY);
+    // The other replica sees them and settles the dead one's.
+    expect(await b.settleOrphans(now, 30_000)).toBe(1);
+    expect((await a.ledger()).map((r) => [r.owner, r.state, r.errorCode])).toEqual([
+      ["dead", "unknown", "STR_OUTCOME_UNKNOWN"],
+      ["alive", "pending", undefined],
+    ]);
+    expect(await a.settleOrphans(now, 30_000)).toBe(0);
+  });
+
+  test("a lock is its owner's: others cannot take or release it, the owner may take it again", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    expect(await a.acquireLock("k", "owner-a", 60_000)).toBe(true);
+    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(false);
+    await b.releaseLock("k", "owner-b");
+    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(false);
+    expect(await a.acquireLock("k", "owner-a", 60_000)).toBe(true);
+    await a.releaseLock("k", "owner-a");
+    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(true);
+  });
+
+  test("a lock held by a dead owner expires within its lease, though it asked for a minute", async () => {
+    const a = await open(400);
+    const b = await open(400);
+    expect(await a.acquireLock("k", "owner-a", 60_000)).toBe(true);
+    // "Dies": stops renewing without releasing.
+    await a.close();
+    const start = Date.now();
+    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(false);
+    while (!(await b.acquireLock("k", "owner-b", 60_000))) await new Promise((r) => setTimeout(r, 25));
+    expect(Date.now() - start).toBeLessThan(1500);
+  });
+
+  test("a live owner's lock is renewed past its lease, up to the time it asked for", async () => {
+    const a = await open(300);
+    const b = await open(300);
+    expect(await a.acquireLock("k", "owner-a", 1500)).toBe(true);
+    await new Promise((r) => setTimeout(r, 900));
+    expect(await b.acquireLock("k", "owner-b", 1500)).toBe(false);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await b.acquireLock("k", "owner-b", 1500)).toBe(true);
+  });
+
+  test("a schema dropped under a running store is migrated again on the next call", async () => {
+    const store = await open();
+    await store.heartbeat("r", Date.now());
+    await dropNamespace(urls, ns);
+    await store.heartbeat("r", Date.now()).catch(() => undefined);
+    await store.heartbeat("r", Date.now());
+    expect(await store.usage(0)).toMatchObject({ calls: 0 });
+  });
+
+  test("Redis or Postgres away: calls fail at once naming the part, ping says so, nothing hangs", async () => {
+    const noRedis = await open(3000, { ...urls, redisUrl: withPort(urls.redisUrl, await closedPort()) });
+    const t0 = Date.now();
+    await expect(noRedis.getCached("k")).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Redis" });
+    await expect(noRedis.acquireLock("k", "o", 1000)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Redis" });
+    await expect(noRedis.ping()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Redis" });
+    expect(Date.now() - t0).toBeLessThan(1000);
+    // Its Postgres half still works.
+    expect(await noRedis.usage(0)).toMatchObject({ calls: 0 });
+
+    const noPostgres = await open(3000, { ...urls, databaseUrl: withPort(urls.databaseUrl, await closedPort()) });
+    await expect(noPostgres.reserveCall(call(1), 1000, DAY)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Postgres" });
+    await expect(noPostgres.usage(0)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Postgres" });
+    await expect(noPostgres.ping()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Postgres" });
+    expect(await noPostgres.getCached("k")).toBeUndefined();
+  });
+});
