@@ -1,0 +1,150 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Pool } from "undici";
+import { BENCH_KEY, BENCH_TOKEN, ROOT, buyParams, startRelay, startSandbox, verdict } from "./support";
+
+/**
+ * npm run bench:cli — str-screen as users run it (`node lib/cli/main.js`), on a CSV portfolio of
+ * distinct properties, against a sandbox throttled at the service's 100 req/s whose reports take
+ * 0.2–0.6 s (SANDBOX_TIME_SCALE 0.02).
+ *   1. 2,000 rows on the CLI's in-process sandbox relay: elapsed (the whole process: start, read,
+ *      dry run, screen, write) ÷ the pacing limit's 20 s — target ≤ 1.15.
+ *   2. Peak RSS of 500 and 2,000 rows, as a ratio — target flat. Measured twice: the CLI alone,
+ *      through a relay in its own process (what str-screen itself holds); and with its in-process
+ *      relay, whose embedded sandbox keeps every simulated analysis in memory by design.
+ * The baseline, measured in the same run: the same number of items sent as one batch straight to a
+ * relay process (bench:relay's first figure), which is what this machine allows at the moment; the
+ * CLI's overhead is its time less that.
+ */
+const RPS = 100;
+const SIZES = (process.env.BENCH_ROWS ?? "500,2000").split(",").map(Number);
+const MAIN = path.join(ROOT, "lib", "cli", "main.js");
+
+interface Measured {
+  rows: number;
+  seconds: number;
+  /** The CLI's own figure: from reading the input to the last answer (before writing). */
+  screeningSeconds: number;
+  peakRssMiB: number;
+  code: number | null;
+  stdout: string;
+}
+
+/** One batch of `rows` distinct items straight to the relay, read to its end: seconds. */
+async function directBatch(url: string, rows: number, from: number): Promise<number> {
+  const pool = new Pool(url, { connections: 2 });
+  const items = Array.from({ length: rows }, (_, n) => ({ strategy: "buy", params: buyParams(from + n) }));
+  const start = performance.now();
+  const res = await pool.request({
+    method: "POST",
+    path: "/v1/batch",
+    body: JSON.stringify({ items }),
+    headers: { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" },
+    bodyTimeout: 0,
+    headersTimeout: 0,
+  });
+  for await (const chunk of res.body) void chunk;
+  const seconds = (performance.now() - start) / 1000;
+  await pool.close();
+  return seconds;
+}
+
+function writePortfolio(file: string, rows: number, from: number): void {
+  const lines = ["Address,List Price ($),Beds,Baths,Sleeps"];
+  for (let n = from; n < from + rows; n++) {
+    const p = buyParams(n);
+    lines.push(`"${p.fullAddress}","$${p.purchasePriceUSD.toLocaleString("en-US")}",${p.bedrooms},${p.bathrooms},${p.accomodates}`);
+  }
+  fs.writeFileSync(file, `${lines.join("\n")}\n`);
+}
+
+/** Runs the CLI to its end; its own peak RSS comes from a preloaded exit hook (process.resourceUsage). */
+function runCli(dir: string, rows: number, from: number, env: Record<string, string>): Promise<Measured> {
+  const csv = path.join(dir, `portfolio-${from}-${rows}.csv`);
+  writePortfolio(csv, rows, from);
+  const rssFile = path.join(dir, `rss-${from}-${rows}.txt`);
+  const preload = path.join(dir, "report-rss.js");
+  fs.writeFileSync(preload, 'process.on("exit", () => require("fs").writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n');
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STR_|RELAY_|SANDBOX_)/.test(k)));
+  const start = performance.now();
+  const child = spawn(process.execPath, ["--require", preload, MAIN, csv, "--out", path.join(dir, `out-${from}-${rows}.xlsx`)], {
+    env: { ...clean, ...env, BENCH_RSS_FILE: rssFile },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  process.once("exit", () => child.kill("SIGKILL"));
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      const seconds = (performance.now() - start) / 1000;
+      if (code !== 0) return reject(new Error(`str-screen exited ${code} on ${rows} rows:\n${stderr.slice(-2000)}`));
+      const kb = Number(fs.readFileSync(rssFile, "utf8"));
+      const screeningSeconds = Number(/; ([\d.]+) s\./.exec(stdout)?.[1]);
+      resolve({ rows, seconds, screeningSeconds, peakRssMiB: Math.round(kb / 1024), code, stdout });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-bench-cli-"));
+  const sandboxEnv = { SANDBOX_TIME_SCALE: "0.02", SANDBOX_AI_FAILURE_RATE: "0", SANDBOX_AI_TIMEOUT_RATE: "0" };
+  const biggest = Math.max(...SIZES);
+  process.stdout.write(`bench:cli — str-screen on ${SIZES.join(" and ")} distinct rows, at ${RPS} req/s\n`);
+
+  // 1 and 2b: the CLI on its own in-process sandbox relay, a fresh store each run.
+  const inProcess: Measured[] = [];
+  for (const rows of SIZES) {
+    inProcess.push(await runCli(dir, rows, 0, { ...sandboxEnv, RELAY_UPSTREAM_RPS: String(RPS), RELAY_DATA_DIR: path.join(dir, `data-${rows}`) }));
+  }
+
+  // 2a: the CLI alone, through a relay and a sandbox in processes of their own.
+  const upstream = await startSandbox({ ...sandboxEnv, SANDBOX_API_KEYS: BENCH_KEY });
+  const relay = await startRelay({ STR_API_KEY: BENCH_KEY, STR_API_BASE_URL: upstream.url, RELAY_UPSTREAM_RPS: String(RPS) });
+  const remote: Measured[] = [];
+  let baseline: number;
+  try {
+    let from = 100_000;
+    for (const rows of SIZES) {
+      remote.push(await runCli(dir, rows, from, { STR_RELAY_URL: relay.url, STR_RELAY_TOKEN: BENCH_TOKEN }));
+      from += rows;
+    }
+    baseline = await directBatch(relay.url, biggest, 200_000);
+  } finally {
+    await relay.stop();
+    await upstream.stop();
+  }
+
+  const pick = (list: Measured[], rows: number) => list.find((m) => m.rows === rows) as Measured;
+  const ideal = biggest / RPS;
+  const big = pick(inProcess, biggest);
+  const bigRemote = pick(remote, biggest);
+  const ratio = big.seconds / ideal;
+  const lines = [`  ${"rows".padStart(6)}  ${"in-process relay".padEnd(36)}  ${"through a relay process".padEnd(36)}`];
+  const cell = (m: Measured) => `${m.seconds.toFixed(2)} s (screening ${m.screeningSeconds.toFixed(2)} s), ${m.peakRssMiB} MiB`.padEnd(36);
+  for (const rows of SIZES) lines.push(`  ${String(rows).padStart(6)}  ${cell(pick(inProcess, rows))}  ${cell(pick(remote, rows))}`);
+  lines.push(
+    `  elapsed ÷ pacing limit, ${biggest} rows, in-process relay     ${ratio.toFixed(3)}   (target ≤ 1.15)  ${verdict(ratio <= 1.15)}`,
+    `  elapsed ÷ pacing limit, ${biggest} rows, relay process        ${(bigRemote.seconds / ideal).toFixed(3)}`,
+    `  baseline: one batch straight to the relay, ÷ pacing limit ${(baseline / ideal).toFixed(3)}   (what this machine allows now; bench:relay's target ≤ 1.10)`,
+    `  the CLI's overhead over the baseline (start, read, dry run, write): ${(bigRemote.seconds - baseline).toFixed(2)} s`,
+  );
+  if (SIZES.length >= 2) {
+    const small = Math.min(...SIZES);
+    const cliAlone = bigRemote.peakRssMiB / pick(remote, small).peakRssMiB;
+    const withRelay = big.peakRssMiB / pick(inProcess, small).peakRssMiB;
+    lines.push(`  peak RSS ${biggest} ÷ ${small} rows, the CLI alone             ${cliAlone.toFixed(2)}    (target ≤ 1.25: flat)  ${verdict(cliAlone <= 1.25)}`);
+    lines.push(`  peak RSS ${biggest} ÷ ${small} rows, with in-process relay    ${withRelay.toFixed(2)}    (its sandbox keeps every analysis it made)`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

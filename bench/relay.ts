@@ -1,0 +1,92 @@
+import { Pool } from "undici";
+import { BENCH_KEY, BENCH_TOKEN, buyParams, peakRssMiB, startRelay, startSandbox, steadyLoad, throughput, verdict } from "./support";
+
+/**
+ * npm run bench:relay — the relay against the sandbox, both as separate processes on loopback.
+ *   1. A batch of 2,000 distinct items at the service's 100 req/s: elapsed ÷ the ideal 20 s
+ *      (target ≤ 1.10), 429s from the service (target 0), reports created twice (target 0), and
+ *      the relay's peak RSS.
+ *   2. Cache hits through the relay vs the same calls straight to a sandbox, at 500 req/s:
+ *      p50/p99 latency (target: the relay adds ≤ 1 ms p50 and ≤ 5 ms p99) and closed-loop throughput.
+ */
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 2000);
+const RPS = 100;
+
+async function main(): Promise<void> {
+  // The service as the relay sees it: throttled at 100 req/s, reports taking 0.2–0.6 s (2 % of the live 10–30 s).
+  const upstream = await startSandbox({ SANDBOX_TIME_SCALE: "0.02", SANDBOX_API_KEYS: BENCH_KEY, SANDBOX_AI_FAILURE_RATE: "0", SANDBOX_AI_TIMEOUT_RATE: "0" });
+  // A second sandbox to call directly for the baseline: instant and unthrottled, like a cache hit.
+  const direct = await startSandbox({ SANDBOX_TIME_SCALE: "0", SANDBOX_API_KEYS: BENCH_KEY, SANDBOX_RATE_LIMIT: "100000" });
+  const relay = await startRelay({ STR_API_KEY: BENCH_KEY, STR_API_BASE_URL: upstream.url, RELAY_UPSTREAM_RPS: String(RPS) });
+  const relayPool = new Pool(relay.url, { connections: 64 });
+  const directPool = new Pool(direct.url, { connections: 64 });
+  const auth = { authorization: `Bearer ${BENCH_TOKEN}` };
+  try {
+    process.stdout.write(`bench:relay — ${ITEMS} distinct items at ${RPS} req/s (ideal ${ITEMS / RPS} s)\n`);
+    const items = Array.from({ length: ITEMS }, (_, n) => ({ strategy: "buy", params: buyParams(n) }));
+    const start = performance.now();
+    const res = await relayPool.request({ method: "POST", path: "/v1/batch", body: JSON.stringify({ items }), headers: { ...auth, "content-type": "application/json" }, bodyTimeout: 0, headersTimeout: 0 });
+    let lines = 0;
+    let ok = 0;
+    let rest = "";
+    for await (const chunk of res.body) {
+      rest += chunk.toString();
+      const parts = rest.split("\n");
+      rest = parts.pop() ?? "";
+      for (const line of parts.filter(Boolean)) {
+        lines++;
+        if ((JSON.parse(line) as { status: number }).status === 200) ok++;
+      }
+    }
+    const elapsed = (performance.now() - start) / 1000;
+    const ratio = elapsed / (ITEMS / RPS);
+    const stats = (await (await fetch(`${upstream.url}/__sandbox/stats`)).json()) as { statuses: Record<string, number>; duplicateCreates: number; maxPerSecond: number };
+    const throttled = stats.statuses["429"] ?? 0;
+    const rss = peakRssMiB(relay.process.pid as number);
+    process.stdout.write(
+      [
+        `  answered ${lines} lines, ${ok} ok, in ${elapsed.toFixed(2)} s`,
+        `  elapsed ÷ ideal          ${ratio.toFixed(3)}   (target ≤ 1.10)  ${verdict(ratio <= 1.1 && ok === ITEMS)}`,
+        `  upstream 429s            ${throttled}       (target 0)       ${verdict(throttled === 0)}`,
+        `  reports created twice    ${stats.duplicateCreates}       (target 0)       ${verdict(stats.duplicateCreates === 0)}`,
+        `  most requests in any 1 s at the service: ${stats.maxPerSecond} (limit ${RPS})`,
+        `  relay peak RSS           ${rss ?? "n/a"} MiB`,
+        "",
+      ].join("\n"),
+    );
+
+    // 2. Cache hits: the first 200 items are cached now.
+    const cachedBody = (i: number) => JSON.stringify(buyParams(i % 200));
+    const viaRelay = (i: number) => ({ path: "/v1/external/analysis/create/buy", body: cachedBody(i), headers: auth });
+    const straight = (i: number) => ({ path: "/v1/external/analysis/create/buy", body: cachedBody(i), headers: { "x-service-api-key": BENCH_KEY } });
+    await steadyLoad(relayPool, 200, 1, viaRelay); // warm-up
+    await steadyLoad(directPool, 200, 1, straight);
+    const r = await steadyLoad(relayPool, 500, 6, viaRelay);
+    const d = await steadyLoad(directPool, 500, 6, straight);
+    const addedP50 = r.p50 - d.p50;
+    const addedP99 = r.p99 - d.p99;
+    const relayRps = await throughput(relayPool, 16, 3, viaRelay);
+    const directRps = await throughput(directPool, 16, 3, straight);
+    process.stdout.write(
+      [
+        `cache hits at 500 req/s for 6 s (${r.count} through the relay, ${d.count} straight to a sandbox; errors ${r.errors}/${d.errors})`,
+        `  p50  relay ${r.p50.toFixed(2)} ms   straight ${d.p50.toFixed(2)} ms   added ${addedP50.toFixed(2)} ms (target ≤ 1)  ${verdict(addedP50 <= 1)}`,
+        `  p99  relay ${r.p99.toFixed(2)} ms   straight ${d.p99.toFixed(2)} ms   added ${addedP99.toFixed(2)} ms (target ≤ 5)  ${verdict(addedP99 <= 5)}`,
+        `  closed-loop throughput, 16 callers: relay ${relayRps.toFixed(0)} req/s, straight ${directRps.toFixed(0)} req/s (ratio ${(relayRps / directRps).toFixed(2)})`,
+        `  relay peak RSS so far    ${peakRssMiB(relay.process.pid as number) ?? "n/a"} MiB`,
+        "",
+      ].join("\n"),
+    );
+  } finally {
+    await relayPool.close();
+    await directPool.close();
+    await relay.stop();
+    await upstream.stop();
+    await direct.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

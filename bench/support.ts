@@ -1,0 +1,148 @@
+import { ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Pool } from "undici";
+
+/**
+ * Shared by the benchmarks: processes started from the built lib/ (as users run them), a load
+ * generator on undici, and the figures the benchmarks print.
+ */
+export const ROOT = path.resolve(__dirname, "..");
+
+export interface Child {
+  process: ChildProcess;
+  url: string;
+  output: string[];
+  stop(): Promise<void>;
+}
+
+/** Starts `node lib/<entry>` and waits until it prints a line matching `ready` (which captures the URL). */
+export function startChild(entry: string, env: Record<string, string>, ready: RegExp): Promise<Child> {
+  const child = spawn(process.execPath, [path.join(ROOT, "lib", entry)], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const output: string[] = [];
+  // Never outlive the benchmark, however it ends.
+  process.once("exit", () => child.kill("SIGKILL"));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output.join("")}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const match = ready.exec(output.join(""));
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          process: child,
+          url: match[1] as string,
+          output,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null) return done();
+              child.once("exit", () => done());
+              child.kill("SIGTERM");
+            }),
+        });
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code}:\n${output.join("")}`));
+    });
+  });
+}
+
+export function startSandbox(env: Record<string, string> = {}): Promise<Child> {
+  return startChild("sandbox/main.js", { SANDBOX_PORT: "0", ...env }, /listening on (http:\/\/[\d.]+:\d+)/);
+}
+
+export const BENCH_TOKEN = "bench-token-0123456789abcdef";
+export const BENCH_KEY = "sk_bench_key_0123456789";
+
+export function startRelay(env: Record<string, string>): Promise<Child> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-bench-"));
+  return startChild(
+    "relay/main.js",
+    { RELAY_PORT: "0", RELAY_DATA_DIR: dataDir, RELAY_TOKENS: BENCH_TOKEN, RELAY_CALLER_RPS: "100000", RELAY_BUDGET_USD_PER_DAY: "100000", RELAY_LOG_LEVEL: "warn", ...env },
+    /listening on (https?:\/\/[\d.]+:\d+)/,
+  );
+}
+
+/** Peak resident memory of a process so far, in MiB (Linux: VmHWM). */
+export function peakRssMiB(pid: number): number | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+    return Number.isFinite(kb) ? Math.round(kb / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
+}
+
+export interface Latencies {
+  count: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/** Sends `make()` at a steady `perSecond` for `seconds` (open loop) and records each latency, ms. */
+export async function steadyLoad(pool: Pool, perSecond: number, seconds: number, make: (i: number) => { path: string; body: string; headers: Record<string, string> }): Promise<Latencies> {
+  const total = Math.round(perSecond * seconds);
+  const times: number[] = [];
+  let errors = 0;
+  const start = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const req = make(i);
+    const t0 = performance.now();
+    inflight.push(
+      pool
+        .request({ method: "POST", path: req.path, body: req.body, headers: { "content-type": "application/json", ...req.headers } })
+        .then(async (res) => {
+          await res.body.arrayBuffer();
+          if (res.statusCode !== 200) errors++;
+          times.push(performance.now() - t0);
+        })
+        .catch(() => {
+          errors++;
+        }),
+    );
+  }
+  await Promise.all(inflight);
+  times.sort((a, b) => a - b);
+  return { count: times.length, p50: percentile(times, 0.5), p99: percentile(times, 0.99), errors };
+}
+
+/** Closed loop: `concurrency` callers as fast as they can for `seconds`; requests a second. */
+export async function throughput(pool: Pool, concurrency: number, seconds: number, make: (i: number) => { path: string; body: string; headers: Record<string, string> }): Promise<number> {
+  let done = 0;
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      for (let i = worker; performance.now() < end; i += concurrency) {
+        const req = make(i);
+        const res = await pool.request({ method: "POST", path: req.path, body: req.body, headers: { "content-type": "application/json", ...req.headers } });
+        await res.body.arrayBuffer();
+        done++;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+export function verdict(ok: boolean): string {
+  return ok ? "PASS" : "MISS";
+}
+
+export function buyParams(n: number) {
+  return { fullAddress: `${100 + n} Bench Ave, Austin TX`, purchasePriceUSD: 300_000 + (n % 50) * 5000, bedrooms: 1 + (n % 4), bathrooms: 1 + (n % 3), accomodates: 2 + (n % 6) };
+}
