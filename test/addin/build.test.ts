@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
-import { addinBuild } from "../support/addin-build";
+import { BUILD_ENV_SECRETS, addinBuild } from "../support/addin-build";
 
 /**
  * The production build (`webpack --mode production`, as `npm run build` runs it; see
@@ -95,6 +95,24 @@ describe("the production build", () => {
     expect(read("help.html")).toMatch(/STR\.BUY/);
     expect(read("taskpane.css").length).toBeGreaterThan(100);
     expect(read("manifest.xml")).toBe(fs.readFileSync(path.join(ROOT, "manifest.xml"), "utf8"));
+  });
+
+  test("no service key or relay token reaches the output, though the build ran with them in its environment", () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else files.push(full);
+      }
+    };
+    walk(out);
+    expect(files.length).toBeGreaterThan(5);
+    const secrets = [...new Set(Object.values(BUILD_ENV_SECRETS))];
+    for (const file of files) {
+      const content = fs.readFileSync(file).toString("latin1");
+      for (const secret of secrets) expect({ file: path.relative(out, file), leaks: content.includes(secret) }).toEqual({ file: path.relative(out, file), leaks: false });
+    }
   });
 
   test("the bundles import no Node module and ship no source maps", () => {

@@ -13,8 +13,19 @@ const ROOT = path.resolve(__dirname, "../..");
 const WEBPACK = require.resolve("webpack-cli/bin/cli.js", { paths: [ROOT] });
 const SOURCES = ["functions", "taskpane", "src/contract", "src/client", "src/sheet", "src/inputs", "assets", "webpack.config.js", "manifest.xml", "tsconfig.web.json", "package-lock.json"];
 
+/**
+ * Every build runs with a service key and relay tokens in its environment, so the bundle tests can
+ * prove that nothing in the build (a DefinePlugin, an env plugin) carries them into dist/.
+ */
+export const BUILD_ENV_SECRETS = {
+  STR_API_KEY: "sk_live_BUILD_ENV_SENTINEL_9f2c41",
+  RELAY_TOKENS: "relay-token-BUILD-ENV-SENTINEL-77ad03",
+  STR_RELAY_TOKEN: "relay-token-BUILD-ENV-SENTINEL-77ad03",
+};
+
 function hashSources(): string {
   const hash = createHash("sha256");
+  hash.update(JSON.stringify(BUILD_ENV_SECRETS));
   const walk = (p: string) => {
     const full = path.join(ROOT, p);
     if (!fs.existsSync(full)) return;
@@ -32,7 +43,7 @@ export async function addinBuild(): Promise<string> {
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   await promisify(execFile)(process.execPath, [WEBPACK, "--mode", "production", "--output-path", tmp, "--stats", "errors-warnings"], {
     cwd: ROOT,
-    env: { ...process.env, CI: "true" },
+    env: { ...process.env, ...BUILD_ENV_SECRETS, CI: "true" },
     maxBuffer: 16 * 1024 * 1024,
     timeout: 170_000,
   });
