@@ -16,6 +16,7 @@ export class SqliteStore implements RelayStore {
   readonly #db: Database.Database;
   readonly #stmt;
   readonly #reserve;
+  readonly #settle;
 
   /** `file` is a path, or ":memory:" for tests. */
   constructor(file: string) {
@@ -74,6 +75,9 @@ export class SqliteStore implements RelayStore {
       settleOrphans: db.prepare(
         "UPDATE ledger_v1 SET state = 'unknown', error_code = 'STR_OUTCOME_UNKNOWN', finished_at = @now WHERE state = 'pending' AND owner NOT IN (SELECT owner FROM replicas_v1 WHERE heartbeat_at >= @cutoff)",
       ),
+      // A lock lives as long as its call may (the upstream timeout and a minute), far longer than a
+      // replica that stopped heartbeating: its locks go with its calls, as the shared store's leases do.
+      releaseOrphanLocks: db.prepare("DELETE FROM locks_v1 WHERE owner NOT IN (SELECT owner FROM replicas_v1 WHERE heartbeat_at >= @cutoff)"),
       ledger: db.prepare<[], LedgerDbRow>("SELECT * FROM ledger_v1 ORDER BY id"),
       // A lock is taken when free, expired, or already ours; the row is the lock, so processes sharing the file agree.
       acquireLock: db.prepare(
@@ -87,6 +91,12 @@ export class SqliteStore implements RelayStore {
       if (committed + call.maxCents > budgetCents) return { ok: false, committedCents: committed };
       const info = this.#stmt.insertCall.run(call);
       return { ok: true, id: String(info.lastInsertRowid) };
+    });
+    // The calls first, then the locks, in one step: whoever takes a freed lock sees its call unknown.
+    this.#settle = db.transaction((now: number, cutoff: number): number => {
+      const settled = this.#stmt.settleOrphans.run({ now, cutoff }).changes;
+      this.#stmt.releaseOrphanLocks.run({ cutoff });
+      return settled;
     });
   }
 
@@ -170,7 +180,7 @@ export class SqliteStore implements RelayStore {
   }
 
   async settleOrphans(now: number, staleAfterMs: number): Promise<number> {
-    return this.#stmt.settleOrphans.run({ now, cutoff: now - staleAfterMs }).changes;
+    return this.#settle.immediate(now, now - staleAfterMs);
   }
 
   async acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean> {

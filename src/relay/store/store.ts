@@ -107,7 +107,7 @@ export interface RelayStore {
   usage(since: number): Promise<UsageTotals>;
   /** Says this replica is alive; its pending calls stay pending. */
   heartbeat(owner: string, now: number): Promise<void>;
-  /** Pending calls of replicas that stopped heartbeating become unknown. Returns how many. */
+  /** Pending calls of replicas that stopped heartbeating become unknown, and the request locks they held are freed. Returns how many calls. */
   settleOrphans(now: number, staleAfterMs: number): Promise<number>;
   /** Takes a lock for a request being sent, so replicas send it once. False if another holds it. */
   acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean>;
