@@ -276,8 +276,7 @@ export class Gateway {
   }
 
   async #checkBudget(cents: number): Promise<void> {
-    const today = await this.#storeCall(() => this.#o.store.usage(this.#dayStart(Date.now())));
-    const committed = today.billedCents + today.unknownCents + today.pendingCents;
+    const committed = await this.#storeCall(() => this.#o.store.committedCents(this.#dayStart(Date.now())));
     if (committed + cents > this.#o.budgetCents) throw this.#budgetError(committed, cents);
   }
 

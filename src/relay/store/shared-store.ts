@@ -71,6 +71,11 @@ export class SharedStore implements RelayStore {
     return this.#ledger.reserveCall(call, budgetCents, dayStart);
   }
 
+  async committedCents(dayStart: number): Promise<number> {
+    const today = await this.#ledger.usage(dayStart);
+    return today.billedCents + today.unknownCents + today.pendingCents;
+  }
+
   finishCall(id: string, end: CallEnd): Promise<void> {
     return this.#ledger.finishCall(id, end);
   }

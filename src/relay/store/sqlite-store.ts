@@ -16,6 +16,7 @@ export class SqliteStore implements RelayStore {
   readonly #db: Database.Database;
   readonly #stmt;
   readonly #reserve;
+  readonly #finish;
   readonly #settle;
 
   /** `file` is a path, or ":memory:" for tests. */
@@ -31,15 +32,20 @@ export class SqliteStore implements RelayStore {
         fetched_at INTEGER NOT NULL, cost_cents INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS analyses_v1 (
         id TEXT PRIMARY KEY, op TEXT NOT NULL, strategy TEXT, data TEXT NOT NULL, warnings TEXT NOT NULL, updated_at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS ledger_v1 (
+      -- v2: each call carries the day it counts against, and spend_v2 keeps each day's committed
+      -- spend up to date in the same transactions, so the budget check before a call reads one row
+      -- rather than summing the day's ledger (which grew to milliseconds of blocked event loop a call).
+      CREATE TABLE IF NOT EXISTS ledger_v2 (
         id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, cache_key TEXT NOT NULL,
         state TEXT NOT NULL CHECK (state IN ('pending','billed','free','failed','unknown')),
-        max_cents INTEGER NOT NULL, owner TEXT NOT NULL, started_at INTEGER NOT NULL,
+        max_cents INTEGER NOT NULL, owner TEXT NOT NULL, started_at INTEGER NOT NULL, day INTEGER NOT NULL,
         status INTEGER, cents INTEGER NOT NULL DEFAULT 0, reports INTEGER NOT NULL DEFAULT 0,
         ai_functions INTEGER NOT NULL DEFAULT 0, analysis_id TEXT, error_code TEXT, finished_at INTEGER);
-      CREATE INDEX IF NOT EXISTS ledger_v1_key ON ledger_v1 (cache_key, id);
-      CREATE INDEX IF NOT EXISTS ledger_v1_started ON ledger_v1 (started_at);
-      CREATE INDEX IF NOT EXISTS ledger_v1_pending ON ledger_v1 (state) WHERE state = 'pending';
+      CREATE INDEX IF NOT EXISTS ledger_v2_key ON ledger_v2 (cache_key, id);
+      CREATE INDEX IF NOT EXISTS ledger_v2_started ON ledger_v2 (started_at);
+      CREATE INDEX IF NOT EXISTS ledger_v2_pending ON ledger_v2 (state) WHERE state = 'pending';
+      -- Billed cents plus the most of every call pending or unknown, by the day it counts against.
+      CREATE TABLE IF NOT EXISTS spend_v2 (day INTEGER PRIMARY KEY, committed_cents INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS replicas_v1 (owner TEXT PRIMARY KEY, heartbeat_at INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS locks_v1 (key TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL);
     `);
@@ -55,30 +61,31 @@ export class SqliteStore implements RelayStore {
         "INSERT INTO analyses_v1 (id, op, strategy, data, warnings, updated_at) VALUES (@id, @op, @strategy, @data, @warnings, @updated_at) " +
           "ON CONFLICT (id) DO UPDATE SET op = excluded.op, strategy = COALESCE(analyses_v1.strategy, excluded.strategy), data = excluded.data, warnings = excluded.warnings, updated_at = excluded.updated_at",
       ),
-      committed: db.prepare<[number], { cents: number | null }>(
-        "SELECT SUM(CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END) AS cents FROM ledger_v1 WHERE started_at >= ?",
+      committed: db.prepare<[number], { committed_cents: number }>("SELECT committed_cents FROM spend_v2 WHERE day = ?"),
+      addCommitted: db.prepare(
+        "INSERT INTO spend_v2 (day, committed_cents) VALUES (@day, @cents) ON CONFLICT (day) DO UPDATE SET committed_cents = committed_cents + excluded.committed_cents",
       ),
       insertCall: db.prepare(
-        "INSERT INTO ledger_v1 (op, cache_key, state, max_cents, owner, started_at) VALUES (@op, @cacheKey, 'pending', @maxCents, @owner, @startedAt)",
+        "INSERT INTO ledger_v2 (op, cache_key, state, max_cents, owner, started_at, day) VALUES (@op, @cacheKey, 'pending', @maxCents, @owner, @startedAt, @day)",
       ),
-      finishCall: db.prepare(
-        "UPDATE ledger_v1 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state = 'pending'",
+      finishCall: db.prepare<FinishParams, { day: number; max_cents: number }>(
+        "UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state = 'pending' RETURNING day, max_cents",
       ),
-      lastState: db.prepare<[string], { state: CallState }>("SELECT state FROM ledger_v1 WHERE cache_key = ? ORDER BY id DESC LIMIT 1"),
+      lastState: db.prepare<[string], { state: CallState }>("SELECT state FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1"),
       usage: db.prepare<[number], UsageRow>(
         "SELECT COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions, " +
           "COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed, " +
           "COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown, " +
-          "COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending FROM ledger_v1 WHERE started_at >= ?",
+          "COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending FROM ledger_v2 WHERE started_at >= ?",
       ),
       heartbeat: db.prepare("INSERT INTO replicas_v1 (owner, heartbeat_at) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET heartbeat_at = excluded.heartbeat_at"),
       settleOrphans: db.prepare(
-        "UPDATE ledger_v1 SET state = 'unknown', error_code = 'STR_OUTCOME_UNKNOWN', finished_at = @now WHERE state = 'pending' AND owner NOT IN (SELECT owner FROM replicas_v1 WHERE heartbeat_at >= @cutoff)",
+        "UPDATE ledger_v2 SET state = 'unknown', error_code = 'STR_OUTCOME_UNKNOWN', finished_at = @now WHERE state = 'pending' AND owner NOT IN (SELECT owner FROM replicas_v1 WHERE heartbeat_at >= @cutoff)",
       ),
       // A lock lives as long as its call may (the upstream timeout and a minute), far longer than a
       // replica that stopped heartbeating: its locks go with its calls, as the shared store's leases do.
       releaseOrphanLocks: db.prepare("DELETE FROM locks_v1 WHERE owner NOT IN (SELECT owner FROM replicas_v1 WHERE heartbeat_at >= @cutoff)"),
-      ledger: db.prepare<[], LedgerDbRow>("SELECT * FROM ledger_v1 ORDER BY id"),
+      ledger: db.prepare<[], LedgerDbRow>("SELECT * FROM ledger_v2 ORDER BY id"),
       // A lock is taken when free, expired, or already ours; the row is the lock, so processes sharing the file agree.
       acquireLock: db.prepare(
         "INSERT INTO locks_v1 (key, owner, until) VALUES (@key, @owner, @until) ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE locks_v1.owner = excluded.owner OR locks_v1.until <= @now",
@@ -87,10 +94,19 @@ export class SqliteStore implements RelayStore {
       ping: db.prepare("SELECT 1"),
     };
     this.#reserve = db.transaction((call: CallStart, budgetCents: number, dayStart: number): Reservation => {
-      const committed = this.#stmt.committed.get(dayStart)?.cents ?? 0;
+      const committed = this.#stmt.committed.get(dayStart)?.committed_cents ?? 0;
       if (committed + call.maxCents > budgetCents) return { ok: false, committedCents: committed };
-      const info = this.#stmt.insertCall.run(call);
+      const info = this.#stmt.insertCall.run({ ...call, day: dayStart });
+      this.#stmt.addCommitted.run({ day: dayStart, cents: call.maxCents });
       return { ok: true, id: String(info.lastInsertRowid) };
+    });
+    // A pending call held its most against its day; it now holds what it cost (billed), still its
+    // most (unknown: it may have billed), or nothing (free, failed).
+    this.#finish = db.transaction((params: FinishParams): void => {
+      const row = this.#stmt.finishCall.get(params);
+      if (!row) return;
+      const holds = params.state === "billed" ? params.cents : params.state === "unknown" ? row.max_cents : 0;
+      if (holds !== row.max_cents) this.#stmt.addCommitted.run({ day: row.day, cents: holds - row.max_cents });
     });
     // The calls first, then the locks, in one step: whoever takes a freed lock sees its call unknown.
     this.#settle = db.transaction((now: number, cutoff: number): number => {
@@ -152,8 +168,12 @@ export class SqliteStore implements RelayStore {
     return this.#reserve.immediate(call, budgetCents, dayStart);
   }
 
+  async committedCents(dayStart: number): Promise<number> {
+    return this.#stmt.committed.get(dayStart)?.committed_cents ?? 0;
+  }
+
   async finishCall(id: string, end: CallEnd): Promise<void> {
-    this.#stmt.finishCall.run({
+    this.#finish.immediate({
       id: Number(id),
       state: end.state,
       status: end.status ?? null,
@@ -220,6 +240,17 @@ export class SqliteStore implements RelayStore {
   }
 }
 
+interface FinishParams {
+  id: number;
+  state: CallEnd["state"];
+  status: number | null;
+  cents: number;
+  reports: number;
+  aiFunctions: number;
+  analysisId: string | null;
+  errorCode: string | null;
+  finishedAt: number;
+}
 interface CacheRow {
   key: string;
   op: string;

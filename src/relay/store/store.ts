@@ -101,6 +101,12 @@ export interface RelayStore {
    * (and replicas) cannot pass the budget together.
    */
   reserveCall(call: CallStart, budgetCents: number, dayStart: number): Promise<Reservation>;
+  /**
+   * The day's committed spend since `dayStart`: billed cents plus the most of every call pending or
+   * unknown. What the budget is checked against before a call waits for its send slot; cheap, as it
+   * runs once a call.
+   */
+  committedCents(dayStart: number): Promise<number>;
   finishCall(id: string, end: CallEnd): Promise<void>;
   /** The state of the latest call for a request: "unknown" blocks automatic resends. */
   lastCallState(cacheKey: string): Promise<CallState | undefined>;

@@ -1,0 +1,94 @@
+import fc from "fast-check";
+import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { CallEnd } from "../../src/relay/store/store";
+
+/**
+ * The SQLite store keeps each day's committed spend as a running total beside the ledger, so the
+ * budget check before a call reads one row. The total must always equal what a sum of the ledger
+ * gives, whatever order calls are reserved, finished and orphaned in.
+ */
+const DAY = Date.UTC(2026, 10, 22);
+const NEXT_DAY = DAY + 86_400_000;
+
+type Step =
+  | { kind: "reserve"; maxCents: number; nextDay: boolean }
+  | { kind: "finish"; pick: number; state: CallEnd["state"]; cents: number }
+  | { kind: "orphan" };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant("reserve" as const), maxCents: fc.integer({ min: 10, max: 50 }), nextDay: fc.boolean() }),
+  fc.record({
+    kind: fc.constant("finish" as const),
+    pick: fc.nat(),
+    state: fc.constantFrom<CallEnd["state"]>("billed", "free", "failed", "unknown"),
+    cents: fc.integer({ min: 0, max: 50 }),
+  }),
+  fc.record({ kind: fc.constant("orphan" as const) }),
+);
+
+function end(state: CallEnd["state"], cents: number): CallEnd {
+  return { state, status: 200, cents: state === "billed" ? cents : 0, reports: 0, aiFunctions: 0, analysisId: undefined, errorCode: undefined, finishedAt: DAY + 1 };
+}
+
+describe("the SQLite store's running day totals", () => {
+  test("equal the ledger's sum after any sequence of reserves, finishes and orphaned calls (300 sequences)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
+        const store = new SqliteStore(":memory:");
+        try {
+          await store.heartbeat("alive", DAY + 10_000);
+          const ids: string[] = [];
+          for (const s of steps) {
+            if (s.kind === "reserve") {
+              const day = s.nextDay ? NEXT_DAY : DAY;
+              // A dead replica's calls and a live one's, so orphan settling has both to tell apart.
+              const owner = ids.length % 3 === 0 ? "dead" : "alive";
+              const r = await store.reserveCall({ op: "buy", cacheKey: `k${ids.length}`, maxCents: s.maxCents, owner, startedAt: day + ids.length }, 1_000_000, day);
+              if (r.ok) ids.push(r.id);
+            } else if (s.kind === "finish" && ids.length > 0) {
+              await store.finishCall(ids[s.pick % ids.length] as string, end(s.state, Math.min(s.cents, 50)));
+            } else if (s.kind === "orphan") {
+              await store.settleOrphans(DAY + 10_000, 1000);
+            }
+          }
+          for (const day of [DAY, NEXT_DAY]) {
+            const u = await store.usage(day);
+            const later = day === DAY ? await store.usage(NEXT_DAY) : { billedCents: 0, unknownCents: 0, pendingCents: 0 };
+            const summed = u.billedCents + u.unknownCents + u.pendingCents - (later.billedCents + later.unknownCents + later.pendingCents);
+            expect(await store.committedCents(day)).toBe(summed);
+          }
+        } finally {
+          await store.close();
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("the budget counts billed, pending and unknown calls, and frees what failed calls held", async () => {
+    const store = new SqliteStore(":memory:");
+    try {
+      const reserve = (n: number) => store.reserveCall({ op: "buy", cacheKey: `k${n}`, maxCents: 40, owner: "a", startedAt: DAY + n }, 100, DAY);
+      const a = await reserve(1);
+      const b = await reserve(2);
+      expect(a.ok && b.ok).toBe(true);
+      // 80 held of 100: a third call of up to 40 would pass the budget.
+      expect(await reserve(3)).toEqual({ ok: false, committedCents: 80 });
+      if (!a.ok || !b.ok) return;
+      await store.finishCall(a.id, end("billed", 20));
+      await store.finishCall(b.id, end("failed", 0));
+      expect(await store.committedCents(DAY)).toBe(20);
+      const c = await reserve(4);
+      expect(c.ok).toBe(true);
+      if (!c.ok) return;
+      await store.finishCall(c.id, end("unknown", 0));
+      expect(await store.committedCents(DAY)).toBe(60);
+      // Finishing a call twice changes nothing the second time.
+      await store.finishCall(c.id, end("billed", 20));
+      expect(await store.committedCents(DAY)).toBe(60);
+      expect(await store.committedCents(NEXT_DAY)).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
