@@ -59,13 +59,34 @@ export function startSandbox(env: Record<string, string> = {}): Promise<Child> {
 export const BENCH_TOKEN = "bench-token-0123456789abcdef";
 export const BENCH_KEY = "sk_bench_key_0123456789";
 
-export function startRelay(env: Record<string, string>): Promise<Child> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-bench-"));
-  return startChild(
-    "relay/main.js",
-    { RELAY_PORT: "0", RELAY_DATA_DIR: dataDir, RELAY_TOKENS: BENCH_TOKEN, RELAY_CALLER_RPS: "100000", RELAY_BUDGET_USD_PER_DAY: "100000", RELAY_LOG_LEVEL: "warn", ...env },
-    /listening on (https?:\/\/[\d.]+:\d+)/,
-  );
+/**
+ * A relay process on a fresh data dir, removed when it stops (a store of a few thousand analyses is
+ * hundreds of MiB); give RELAY_DATA_DIR to use, and keep, another.
+ */
+export async function startRelay(env: Record<string, string>): Promise<Child> {
+  const dataDir = env.RELAY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "str-bench-"));
+  const remove = () => {
+    if (env.RELAY_DATA_DIR === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  let child: Child;
+  try {
+    child = await startChild(
+      "relay/main.js",
+      { RELAY_PORT: "0", RELAY_DATA_DIR: dataDir, RELAY_TOKENS: BENCH_TOKEN, RELAY_CALLER_RPS: "100000", RELAY_BUDGET_USD_PER_DAY: "100000", RELAY_LOG_LEVEL: "warn", ...env },
+      /listening on (https?:\/\/[\d.]+:\d+)/,
+    );
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  const stop = child.stop;
+  return {
+    ...child,
+    stop: async () => {
+      await stop();
+      remove();
+    },
+  };
 }
 
 /** Peak resident memory of a process so far, in MiB (Linux: VmHWM). */

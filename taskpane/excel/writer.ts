@@ -108,7 +108,10 @@ export class ChunkedWriter {
     this.#chain = this.#chain.then(async () => {
       const all = this.#queued === "all";
       this.#queued = undefined;
-      if (all && this.#timer) {
+      // Whatever the drain leaves waits its own maxDelayMs from here (or from the first row put while
+      // it writes), not what is left of a timer set for rows this drain writes: otherwise a chunk
+      // written full at 2 s is followed by a part-chunk when the old timer fires at 3 s.
+      if (this.#timer) {
         clearTimeout(this.#timer);
         this.#timer = undefined;
       }
@@ -117,12 +120,18 @@ export class ChunkedWriter {
     });
   }
 
-  /** Writes full chunks; with `all`, what is left as well. */
+  /**
+   * Writes full chunks; with `all`, as many rows again as were waiting when it began (and the header).
+   * Not rows that arrive while it writes: an "all" drain that took those too would, with rows still
+   * streaming in, never end — one sync every few rows, each a round trip to Excel.
+   */
   async #drain(all: boolean): Promise<void> {
-    while (!this.#failure && (this.#pending.size >= this.#o.chunkRows || (all && (this.#pending.size > 0 || this.#header)))) {
+    let due = all ? this.#pending.size : 0;
+    while (!this.#failure && (this.#pending.size >= this.#o.chunkRows || due > 0 || (all && this.#header))) {
       const rows = [...this.#pending.keys()].sort((a, b) => a - b).slice(0, this.#o.chunkRows);
       const chunk = rows.map((r) => [r, this.#pending.get(r) as CellRow] as const);
       for (const r of rows) this.#pending.delete(r);
+      due -= chunk.length;
       const header = this.#header;
       this.#header = undefined;
       try {
