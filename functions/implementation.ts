@@ -1,4 +1,4 @@
-import { FieldIssue, RelayAnswer, Strategy, WhatIfInputs, findField, validateRequest, whatIf } from "../src/contract";
+import { FieldIssue, RelayAnswer, Strategy, WhatIfInputs, findField, idField, validateRequest, whatIf } from "../src/contract";
 import { RelayCallError, addinConnection, refreshGate } from "../src/client";
 import { CellInput, POSITIONAL_ARGUMENTS, RangeInput, STRATEGY_NAMES, WHATIF_VARIABLES, findWhatIfVariable, functionRequest, readBoolean, readStrategy, readValueList, single } from "../src/inputs";
 import {
@@ -15,6 +15,7 @@ import {
   formattedNumberSupport,
   invalidArgument,
   parseFieldList,
+  readMaxRows,
   sensitivityGrid,
   sheetError,
   toCellValues,
@@ -71,7 +72,7 @@ export async function enhance(analysisId: Arg, aiComps?: Arg, aiExpenses?: Arg, 
     // Both omitted: run both. One given: run what it says, and the other only if it says TRUE.
     const neither = comps.ok && expenses.ok && comps.value === undefined && expenses.value === undefined;
     const request = {
-      analysisId: String(single(analysisId) ?? "").trim(),
+      analysisId: idText(analysisId),
       addAIComps: neither || (comps.ok && comps.value === true),
       addAIExpenseEstimates: neither || (expenses.ok && expenses.value === true),
     };
@@ -86,9 +87,12 @@ export async function enhance(analysisId: Arg, aiComps?: Arg, aiExpenses?: Arg, 
 export async function comps(analysisId: Arg, maxRows?: Arg, invocation?: Invocation): Promise<unknown[][]> {
   return settle(async () => {
     const id = readId(analysisId);
+    // A bad maxRows fails before anything is asked of the relay.
+    const cap = readMaxRows(single(maxRows) ?? undefined);
+    if (!cap.ok) throw invalidArgument(cap.message);
     const answer = await storedFullAnswer(id, invocation);
     const table = comparablesTable(analysisOf(answer), single(maxRows) ?? undefined);
-    if (!table.ok) throw invalidArgument([{ path: "maxRows", message: table.message }]);
+    if (!table.ok) throw invalidArgument(table.message);
     return table.grid;
   });
 }
@@ -151,6 +155,8 @@ export async function sensitivity(analysisId: Arg, rowVariable: Arg, rowValues: 
       problems.push({ path: "metric", message: `must be a numeric field such as yearOneCashFlowUSD, yearOneCashOnCashPercentage or DSCR; got ${JSON.stringify(String(single(metric) ?? ""))}` });
     }
     if (problems.length > 0 || !rows || !columns || !field) throw invalidArgument(problems);
+    // The same variable down and across is the arguments' fault: refused before asking the relay.
+    if (rows.variable.name === columns.variable.name) throw invalidArgument(`rowVariable and columnVariable are both ${rows.variable.name}: choose two different variables`);
     const analysis = analysisOf(await storedAnswer(id, invocation));
     if (!analysis) throw invalidArgument([{ path: "analysisId", message: "holds no analysis" }]);
     const grid = sensitivityGrid(analysis, rows, columns, field);
@@ -186,10 +192,22 @@ export async function card(strategy: Arg, location: unknown[][], values: unknown
 }
 
 function readId(analysisId: Arg): string {
-  const id = String(single(analysisId) ?? "").trim();
+  const id = idText(analysisId);
   const valid = validateRequest("enhance", { analysisId: id, addAIComps: true });
   if (!valid.ok) throw invalidArgument(valid.issues.filter((i) => i.path === "analysisId"));
   return id;
+}
+
+/**
+ * The analysis id argument as text (an id of digits may arrive as a number). TRUE/FALSE, NaN or ∞
+ * is no id: refused here, or it would be sent as "true" or "NaN" and cost a call.
+ */
+function idText(analysisId: Arg): string {
+  const value = single(analysisId);
+  if (typeof value === "boolean" || (typeof value === "number" && !Number.isFinite(value))) {
+    throw invalidArgument([{ path: "analysisId", message: `must be ${idField().description}; got ${typeof value === "boolean" ? String(value).toUpperCase() : String(value)}` }]);
+  }
+  return String(value ?? "").trim();
 }
 
 /** An analysis by id: from the session when a formula already has it, else from the relay's store (free, no call to the service). */

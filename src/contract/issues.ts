@@ -48,12 +48,16 @@ export function suggestField(unknown: string, known: readonly string[]): string 
   return known.find((name) => name.toLowerCase() === key);
 }
 
-/** Dot path in the form users read: `items[3].params.bedrooms`. */
+/** A key a dot path can show bare; one that is empty or holds a space, control character, dot, bracket or quote is shown quoted: `params[""]`, `params["a.b"]`. */
+const PLAIN_KEY = /^[^\s.[\]"'\p{Cc}]+$/u;
+
+/** Dot path in the form users read: `items[3].params.bedrooms`, `params["a b"]` for a key that is not a plain name. */
 export function dotPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const part of path) {
     if (typeof part === "number") out += `[${part}]`;
-    else out += out === "" ? String(part) : `.${String(part)}`;
+    else if (typeof part === "string" && PLAIN_KEY.test(part)) out += out === "" ? part : `.${part}`;
+    else out += `[${JSON.stringify(String(part))}]`;
   }
   return out;
 }

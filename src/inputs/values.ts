@@ -18,6 +18,13 @@ export function isBlank(input: CellInput): boolean {
   return input === null || input === undefined || (typeof input === "string" && input.trim() === "");
 }
 
+/**
+ * Longest text read as a number, amount, percentage or coordinates. A cell holds up to 32,767
+ * characters, and the patterns below backtrack quadratically on a long run of digits that does not
+ * match (a 20,000-digit cell took a second per reader, freezing Excel); nothing longer is a number.
+ */
+const MAX_NUMBER_TEXT = 100;
+
 function show(input: CellInput): string {
   if (typeof input === "string") return JSON.stringify(input.length > 40 ? `${input.slice(0, 37)}...` : input);
   return String(input);
@@ -27,7 +34,7 @@ function show(input: CellInput): string {
 export function readMoney(input: CellInput): Read<number> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input === "number") return Number.isFinite(input) ? ok(input) : fail(`an amount; got ${show(input)}`);
-  if (typeof input !== "string") return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
+  if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
   const text = input.trim().replace(/^\((.*)\)$/, "-$1");
   const m = /^(-)?\s*(?:usd|us\$|\$)?\s*(-)?\s*([\d,]*\.?\d+)\s*([km])?\s*(?:usd)?$/i.exec(text.replace(/\s+/g, " "));
   if (!m) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
@@ -50,7 +57,7 @@ export function readPercent(input: CellInput): Read<number> {
     if (!Number.isFinite(input)) return fail(`a percentage; got ${show(input)}`);
     return ok(input > 0 && input < 1 ? round(input * 100) : input);
   }
-  if (typeof input !== "string") return fail(`a percentage such as 6.5%; got ${show(input)}`);
+  if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`a percentage such as 6.5%; got ${show(input)}`);
   const m = /^(-?\d*\.?\d+)\s*(%)?$/.exec(input.trim());
   if (!m) return fail(`a percentage such as 6.5%; got ${show(input)}`);
   const n = Number(m[1]);
@@ -61,7 +68,7 @@ export function readPercent(input: CellInput): Read<number> {
 export function readNumber(input: CellInput): Read<number> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input === "number") return Number.isFinite(input) ? ok(input) : fail(`a number; got ${show(input)}`);
-  if (typeof input !== "string") return fail(`a number; got ${show(input)}`);
+  if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`a number; got ${show(input)}`);
   const m = /^(-?[\d,]*\.?\d+)\s*[a-z.\s/]*$/i.exec(input.trim());
   if (!m) return fail(`a number; got ${show(input)}`);
   return ok(Number((m[1] as string).replace(/,/g, "")));
@@ -126,7 +133,7 @@ export type LocationInput = { lat: number; lng: number } | { fullAddress: string
 export function readLocation(input: CellInput): Read<LocationInput> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input !== "string") return fail(`an address or "lat,lng"; got ${show(input)}`);
-  const m = /^\s*\(?\s*(-?\d+(?:\.\d+)?)\s*[,;\s]\s*(-?\d+(?:\.\d+)?)\s*\)?\s*$/.exec(input);
+  const m = input.length > MAX_NUMBER_TEXT ? null : /^\s*\(?\s*(-?\d+(?:\.\d+)?)\s*[,;\s]\s*(-?\d+(?:\.\d+)?)\s*\)?\s*$/.exec(input);
   if (m) return ok({ lat: Number(m[1]), lng: Number(m[2]) });
   return ok({ fullAddress: input.trim() });
 }

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, centsToUSD, dotPath, maxCharge, toFieldIssues } from "../contract";
+import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, centsToUSD, dotPath, maxCharge, showValue, toFieldIssues } from "../contract";
 import { RelayError, asRelayError } from "./errors";
 import { Gateway, cacheKeyOf } from "./gateway";
 import { RelayStore } from "./store/store";
@@ -16,6 +16,10 @@ export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolea
   const count = typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items) ? (body as { items: unknown[] }).items.length : 0;
   if (count > MAX_BATCH_ITEMS) {
     throw new RelayError("STR_BATCH_TOO_LARGE", `The batch has ${count} items; one batch may carry at most ${MAX_BATCH_ITEMS}.`);
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    const fields = [{ path: "body", message: `must be a JSON object such as {"items": [...]}; got ${showValue(body)}` }];
+    throw new RelayError("STR_BAD_REQUEST", `Invalid batch: body ${fields[0]?.message}`, { fields });
   }
   const parsed = BatchRequest.safeParse(body);
   if (!parsed.success) {
@@ -100,8 +104,11 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
           if (signal.aborted) return;
           const e = asRelayError(error);
           if (e.fields) {
-            // Point at the field inside the item: items[3].params.bedrooms.
-            e.fields.forEach((f) => (f.path = dotPath(["items", item.index, "params", ...f.path.split(".")])));
+            // Point at the field inside the item: items[3].params.bedrooms; params that are not an
+            // object at all (the validator's "body") are items[3].params itself.
+            const prefix = dotPath(["items", item.index, "params"]);
+            const whole = typeof item.params !== "object" || item.params === null || Array.isArray(item.params);
+            e.fields.forEach((f) => (f.path = whole && f.path === "body" ? prefix : f.path.startsWith("[") ? `${prefix}${f.path}` : `${prefix}.${f.path}`));
           }
           write({ index: item.index, status: e.statusCode, body: e.toBody() });
         },

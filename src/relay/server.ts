@@ -56,6 +56,9 @@ export interface Relay {
   close(): Promise<void>;
 }
 
+/** Longest path parameter the router hands a route (fastify's default is 100). */
+const MAX_PATH_PARAM_LENGTH = 1024;
+
 const SANDBOX_PAGES = /^\/sandbox\/(reports|listings|photos)\/[A-Za-z0-9_./-]+$/;
 
 export async function createRelay(options: RelayOptions): Promise<Relay> {
@@ -114,6 +117,25 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
     genReqId: () => randomUUID(),
+    // Room for every id the contract allows (128 characters, percent-encoded): a longer one gets
+    // the route's own 400 naming `id`. Longer path segments still are refused below.
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // URLs the router itself refuses (bad percent-encoding, an over-long segment) answer in the
+    // relay's error shape too, rather than fastify's own.
+    frameworkErrors: (error, _request, reply) => {
+      const e =
+        error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? new RelayError("STR_BAD_REQUEST", `A part of the URL path is longer than ${MAX_PATH_PARAM_LENGTH} characters.`)
+          : error.code === "FST_ERR_BAD_URL"
+            ? new RelayError("STR_BAD_REQUEST", "The URL path is not valid (malformed percent-encoding).")
+            : asRelayError(error);
+      // The app's hooks do not run for these: the headers every error carries are set here.
+      void (reply as unknown as FastifyReply)
+        .code(e.statusCode)
+        .headers({ "x-content-type-options": "nosniff", "cache-control": "no-store" })
+        .type("application/json; charset=utf-8")
+        .send(e.toBody());
+    },
     ...(config.tls ? { https: { cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) } } : {}),
     logger: loggerOptions(options.logger, redact),
   });

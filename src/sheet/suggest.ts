@@ -40,8 +40,12 @@ export function closeFields(query: string, limit = 3): FieldInfo[] {
 /** Lower is closer; undefined when not close at all. A name inside another ("cashflow") is close. */
 function closeness(query: string, key: string): number | undefined {
   if (query.length >= 3 && (key.includes(query) || query.includes(key))) return Math.abs(key.length - query.length) / 10;
+  const most = Math.max(1, Math.floor(query.length / 4));
+  // The distance is at least the difference in length: skip the quadratic count when that already
+  // rules the key out (a cell of thousands of characters otherwise took half a second per name).
+  if (Math.abs(query.length - key.length) > most) return undefined;
   const distance = editDistance(query, key);
-  return distance <= Math.max(1, Math.floor(query.length / 4)) ? distance : undefined;
+  return distance <= most ? distance : undefined;
 }
 
 /** Levenshtein distance. */
