@@ -21,4 +21,20 @@ describe("what-if variables and their value lists", () => {
     expect(readValueList([[""]], rate)).toEqual({ ok: false, message: "is empty: give one or more values" });
     expect(readValueList("high", rate)).toEqual({ ok: false, message: 'must be a percentage such as 6.5%; got "high"' });
   });
+
+  test("a value outside what a what-if can mean names the variable's range; the edges are accepted", () => {
+    const cases: [string, unknown, string][] = [
+      ["down payment", 500, "must be a down payment from 0 to 100 %; got 500"],
+      ["rate", "45%", "must be an interest rate from 0 to 30 %; got 45"],
+      ["price", -250000, "must be a price in USD from 1 to 1,000,000,000; got -250000"],
+      ["term", 80, "must be a mortgage length from 0 to 50 years; got 80"],
+      ["occupancy", "140%", "must be an occupancy from 0 to 100 %; got 1.4"],
+      ["commission", 150, "must be a commission from 0 to 100 %; got 150"],
+      ["expenses", "-$200", "must be monthly expenses in USD from 0 to 10,000,000; got -200"],
+    ];
+    for (const [name, value, message] of cases) expect(readValueList([[value]], findWhatIfVariable(name)!)).toEqual({ ok: false, message });
+    expect(readValueList([[0, 100]], findWhatIfVariable("down")!)).toEqual({ ok: true, values: [0, 100] });
+    expect(readValueList([["0%", "30%"]], findWhatIfVariable("rate")!)).toEqual({ ok: true, values: [0, 30] });
+    expect(readValueList([[0, 50]], findWhatIfVariable("term")!)).toEqual({ ok: true, values: [0, 50] });
+  });
 });
