@@ -58,7 +58,7 @@ export async function dryRunBatch(gateway: Gateway, store: RelayStore, items: Pa
     const key = cacheKeyOf(item.op, request);
     if (sending.has(key)) verdicts.push("duplicate");
     else if (!item.refresh && (await gateway.cached(key))) verdicts.push("cached");
-    else if (!item.refresh && (await store.lastCallState(key)) === "unknown") verdicts.push("unknown-outcome");
+    else if (!item.refresh && (await store.lastCall(key))?.state === "unknown") verdicts.push("unknown-outcome");
     else {
       verdicts.push("create");
       sending.add(key);

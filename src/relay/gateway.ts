@@ -18,7 +18,7 @@ import { RelayMetrics } from "./metrics";
 import { Outcome, outcomeOf } from "./outcome";
 import { Pacer } from "./pacer";
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retryVerdict } from "./retry-rule";
-import { CachedAnswer, RelayStore } from "./store/store";
+import { CachedAnswer, CallEnd, LastCall, RelayStore } from "./store/store";
 import { Upstream, UpstreamResult } from "./upstream";
 
 /**
@@ -80,6 +80,8 @@ export function cacheKeyOf(op: Operation, request: AnyRequest): string {
 export class Gateway {
   readonly #o: GatewayOptions;
   readonly #flights = new Map<string, Flight>();
+  /** Ledger ends not yet written, by ledger row id (see flushLedger). */
+  readonly #unrecorded = new Map<string, CallEnd>();
   readonly #retry: RetryPolicy;
   readonly #dayStart: (now: number) => number;
   #inFlight = 0;
@@ -185,7 +187,11 @@ export class Gateway {
         metrics.cacheHits.inc();
         return this.#answerFromCache(hit);
       }
-      if (!refresh) await this.#refuseUnknownOutcome(key, true);
+      if (!refresh) {
+        const last = await this.#refuseUnknownOutcome(key, true);
+        const kept = await this.#answerFromLedger(key, last);
+        if (kept) return kept;
+      }
       // The ledger row is written before the call is sent, with the budget check in the same step.
       const reservation = await this.#storeCall(() =>
         store.reserveCall({ op, cacheKey: key, maxCents: most.cents, owner, startedAt: Date.now() }, this.#o.budgetCents, this.#dayStart(Date.now())),
@@ -239,12 +245,6 @@ export class Gateway {
     }
   }
 
-  /**
-   * Refuses to send a request whose last call may have billed without the relay knowing. Under
-   * the request's lock a pending last call counts too: no live replica can be sending it (the lock
-   * says so), so its sender died or lost the lock mid-call, and its outcome is unknown even before
-   * the heartbeats say so.
-   */
   /** A send slot ahead of the queue, or the error saying why none can be had (pacer closed, its Redis away). */
   async #slotNow(): Promise<true | RelayError> {
     try {
@@ -255,14 +255,45 @@ export class Gateway {
     }
   }
 
-  async #refuseUnknownOutcome(key: string, underLock = false): Promise<void> {
-    const state = await this.#storeCall(() => this.#o.store.lastCallState(key));
-    if (state === "unknown" || (underLock && state === "pending")) {
+  /**
+   * Refuses to send a request whose last call may have billed without the relay knowing. Under
+   * the request's lock a pending last call counts too: no live replica can be sending it (the lock
+   * says so), so its sender died or lost the lock mid-call, and its outcome is unknown even before
+   * the heartbeats say so. Returns the last call, for the caller to look at further.
+   */
+  async #refuseUnknownOutcome(key: string, underLock = false): Promise<LastCall | undefined> {
+    const last = await this.#storeCall(() => this.#o.store.lastCall(key));
+    if (last?.state === "unknown" || (underLock && last?.state === "pending")) {
       throw new RelayError(
         "STR_OUTCOME_UNKNOWN",
         "An earlier call for this request was sent but its outcome is unknown (it may have been billed). Refresh explicitly to send it again.",
       );
     }
+    return last;
+  }
+
+  /**
+   * A paid answer the cache lost — its write failed, or the cache's store was away when the answer
+   * came — is given back from the analysis the ledger names, not bought again. Within the cache's
+   * lifetime only: past it, fetching again is what the user configured.
+   */
+  async #answerFromLedger(key: string, last: LastCall | undefined): Promise<RelayAnswer | undefined> {
+    if (last?.state !== "billed" || !last.analysisId || last.finishedAt === undefined) return undefined;
+    if (this.#o.cacheTtlMs !== undefined && Date.now() - last.finishedAt >= this.#o.cacheTtlMs) return undefined;
+    const id = last.analysisId;
+    const stored = await this.#storeCall(() => this.#o.store.getAnalysis(id));
+    if (!stored) return undefined;
+    const entry: CachedAnswer = {
+      key,
+      op: last.op,
+      envelope: { success: true, data: stored.data, warnings: stored.warnings, extra: {}, notes: [] },
+      analysisId: id,
+      fetchedAt: last.finishedAt,
+      costCents: 0,
+    };
+    await this.#o.store.putCached(entry).catch(() => undefined);
+    this.#o.metrics.cacheHits.inc();
+    return this.#answerFromCache(entry);
   }
 
   /** Holds the request's lock, so that replicas send it once; waits while another holds it. */
@@ -293,20 +324,39 @@ export class Gateway {
     metrics.outcomes.inc({ state: outcome.state });
     if (outcome.state === "billed") metrics.billedCents.inc({}, outcome.charge.cents);
     const analysisId = "envelope" in outcome ? (outcome.envelope.data?._id ?? undefined) : undefined;
+    const end: CallEnd = {
+      state: outcome.state,
+      status: outcome.status,
+      // An unknown call's charge is only its most; the ledger holds that as max_cents, not as billed.
+      cents: outcome.state === "unknown" ? 0 : outcome.charge.cents,
+      reports: outcome.state === "unknown" ? 0 : outcome.charge.reports,
+      aiFunctions: outcome.state === "unknown" ? 0 : outcome.charge.aiFunctions,
+      analysisId,
+      errorCode: "error" in outcome ? outcome.error.code : undefined,
+      finishedAt: Date.now(),
+    };
     try {
-      await this.#o.store.finishCall(id, {
-        state: outcome.state,
-        status: outcome.status,
-        // An unknown call's charge is only its most; the ledger holds that as max_cents, not as billed.
-        cents: outcome.state === "unknown" ? 0 : outcome.charge.cents,
-        reports: outcome.state === "unknown" ? 0 : outcome.charge.reports,
-        aiFunctions: outcome.state === "unknown" ? 0 : outcome.charge.aiFunctions,
-        analysisId,
-        errorCode: "error" in outcome ? outcome.error.code : undefined,
-        finishedAt: Date.now(),
-      });
+      await this.#o.store.finishCall(id, end);
     } catch {
-      // The row stays pending and becomes unknown when orphans are settled: never under-counted.
+      // Kept for the next heartbeat to write (flushLedger): meanwhile the row stays pending and
+      // holds its most against the budget, never under-counted.
+      this.#unrecorded.set(id, end);
+    }
+  }
+
+  /**
+   * Writes the ends of calls the ledger could not take when they finished (its store was away).
+   * Run on every heartbeat. Lost if this replica dies first: the rows then become unknown, as any
+   * dead replica's pending calls do.
+   */
+  async flushLedger(): Promise<void> {
+    for (const [id, end] of [...this.#unrecorded]) {
+      try {
+        await this.#o.store.finishCall(id, end);
+        this.#unrecorded.delete(id);
+      } catch {
+        return;
+      }
     }
   }
 
@@ -322,22 +372,19 @@ export class Gateway {
       fetchedAt,
       costCents,
     };
-    try {
-      if (envelope.data && id) {
+    // Two writes, each on its own: with replicas they go to different servers (the cache to Redis,
+    // the analysis to Postgres), and one being away must not cost the other. Billed and answered
+    // either way; a lost cache entry is given back from the analysis (#answerFromLedger).
+    if (envelope.data && id) {
+      const data = envelope.data;
+      try {
         const previous = isCreate(op) ? undefined : await this.#o.store.getAnalysis(id);
-        await this.#o.store.putAnalysis({
-          id,
-          op,
-          strategy: isCreate(op) ? op : previous?.strategy,
-          data: envelope.data,
-          warnings: envelope.warnings ?? [],
-          updatedAt: fetchedAt,
-        });
+        await this.#o.store.putAnalysis({ id, op, strategy: isCreate(op) ? op : previous?.strategy, data, warnings: envelope.warnings ?? [], updatedAt: fetchedAt });
+      } catch {
+        // GET /v1/analyses/:id misses it until it is fetched again; the cache still answers.
       }
-      await this.#o.store.putCached(entry);
-    } catch {
-      // Billed and answered: losing the cache entry costs a future refresh, not this answer.
     }
+    await this.#o.store.putCached(entry).catch(() => undefined);
     return this.answerOf(entry, { cached: false, costCents });
   }
 

@@ -224,6 +224,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     const now = Date.now();
     try {
       await store.heartbeat(owner, now);
+      await gateway.flushLedger();
       await store.settleOrphans(now, heartbeatMs * 3);
     } catch (error) {
       app.log.warn({ err: error }, "heartbeat failed");

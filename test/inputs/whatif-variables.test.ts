@@ -1,4 +1,4 @@
-import { findWhatIfVariable, readValueList } from "../../src/inputs";
+import { CellInput, findWhatIfVariable, readValueList } from "../../src/inputs";
 
 describe("what-if variables and their value lists", () => {
   test("variables by their names and everyday words", () => {
@@ -23,7 +23,7 @@ describe("what-if variables and their value lists", () => {
   });
 
   test("a value outside what a what-if can mean names the variable's range; the edges are accepted", () => {
-    const cases: [string, unknown, string][] = [
+    const cases: [string, CellInput, string][] = [
       ["down payment", 500, "must be a down payment from 0 to 100 %; got 500"],
       ["rate", "45%", "must be an interest rate from 0 to 30 %; got 45"],
       ["price", -250000, "must be a price in USD from 1 to 1,000,000,000; got -250000"],

@@ -208,7 +208,7 @@ describe("a dead relay's request locks (SQLite store)", () => {
       await store.heartbeat("live", t0 + 4000);
       await store.heartbeat("other", t0 + 4000);
       expect(await store.settleOrphans(t0 + 4000, 3000)).toBe(1);
-      expect(await store.lastCallState("k")).toBe("unknown");
+      expect((await store.lastCall("k"))?.state).toBe("unknown");
       expect(await store.acquireLock("k", "live", 360_000)).toBe(true);
       // A live replica's locks are kept.
       expect(await store.acquireLock("k2", "live", 360_000)).toBe(false);

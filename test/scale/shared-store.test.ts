@@ -95,19 +95,19 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
 
   test("the latest call decides a request's state, and a settled call is not finished again", async () => {
     const store = await open();
-    expect(await store.lastCallState("key-7")).toBeUndefined();
+    expect((await store.lastCall("key-7"))?.state).toBeUndefined();
     const first = await store.reserveCall(call(7), 1000, DAY);
     if (!first.ok) throw new Error("refused");
-    expect(await store.lastCallState("key-7")).toBe("pending");
+    expect((await store.lastCall("key-7"))?.state).toBe("pending");
     await store.finishCall(first.id, end("unknown"));
-    expect(await store.lastCallState("key-7")).toBe("unknown");
+    expect((await store.lastCall("key-7"))?.state).toBe("unknown");
     // Finishing it again (a late answer after it was settled) changes nothing.
     await store.finishCall(first.id, end("billed", 20));
-    expect(await store.lastCallState("key-7")).toBe("unknown");
+    expect((await store.lastCall("key-7"))?.state).toBe("unknown");
     const second = await store.reserveCall(call(7), 1000, DAY);
     if (!second.ok) throw new Error("refused");
     await store.finishCall(second.id, end("billed", 20));
-    expect(await store.lastCallState("key-7")).toBe("billed");
+    expect((await store.lastCall("key-7"))?.state).toBe("billed");
   });
 
   test("pending calls of a replica that stopped heartbeating become unknown; a live replica's stay pending", async () => {

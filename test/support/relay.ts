@@ -28,7 +28,7 @@ export interface TestRelay {
 
 export async function startRelay(
   env: Record<string, string> = {},
-  options: { sandbox?: SandboxOptionsInput; dataDir?: string } & Partial<Pick<RelayOptions, "retryPolicy" | "heartbeatMs" | "addinDir">> = {},
+  options: { sandbox?: SandboxOptionsInput; dataDir?: string } & Partial<Pick<RelayOptions, "retryPolicy" | "heartbeatMs" | "addinDir" | "store">> = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "str-relay-test-"));
   const config = loadConfig({ RELAY_DATA_DIR: dataDir, RELAY_TOKENS: TEST_TOKEN, RELAY_CALLER_RPS: "100000", ...env });
@@ -47,6 +47,7 @@ export async function startRelay(
     ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.addinDir ? { addinDir: options.addinDir } : {}),
+    ...(options.store ? { store: options.store } : {}),
   });
   const auth = { authorization: `Bearer ${TEST_TOKEN}` };
   const wrap = (r: { statusCode: number; body: string; headers: Record<string, unknown> }) => {

@@ -1,7 +1,7 @@
 import { Pool } from "pg";
 import { Operation } from "../../contract";
 import { partError } from "./shared-clients";
-import { CallEnd, CallStart, CallState, LedgerRow, Reservation, StoredAnalysis, UsageTotals } from "./store";
+import { CallEnd, CallStart, CallState, LastCall, LedgerRow, Reservation, StoredAnalysis, UsageTotals } from "./store";
 
 /**
  * The Postgres half of the shared store: the ledger of every call, the analyses by id, and the
@@ -76,8 +76,8 @@ export class PostgresLedger {
    * calls about to be sent: a reservation stuck behind a thousand reads would go out late, in a
    * bunch with the next ones, and the service would count them as over its limit.
    */
-  readonly #states = new TurnBatcher<string, CallState | undefined>(async (keys) => {
-    const found = await this.#lastCallStates(keys);
+  readonly #lastCalls = new TurnBatcher<string, LastCall | undefined>(async (keys) => {
+    const found = await this.#lastCallsOf(keys);
     return keys.map((k) => found.get(k));
   });
   readonly #usage = new TurnBatcher<number, UsageTotals>(async (sinces) => {
@@ -145,22 +145,24 @@ export class PostgresLedger {
     );
   }
 
-  /** Batched: the calls made in one turn of the event loop share one query (see #states). */
-  lastCallState(cacheKey: string): Promise<CallState | undefined> {
-    return this.#states.load(cacheKey);
+  /** Batched: the calls made in one turn of the event loop share one query (see #lastCalls). */
+  lastCall(cacheKey: string): Promise<LastCall | undefined> {
+    return this.#lastCalls.load(cacheKey);
   }
 
-  /** Batched like lastCallState: a batch of 1,000 items asks once, not 1,000 times. */
+  /** Batched like lastCall: a batch of 1,000 items asks once, not 1,000 times. */
   usage(since: number): Promise<UsageTotals> {
     return this.#usage.load(since);
   }
 
-  async #lastCallStates(keys: readonly string[]): Promise<Map<string, CallState>> {
-    const { rows } = await this.#query<{ cache_key: string; state: CallState }>(
-      `SELECT DISTINCT ON (cache_key) cache_key, state FROM ${this.#s}.ledger_v1 WHERE cache_key = ANY($1::text[]) ORDER BY cache_key, id DESC`,
+  async #lastCallsOf(keys: readonly string[]): Promise<Map<string, LastCall>> {
+    const { rows } = await this.#query<{ cache_key: string; state: CallState; op: Operation; analysis_id: string | null; finished_at: string | null }>(
+      `SELECT DISTINCT ON (cache_key) cache_key, state, op, analysis_id, finished_at FROM ${this.#s}.ledger_v1 WHERE cache_key = ANY($1::text[]) ORDER BY cache_key, id DESC`,
       [keys],
     );
-    return new Map(rows.map((r) => [r.cache_key, r.state]));
+    return new Map(
+      rows.map((r) => [r.cache_key, { state: r.state, op: r.op, analysisId: r.analysis_id ?? undefined, finishedAt: r.finished_at === null ? undefined : Number(r.finished_at) }]),
+    );
   }
 
   async #usageSince(since: number): Promise<UsageTotals> {

@@ -3,7 +3,7 @@ import { Pool } from "pg";
 import { PostgresLedger } from "./postgres-ledger";
 import { RedisCache } from "./redis-cache";
 import { STORE_TIMEOUT_MS, postgresPool, redisClient } from "./shared-clients";
-import { CachedAnswer, CallEnd, CallStart, CallState, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
+import { CachedAnswer, CallEnd, CallStart, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
 
 /**
  * The store of relay replicas: Redis for cached answers and request locks (and, through
@@ -80,8 +80,8 @@ export class SharedStore implements RelayStore {
     return this.#ledger.finishCall(id, end);
   }
 
-  lastCallState(cacheKey: string): Promise<CallState | undefined> {
-    return this.#ledger.lastCallState(cacheKey);
+  lastCall(cacheKey: string): Promise<LastCall | undefined> {
+    return this.#ledger.lastCall(cacheKey);
   }
 
   usage(since: number): Promise<UsageTotals> {

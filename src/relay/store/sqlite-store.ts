@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { Operation } from "../../contract";
-import { CachedAnswer, CallEnd, CallStart, CallState, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
+import { CachedAnswer, CallEnd, CallStart, CallState, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
 
 /**
  * The embedded store: one SQLite file in RELAY_DATA_DIR. Tables carry a version in their names
@@ -71,7 +71,9 @@ export class SqliteStore implements RelayStore {
       finishCall: db.prepare<FinishParams, { day: number; max_cents: number }>(
         "UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state = 'pending' RETURNING day, max_cents",
       ),
-      lastState: db.prepare<[string], { state: CallState }>("SELECT state FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1"),
+      lastCall: db.prepare<[string], { state: CallState; op: string; analysis_id: string | null; finished_at: number | null }>(
+        "SELECT state, op, analysis_id, finished_at FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
+      ),
       usage: db.prepare<[number], UsageRow>(
         "SELECT COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions, " +
           "COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed, " +
@@ -186,8 +188,9 @@ export class SqliteStore implements RelayStore {
     });
   }
 
-  async lastCallState(cacheKey: string): Promise<CallState | undefined> {
-    return this.#stmt.lastState.get(cacheKey)?.state;
+  async lastCall(cacheKey: string): Promise<LastCall | undefined> {
+    const r = this.#stmt.lastCall.get(cacheKey);
+    return r && { state: r.state, op: r.op as Operation, analysisId: r.analysis_id ?? undefined, finishedAt: r.finished_at ?? undefined };
   }
 
   async usage(since: number): Promise<UsageTotals> {

@@ -76,6 +76,14 @@ export interface LedgerRow extends CallStart {
   finishedAt: number | undefined;
 }
 
+/** What the ledger says of the latest call for a request. */
+export interface LastCall {
+  state: CallState;
+  op: Operation;
+  analysisId: string | undefined;
+  finishedAt: number | undefined;
+}
+
 export interface UsageTotals {
   calls: number;
   reports: number;
@@ -108,8 +116,11 @@ export interface RelayStore {
    */
   committedCents(dayStart: number): Promise<number>;
   finishCall(id: string, end: CallEnd): Promise<void>;
-  /** The state of the latest call for a request: "unknown" blocks automatic resends. */
-  lastCallState(cacheKey: string): Promise<CallState | undefined>;
+  /**
+   * The latest call for a request: "unknown" blocks automatic resends; "billed" with its analysis
+   * lets a relay whose cache lost the answer give it back rather than buy it again.
+   */
+  lastCall(cacheKey: string): Promise<LastCall | undefined>;
   usage(since: number): Promise<UsageTotals>;
   /** Says this replica is alive; its pending calls stay pending. */
   heartbeat(owner: string, now: number): Promise<void>;

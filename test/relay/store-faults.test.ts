@@ -1,0 +1,89 @@
+import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { CachedAnswer, CallEnd, StoredAnalysis } from "../../src/relay/store/store";
+import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
+
+/**
+ * A store that fails some writes: the relay's own store being away for a moment (a full disk; with
+ * replicas, Redis or Postgres) while a paid answer comes back. The answer is never bought twice and
+ * the ledger ends up saying what the call cost.
+ */
+class FlakyStore extends SqliteStore {
+  failCache = false;
+  failAnalyses = false;
+  failFinishes = 0;
+
+  override async putCached(entry: CachedAnswer): Promise<void> {
+    if (this.failCache) throw new Error("cache write failed");
+    return super.putCached(entry);
+  }
+
+  override async putAnalysis(analysis: StoredAnalysis): Promise<void> {
+    if (this.failAnalyses) throw new Error("analysis write failed");
+    return super.putAnalysis(analysis);
+  }
+
+  override async finishCall(id: string, end: CallEnd): Promise<void> {
+    if (this.failFinishes > 0) {
+      this.failFinishes--;
+      throw new Error("ledger write failed");
+    }
+    return super.finishCall(id, end);
+  }
+}
+
+describe("writes the store could not take while a paid answer came back", () => {
+  let t: TestRelay;
+  let store: FlakyStore;
+  beforeEach(async () => {
+    store = new FlakyStore(":memory:");
+    t = await startRelay({}, { store, heartbeatMs: 100 });
+  });
+  afterEach(() => t.close());
+
+  test("an answer the cache could not keep is given back from the ledger's analysis, not bought again", async () => {
+    store.failCache = true;
+    const first = await t.post(BUY_PATH, buyBody(1));
+    expect(first.status).toBe(200);
+    expect(first.json.relay.costUSD).toBe(0.2);
+    store.failCache = false;
+    const again = await t.post(BUY_PATH, buyBody(1));
+    expect(again.status).toBe(200);
+    expect(again.json.relay).toMatchObject({ cached: true, costUSD: 0 });
+    expect(again.json.data._id).toBe(first.json.data._id);
+    expect(again.json.data.yearOneCashFlowUSD).toBe(first.json.data.yearOneCashFlowUSD);
+    expect(t.sandboxStats()).toMatchObject({ arrivals: 1, reports: 1, duplicates: 0 });
+    // And it is in the cache again: a third ask reads it from there.
+    const key = (await store.ledger())[0]?.cacheKey ?? "";
+    expect((await store.getCached(key))?.analysisId).toBe(first.json.data._id);
+  });
+
+  test("an explicit refresh still buys a new answer", async () => {
+    store.failCache = true;
+    await t.post(BUY_PATH, buyBody(2));
+    store.failCache = false;
+    const refreshed = await t.post(BUY_PATH, buyBody(2), { "cache-control": "no-cache" });
+    expect(refreshed.json.relay).toMatchObject({ cached: false, costUSD: 0.2 });
+    expect(t.sandboxStats().reports).toBe(2);
+  });
+
+  test("the analysis store being away does not keep the answer out of the cache", async () => {
+    store.failAnalyses = true;
+    const first = await t.post(BUY_PATH, buyBody(3));
+    expect(first.status).toBe(200);
+    const again = await t.post(BUY_PATH, buyBody(3));
+    expect(again.json.relay).toMatchObject({ cached: true, costUSD: 0 });
+    expect(t.sandboxStats().arrivals).toBe(1);
+  });
+
+  test("a ledger end the store could not take is written on a later heartbeat; usage then counts it", async () => {
+    store.failFinishes = 1;
+    const first = await t.post(BUY_PATH, buyBody(4));
+    expect(first.status).toBe(200);
+    expect((await store.ledger()).map((r) => r.state)).toEqual(["pending"]);
+    const deadline = Date.now() + 5000;
+    while ((await store.ledger())[0]?.state === "pending" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect((await store.ledger()).map((r) => [r.state, r.cents])).toEqual([["billed", 20]]);
+    const usage = await t.get("/v1/usage");
+    expect(usage.json.today).toMatchObject({ costUSD: 0.2, unknownUSD: 0 });
+  });
+});
