@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { BatchItem, BatchLine, DryRunAnswer, HealthAnswer, OPERATIONS, OPERATION_PATHS, Operation, RelayAnswer, UsageAnswer, idField, validateRequest } from "../../src/contract";
+import { Answer, answerOf } from "../support/inject";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import {
   Counter,
@@ -29,7 +30,6 @@ import {
 const AUTH = { authorization: `Bearer ${TEST_TOKEN}` };
 const tally = new Tally("relay fuzzing (fast-check):");
 
-type Answer = { status: number; json: any; text: string; headers: Record<string, unknown> };
 
 describe("fuzzing every relay route", () => {
   let t: TestRelay;
@@ -49,14 +49,7 @@ describe("fuzzing every relay route", () => {
   });
 
   async function send(method: string, url: string, payload?: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> {
-    const r = await t.relay.app.inject({ method: method as "GET", url, ...(payload !== undefined ? { payload } : {}), headers: { ...AUTH, ...headers } });
-    let json: unknown;
-    try {
-      json = JSON.parse(r.body);
-    } catch {
-      json = undefined;
-    }
-    return { status: r.statusCode, json, text: r.body, headers: r.headers };
+    return answerOf(await t.relay.app.inject({ method: method as "GET", url, ...(payload !== undefined ? { payload } : {}), headers: { ...AUTH, ...headers } }));
   }
 
   const arrivals = () => t.sandboxStats().arrivals;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { canonicalRequest, validateRequest } from "../../src/contract";
 import { SqliteStore } from "../../src/relay/store/sqlite-store";
 import { BatchLine, Child, RELAY_TOKEN, SANDBOX_KEY, buyParams, ensureBuilt, runBatch, startChild } from "../support/scale";
-import { Epoch, keyOfSubject, lastEpoch, lineProblems, reconcile, report, sandboxQuiet, startLoggedSandbox, tally, tempDir } from "./support";
+import { Epoch, keyOfSubject, lastEpoch, lineProblems, reconcile, report, sandboxQuiet, startLoggedSandbox, summary, tally, tempDir } from "./support";
 
 /**
  * Crash safety: the relay process killed with SIGKILL mid-batch and started again on the same
@@ -177,12 +177,7 @@ describe("crash safety: the relay killed with SIGKILL mid-batch and restarted on
       refused: refused.length,
       pendingAtRerun,
       rerunMs,
-      sandboxCents: books.sandboxCents,
-      relayBilledCents: books.relayBilledCents,
-      unknownCalls: books.unknownCalls,
-      unknownMaxCents: books.unknownMaxCents,
-      billedUnseen: books.billedUnseen,
-      duplicates: books.duplicateCreates,
+      ...summary(books),
       ms: Date.now() - started,
     });
   }, 90_000);

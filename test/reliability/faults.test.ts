@@ -18,6 +18,7 @@ import {
   report,
   sandboxQuiet,
   startLoggedSandbox,
+  summary,
   tally,
   tempDir,
 } from "./support";
@@ -347,13 +348,3 @@ function keyOfItem(item: unknown): string {
   return keyOfSubject(canonicalRequest("buy", v.value));
 }
 
-function summary(books: ReturnType<typeof reconcile>) {
-  return {
-    sandboxCents: books.sandboxCents,
-    relayBilledCents: books.relayBilledCents,
-    unknownCalls: books.unknownCalls,
-    unknownMaxCents: books.unknownMaxCents,
-    billedUnseen: books.billedUnseen,
-    duplicates: books.duplicateCreates,
-  };
-}

@@ -259,3 +259,15 @@ export async function sandboxQuiet(sandboxUrl: string, ms = 15_000): Promise<Qui
 export function report(scenario: string, numbers: Record<string, unknown>): void {
   if (process.env.RELIABILITY_REPORT) process.stdout.write(`[reliability] ${scenario}: ${JSON.stringify(numbers)}\n`);
 }
+
+/** The books' figures for a report line. */
+export function summary(books: ReturnType<typeof reconcile>) {
+  return {
+    sandboxCents: books.sandboxCents,
+    relayBilledCents: books.relayBilledCents,
+    unknownCalls: books.unknownCalls,
+    unknownMaxCents: books.unknownMaxCents,
+    billedUnseen: books.billedUnseen,
+    duplicates: books.duplicateCreates,
+  };
+}

@@ -1,6 +1,7 @@
 import { OPERATION_PATHS, Operation } from "../../src/contract";
 import { SandboxOptionsInput } from "../../src/sandbox/options";
 import { Sandbox, buildSandbox } from "../../src/sandbox/server";
+import { Answer, answerOf } from "../support/inject";
 
 /** Shared set-up of the sandbox suites: an instant sandbox, keys, bodies and an inject wrapper. */
 
@@ -35,25 +36,13 @@ export function makeSandbox(input: SandboxOptionsInput = {}): Sandbox {
   return buildSandbox({ timeScale: 0, ...input, faults: { aiFailureRate: 0, aiTimeoutRate: 0, ...input.faults } });
 }
 
-export interface Answer {
-  status: number;
-  json: any;
-  text: string;
-  headers: Record<string, unknown>;
-}
+export type { Answer } from "../support/inject";
 
 /** POSTs `body` to `op` with `key` (null: no key header at all). */
 export async function call(sandbox: Sandbox, op: Operation, body: unknown, key: string | null = KEY): Promise<Answer> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (key !== null) headers["x-service-api-key"] = key;
-  const r = await sandbox.app.inject({ method: "POST", url: OPERATION_PATHS[op], headers, payload: JSON.stringify(body) });
-  let json: unknown;
-  try {
-    json = JSON.parse(r.body);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.statusCode, json, text: r.body, headers: r.headers };
+  return answerOf(await sandbox.app.inject({ method: "POST", url: OPERATION_PATHS[op], headers, payload: JSON.stringify(body) }));
 }
 
 /** Creates an analysis and returns its data, failing the test on anything but 200. */

@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/relay/config";
 import { Relay, RelayOptions, createRelay } from "../../src/relay/server";
 import { MIN_AI_PHOTOS, placeOf, usablePhotoCount } from "../../src/sandbox/model";
 import { SandboxOptionsInput } from "../../src/sandbox/options";
+import { answerOf } from "./inject";
 
 /**
  * A real relay on its real embedded sandbox, for integration tests. Requests go through
@@ -50,15 +51,7 @@ export async function startRelay(
     ...(options.store ? { store: options.store } : {}),
   });
   const auth = { authorization: `Bearer ${TEST_TOKEN}` };
-  const wrap = (r: { statusCode: number; body: string; headers: Record<string, unknown> }) => {
-    let json: unknown;
-    try {
-      json = JSON.parse(r.body);
-    } catch {
-      json = undefined;
-    }
-    return { status: r.statusCode, json, text: r.body, headers: r.headers };
-  };
+  const wrap = answerOf;
   return {
     relay,
     dataDir,
