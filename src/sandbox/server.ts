@@ -37,6 +37,8 @@ export interface Sandbox {
   setFaults(patch: SandboxFaultsPatch): SandboxFaults;
   /** The base of report, listing and photo links. */
   baseUrl(): string;
+  /** A stored analysis as the service would give it now; undefined for an unknown id. */
+  analysis(id: string): AnalysisData | undefined;
 }
 
 const KEY_SHAPE = /^sk_[A-Za-z0-9_-]{8,200}$/;
@@ -136,7 +138,7 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     const failed = outcomes.filter((o): o is Extract<AiOutcome, { completed: false }> => !o.completed);
     const warnings = failed.map(warningOf);
     const notes = failed.map(warningText);
-    state.analyses.set(id, { id, apiKey, strategy, request, place, subject, applied, data, warnings: notes, createdAt: Date.now() });
+    state.analyses.set(id, { id, apiKey, strategy, request, place, subject, applied, warnings: notes, createdAt: Date.now() });
     state.recordCreate(apiKey, subject);
     state.bill({ at: Date.now(), apiKey, op: strategy, ...charge(1, completed.length), analysisId: id, subject });
     return { status: 200, body: { success: true, data, ...(warnings.length ? { warnings } : {}) } };
@@ -157,7 +159,7 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     const applied = { ...stored.applied };
     for (const fn of completed) applied[fn] = true;
     const data = buildAnalysis(stored.strategy, stored.request, stored.place, applied, stored.id, baseUrl());
-    const updated: StoredAnalysis = { ...stored, applied, data, warnings: failed.map(warningText) };
+    const updated: StoredAnalysis = { ...stored, applied, warnings: failed.map(warningText) };
     state.analyses.set(stored.id, updated);
     state.bill({ at: Date.now(), apiKey, op: "enhance", ...charge(0, completed.length), analysisId: stored.id, subject: canonicalRequest("enhance", request) });
     return { status: 200, body: { success: true, data, ...(warnings.length ? { warnings } : {}) } };
@@ -171,7 +173,7 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
   app.get<{ Params: { id: string } }>("/reports/:id", async (request, reply) => {
     const stored = state.analyses.get(request.params.id);
     if (!stored) return reply.code(404).type("text/html; charset=utf-8").send("<!doctype html><title>Not found</title><p>No such sandbox report.</p>");
-    return reply.type("text/html; charset=utf-8").send(reportPage(stored.data, stored.strategy, stored.warnings));
+    return reply.type("text/html; charset=utf-8").send(reportPage(dataOf(stored), stored.strategy, stored.warnings));
   });
   app.get<{ Params: { id: string } }>("/listings/:id", async (request, reply) =>
     reply.type("text/html; charset=utf-8").send(listingPage(request.params.id.replace(/[^0-9]/g, ""), baseUrl())),
@@ -217,5 +219,14 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     return options.faults;
   }
 
-  return { app, state, options, setFaults, baseUrl };
+  function dataOf(stored: StoredAnalysis): AnalysisData {
+    return buildAnalysis(stored.strategy, stored.request, stored.place, stored.applied, stored.id, baseUrl());
+  }
+
+  function analysis(id: string): AnalysisData | undefined {
+    const stored = state.analyses.get(id);
+    return stored && dataOf(stored);
+  }
+
+  return { app, state, options, setFaults, baseUrl, analysis };
 }

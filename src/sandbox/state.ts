@@ -1,8 +1,13 @@
-import { AnalysisData, CreateRequest, Operation, Strategy } from "../contract";
+import { CreateRequest, Operation, Strategy } from "../contract";
 import { Place } from "./markets";
 import { AiApplied } from "./model";
 
-/** An analysis the sandbox created, kept per API key like the live service's. */
+/**
+ * An analysis the sandbox created, kept per API key like the live service's. What it needs to be
+ * built again, not the analysis itself: the model is deterministic, so the same inputs give the same
+ * analysis (Sandbox.analysis), and a sandbox that made 10,000 analyses holds a few megabytes rather
+ * than a gigabyte of comparables.
+ */
 export interface StoredAnalysis {
   id: string;
   /** The key that created it: enhance with another key gets 404. */
@@ -13,7 +18,6 @@ export interface StoredAnalysis {
   /** Canonical form of the create request: what AI outcomes and timings are fixed by. */
   subject: string;
   applied: AiApplied;
-  data: AnalysisData;
   /** The warnings of the call that last changed it, as text, for the report page. */
   warnings: string[];
   createdAt: number;

@@ -103,8 +103,10 @@ describe("AI comparables need at least 8 usable photos", () => {
   });
 
   test("both AI functions completing cost 40 cents", async () => {
-    await create(sandbox, "owned", { fullAddress: PLENTY.fullAddress, addAIComps: true, addAIExpenseEstimates: true });
+    const data = await create(sandbox, "owned", { fullAddress: PLENTY.fullAddress, addAIComps: true, addAIExpenseEstimates: true });
     expect(sandbox.state.totals(KEY)).toEqual({ calls: 1, reports: 1, aiFunctions: 2, cents: 40 });
+    // Built again by its id with both AI results applied, as answered.
+    expect(sandbox.analysis(data._id)).toEqual(data);
   });
 });
 

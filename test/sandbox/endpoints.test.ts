@@ -180,6 +180,10 @@ describe("every create endpoint answers 200 with the spec's fields", () => {
       }
     });
 
+    test("kept by its inputs, the analysis is built again by its id exactly as it was answered", () => {
+      expect(sandbox.analysis(answer.json.data._id)).toEqual(answer.json.data);
+    });
+
     test("the report url is the sandbox's /reports/<id>", () => {
       expect(answer.json.data.url).toMatch(new RegExp(`/reports/${answer.json.data._id}$`));
     });

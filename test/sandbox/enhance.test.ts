@@ -68,7 +68,7 @@ describe("enhance that completes", () => {
   test("the stored analysis and its report page are updated", async () => {
     const created = await create(sandbox, "buy", { fullAddress: US_ADDRESS });
     const r = await call(sandbox, "enhance", { analysisId: created._id, addAIExpenseEstimates: true });
-    expect(sandbox.state.analyses.get(created._id)?.data).toEqual(r.json.data);
+    expect(sandbox.analysis(created._id)).toEqual(r.json.data);
     expect(sandbox.state.analyses.get(created._id)?.applied).toEqual({ addAIComps: false, addAIExpenseEstimates: true });
   });
 
@@ -139,10 +139,12 @@ describe("every requested function failing", () => {
   test("the stored analysis and its report page are unchanged", async () => {
     const created = await create(sandbox, "buy", { fullAddress: US_ADDRESS });
     const before = structuredClone(sandbox.state.analyses.get(created._id));
+    const dataBefore = sandbox.analysis(created._id);
     const pageBefore = await reportPage(created._id);
     sandbox.setFaults({ aiFailureRate: 1 });
     await call(sandbox, "enhance", { analysisId: created._id, addAIComps: true, addAIExpenseEstimates: true });
     expect(sandbox.state.analyses.get(created._id)).toEqual(before);
+    expect(sandbox.analysis(created._id)).toEqual(dataBefore);
     expect(await reportPage(created._id)).toBe(pageBefore);
   });
 

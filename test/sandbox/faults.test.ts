@@ -36,7 +36,7 @@ describe("injected failures, in process", () => {
     const r = await call(sandbox, "enhance", { analysisId: created._id, addAIExpenseEstimates: true });
     expect(r.status).toBe(503);
     expect(billedCents(sandbox)).toBe(20);
-    expect(sandbox.state.analyses.get(created._id)?.data).toEqual(created);
+    expect(sandbox.analysis(created._id)).toEqual(created);
   });
 
   test("the service comes back when the rate is set to 0", async () => {
