@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     // The same request the functions' batcher sends: metrics only, no comparables.
     await client.batch(
       Array.from({ length: N }, (_, i) => ({ strategy: "buy" as const, params: params(i, street) })),
-      { omitComparables: true, onLine: () => lines++ },
+      { maxComparables: 0, onLine: () => lines++ },
     );
     if (lines !== N) throw new Error(`batch answered ${lines} of ${N}`);
   };

@@ -108,7 +108,7 @@ async function main(): Promise<void> {
 
     // The seed: SEED distinct analyses, so the first cached requests have something to hit.
     const seedItems = Array.from({ length: SEED }, (_, n) => ({ strategy: "buy", params: buyParams(FIRST + n) }));
-    const seedRes = await pool.request({ method: "POST", path: "/v1/batch", body: JSON.stringify({ items: seedItems, omitComparables: true }), headers: auth, bodyTimeout: 0, headersTimeout: 0 });
+    const seedRes = await pool.request({ method: "POST", path: "/v1/batch", body: JSON.stringify({ items: seedItems, maxComparables: 0 }), headers: auth, bodyTimeout: 0, headersTimeout: 0 });
     let seedOk = 0;
     let rest = "";
     for await (const chunk of seedRes.body) {

@@ -105,7 +105,7 @@ async function relayBatch(client: RelayClient, items: readonly BatchItem[]): Pro
   let ok = 0;
   const t0 = performance.now();
   // The request the pane sends: metrics only, no comparables.
-  await client.batch(items, { omitComparables: true, onLine: (line) => (ok += line.status === 200 ? 1 : 0) });
+  await client.batch(items, { maxComparables: 0, onLine: (line) => (ok += line.status === 200 ? 1 : 0) });
   const s = seconds(t0);
   if (ok !== items.length) throw new Error(`the batch answered ${ok} of ${items.length} ok`);
   return s;

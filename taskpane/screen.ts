@@ -230,7 +230,7 @@ export async function runScreening(deps: { client: Pick<RelayClient, "batch">; r
       await deps.client.batch(job.items.slice(start, start + MAX_BATCH_ITEMS), {
         signal: controller.signal,
         // Screening rows show metrics only: without comparables a line is a tenth of the size.
-        omitComparables: true,
+        maxComparables: 0,
         onLine: (line) => {
           const item = start + line.index;
           const r = job.itemRows[item];

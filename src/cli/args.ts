@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import { FieldInfo, STRATEGIES, Strategy } from "../contract";
+import { FieldInfo, MAX_COMPARABLES, STRATEGIES, Strategy } from "../contract";
 import { parseFieldList } from "../sheet";
 
 /**
@@ -11,8 +11,6 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-/** Most comparables per property in the Comparables sheet (the service sends at most 50). */
-export const MAX_COMPS = 50;
 /**
  * Comparables per property by default: the nearest five, an appraiser's comp set, show how an
  * estimate was made while the sheet stays a size that Excel, an in-place refresh (which holds the
@@ -36,7 +34,7 @@ Options:
   --sheet NAME        the sheet to screen in an .xlsx input (default: the first visible sheet)
   --fields LIST       result columns, e.g. "revenue.p50, yearOneCashFlowUSD, Cap rate"
                       (default: the usual screening figures for the strategy)
-  --comps N           comparables per property in the Comparables sheet, 0 to ${MAX_COMPS} (default ${DEFAULT_COMPS})
+  --comps N           comparables per property in the Comparables sheet, 0 to ${MAX_COMPARABLES} (default ${DEFAULT_COMPS})
   -h, --help          this text
 
 Relay: STR_RELAY_URL and STR_RELAY_TOKEN name a running relay (npx str-relay). With neither set,
@@ -93,8 +91,8 @@ const Options = z.object({
     .transform((v, ctx) => {
       if (v === undefined) return DEFAULT_COMPS;
       const n = Number(v.trim());
-      if (v.trim() === "" || !Number.isInteger(n) || n < 0 || n > MAX_COMPS) {
-        ctx.addIssue({ code: "custom", message: `--comps must be a whole number from 0 to ${MAX_COMPS}; got ${got(v)}` });
+      if (v.trim() === "" || !Number.isInteger(n) || n < 0 || n > MAX_COMPARABLES) {
+        ctx.addIssue({ code: "custom", message: `--comps must be a whole number from 0 to ${MAX_COMPARABLES}; got ${got(v)}` });
         return z.NEVER;
       }
       return n;

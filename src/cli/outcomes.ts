@@ -26,6 +26,11 @@ export interface RowOutcome {
 export class Outcomes {
   readonly #fields: readonly FieldInfo[];
   readonly #compsPerRow: number;
+
+  /** Comparables kept of each analysis: all the relay need send (POST /v1/batch maxComparables). */
+  get compsPerRow(): number {
+    return this.#compsPerRow;
+  }
   readonly #byRow = new Map<number, RowOutcome>();
   readonly #dir: string;
   readonly #fd: number;

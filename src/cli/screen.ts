@@ -115,6 +115,8 @@ async function screenChunk(client: RelayClient, plan: Plan, outcomes: Outcomes, 
       itemIndexes.map((i) => plan.items[i] as BatchItem),
       {
         ...(hooks.signal ? { signal: hooks.signal } : {}),
+        // Only the comparables the Comparables sheet shows: a line of 50 is ten times one of five.
+        maxComparables: outcomes.compsPerRow,
         onLine: (line) => {
           const r = rows[line.index];
           if (r === undefined || outcomes.has(r)) return;

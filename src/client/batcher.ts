@@ -141,7 +141,7 @@ export class BatchingClient {
       await this.#client.batch(
         entries.map((e) => e.item),
         // Cards and screening rows show metrics only; STR.COMPS reads the stored analysis by id.
-        { signal: batch.controller.signal, omitComparables: true, onLine: (line) => this.#settleLine(entries, line) },
+        { signal: batch.controller.signal, maxComparables: 0, onLine: (line) => this.#settleLine(entries, line) },
       );
     } catch (error) {
       failure = error;

@@ -74,13 +74,13 @@ export class RelayClient {
    * Resolves when the relay has answered every item; lines it could not read are skipped and
    * reported by the items they leave unanswered.
    */
-  async batch(items: readonly BatchItem[], options: CallOptions & { onLine: (line: BatchLine) => void; omitComparables?: boolean }): Promise<void> {
+  async batch(items: readonly BatchItem[], options: CallOptions & { onLine: (line: BatchLine) => void; maxComparables?: number }): Promise<void> {
     const controller = new AbortController();
     const relayAbort = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) relayAbort();
     options.signal?.addEventListener("abort", relayAbort, { once: true });
     try {
-      const body = { items, ...(options.omitComparables ? { omitComparables: true } : {}) };
+      const body = { items, ...(options.maxComparables !== undefined ? { maxComparables: options.maxComparables } : {}) };
       const response = await this.#send("POST", "/v1/batch", body, { signal: controller.signal }, {}, false);
       if (!response.ok) await this.#read({ status: response.status, ok: false, headers: response.headers, text: await response.text() }, z.never());
       if (!response.body) throw new RelayCallError("STR_RELAY_BAD_ANSWER", "The relay's batch answer has no body.", { status: response.status });

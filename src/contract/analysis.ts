@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+/** Comparables per analysis, at most (spec: "Every estimate is derived from at most 50 comparable active listings"). */
+export const MAX_COMPARABLES = 50;
+
 /**
  * The service's answers, parsed tolerantly.
  *

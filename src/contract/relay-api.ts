@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_COMPARABLES } from "./analysis";
 import { FieldIssue } from "./issues";
 import { Operation } from "./operations";
 
@@ -109,10 +110,12 @@ export const BatchRequest = z.strictObject({
   /** Estimate only: how many items are cached, how many would be created, what it would cost. */
   dryRun: z.boolean().optional(),
   /**
-   * Answer without `data.comparables`: a line shrinks from about 20 kB to 2 kB. For callers that
-   * show metrics only (the STR.* cards and screening rows); GET /v1/analyses/:id keeps them.
+   * At most this many of `data.comparables` in each line, the first as the service listed them; 0
+   * leaves them out. A line of 50 comparables is about 20 kB, of none about 2 kB: callers that show
+   * metrics only (the STR.* cards, screening rows) or a few comparables (str-screen) ask for what
+   * they show. The cache and GET /v1/analyses/:id keep them all.
    */
-  omitComparables: z.boolean().optional(),
+  maxComparables: z.number().int().min(0).max(MAX_COMPARABLES).optional(),
 });
 export type BatchRequest = z.infer<typeof BatchRequest>;
 

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, centsToUSD, dotPath, maxCharge, showValue, toFieldIssues } from "../contract";
+import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, RelayAnswer, centsToUSD, dotPath, maxCharge, showValue, toFieldIssues } from "../contract";
 import { RelayError, asRelayError } from "./errors";
 import { Gateway, cacheKeyOf } from "./gateway";
 import { RelayStore } from "./store/store";
@@ -12,7 +12,7 @@ import { usageOf } from "./usage";
  */
 export type ParsedItem = { index: number; ok: true; op: Operation; params: unknown; refresh: boolean } | { index: number; ok: false; error: RelayError };
 
-export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolean; omitComparables: boolean } {
+export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolean; maxComparables: number | undefined } {
   const count = typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items) ? (body as { items: unknown[] }).items.length : 0;
   if (count > MAX_BATCH_ITEMS) {
     throw new RelayError("STR_BATCH_TOO_LARGE", `The batch has ${count} items; one batch may carry at most ${MAX_BATCH_ITEMS}.`);
@@ -23,7 +23,7 @@ export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolea
   }
   const parsed = BatchRequest.safeParse(body);
   if (!parsed.success) {
-    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "omitComparables"]);
+    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "maxComparables"]);
     throw new RelayError("STR_BAD_REQUEST", `Invalid batch: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`, { fields });
   }
   const items = parsed.data.items.map((raw, index): ParsedItem => {
@@ -34,7 +34,7 @@ export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolea
     }
     return { index, ok: true, op: item.data.strategy, params: item.data.params, refresh: item.data.refresh === true };
   });
-  return { items, dryRun: parsed.data.dryRun === true, omitComparables: parsed.data.omitComparables === true };
+  return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables };
 }
 
 /** What running the batch would do and cost, spending nothing. */
@@ -81,7 +81,7 @@ export async function dryRunBatch(gateway: Gateway, store: RelayStore, items: Pa
 }
 
 /** Runs every item; the stream carries one line per item in completion order and ends after the last. */
-export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: AbortSignal, options: { omitComparables?: boolean } = {}): PassThrough {
+export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: AbortSignal, options: { maxComparables?: number | undefined } = {}): PassThrough {
   const out = new PassThrough();
   let open = items.length;
   const write = (line: BatchLine) => {
@@ -99,7 +99,7 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
     gateway
       .analyze(item.op, item.params, { refresh: item.refresh, signal })
       .then(
-        (answer) => write({ index: item.index, status: 200, body: options.omitComparables && answer.data ? { ...answer, data: withoutComparables(answer.data) } : answer }),
+        (answer) => write({ index: item.index, status: 200, body: trimComparables(answer, options.maxComparables) }),
         (error: unknown) => {
           if (signal.aborted) return;
           const e = asRelayError(error);
@@ -119,7 +119,11 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
   return out;
 }
 
-function withoutComparables(data: Record<string, unknown>): Record<string, unknown> {
+/** The answer with at most `max` comparables, the first as the service listed them; 0: none, and no key. */
+function trimComparables(answer: RelayAnswer, max: number | undefined): RelayAnswer {
+  const data = answer.data;
+  if (max === undefined || !data || !Array.isArray(data.comparables) || data.comparables.length <= max) return answer;
+  if (max > 0) return { ...answer, data: { ...data, comparables: data.comparables.slice(0, max) } };
   const { comparables: _comparables, ...rest } = data;
-  return rest;
+  return { ...answer, data: rest };
 }

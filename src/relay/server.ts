@@ -157,9 +157,9 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   }
 
   app.post("/v1/batch", async (request, reply) => {
-    const { items, dryRun, omitComparables } = parseBatch(request.body);
+    const { items, dryRun, maxComparables } = parseBatch(request.body);
     if (dryRun) return dryRunBatch(gateway, store, items, Math.round(config.budgetUSDPerDay * 100), config.mode === "sandbox");
-    const stream = streamBatch(gateway, items, callerGone(reply), { omitComparables });
+    const stream = streamBatch(gateway, items, callerGone(reply), { maxComparables });
     return reply.type("application/x-ndjson; charset=utf-8").send(stream);
   });
 

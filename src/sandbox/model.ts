@@ -3,6 +3,7 @@ import {
   AnalysisData,
   Comparable,
   CreateRequest,
+  MAX_COMPARABLES,
   MODEL_DEFAULTS,
   PERCENTILE_KEYS,
   Percentiles,
@@ -31,8 +32,6 @@ export const SANDBOX_NOTICE = "Simulated by the STR sandbox: not market data.";
 export const AI_LIMIT_SECONDS = 90;
 /** AI comparables need this many usable listing photos for the address (spec). */
 export const MIN_AI_PHOTOS = 8;
-/** Comparables per analysis, at most (spec). */
-export const MAX_COMPARABLES = 50;
 
 export function placeOf(request: { lat?: number | undefined; lng?: number | undefined; fullAddress?: string | undefined; country?: string | undefined }): Place {
   if (request.lat !== undefined && request.lng !== undefined) return placeOfPoint(request.lat, request.lng, request.country);

@@ -203,8 +203,8 @@ describe("fuzzing every relay route", () => {
       {
         weight: 8,
         arbitrary: fc
-          .tuple(fc.array(item, { minLength: 1, maxLength: 8 }), fc.constantFrom<boolean | undefined>(undefined, false, true), fc.constantFrom<boolean | undefined>(undefined, true))
-          .map(([items, dryRun, omit]) => objectText([["items", list(items)], ...(dryRun === undefined ? [] : ([["dryRun", dryRun]] as Entries)), ...(omit === undefined ? [] : ([["omitComparables", omit]] as Entries))])),
+          .tuple(fc.array(item, { minLength: 1, maxLength: 8 }), fc.constantFrom<boolean | undefined>(undefined, false, true), fc.constantFrom<unknown>(undefined, 0, 3, 50, 51, -1, 2.5, "5", true))
+          .map(([items, dryRun, most]) => objectText([["items", list(items)], ...(dryRun === undefined ? [] : ([["dryRun", dryRun]] as Entries)), ...(most === undefined ? [] : ([["maxComparables", most]] as Entries))])),
       },
       // A poisoned item (prototype pollution) makes the parser refuse the whole batch.
       {
@@ -455,11 +455,11 @@ function raw(entries: Entries): RawJson {
 /** The items of a batch body the relay takes as a whole, or undefined when it refuses the whole body. */
 function topLevelItems(body: unknown): unknown[] | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
-  const { items, dryRun, omitComparables, ...rest } = body as Record<string, unknown>;
+  const { items, dryRun, maxComparables, ...rest } = body as Record<string, unknown>;
   if (Object.keys(rest).length > 0) return undefined;
   if (!Array.isArray(items) || items.length === 0) return undefined;
   if (dryRun !== undefined && typeof dryRun !== "boolean") return undefined;
-  if (omitComparables !== undefined && typeof omitComparables !== "boolean") return undefined;
+  if (maxComparables !== undefined && !(typeof maxComparables === "number" && Number.isInteger(maxComparables) && maxComparables >= 0 && maxComparables <= 50)) return undefined;
   return items;
 }
 

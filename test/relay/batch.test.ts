@@ -45,13 +45,26 @@ describe("POST /v1/batch", () => {
     expect(t.sandboxStats().arrivals).toBe(2);
   });
 
-  test("omitComparables leaves comparables out of the lines, and the stored analysis keeps them", async () => {
-    const out = lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], omitComparables: true })).text);
+  test("maxComparables 0 leaves comparables out of the lines, and the stored analysis keeps them", async () => {
+    const out = lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], maxComparables: 0 })).text);
     const body = out[0]?.body as { data: Record<string, unknown> };
     expect(body.data.comparables).toBeUndefined();
     expect(body.data.revenue).toBeDefined();
     const stored = await t.get(`/v1/analyses/${String(body.data._id)}`);
-    expect((stored.json.data.comparables as unknown[]).length).toBeGreaterThan(0);
+    expect((stored.json.data.comparables as unknown[]).length).toBeGreaterThan(3);
+  });
+
+  test("maxComparables 3 keeps the first three, as the service listed them", async () => {
+    const out = lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], maxComparables: 3 })).text);
+    const body = out[0]?.body as unknown as { data: { _id: string; comparables: unknown[] } };
+    const stored = await t.get(`/v1/analyses/${body.data._id}`);
+    expect(body.data.comparables).toEqual((stored.json.data.comparables as unknown[]).slice(0, 3));
+  });
+
+  test("maxComparables outside 0 to 50 is a 400 naming it", async () => {
+    const r = await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], maxComparables: 51 });
+    expect(r.status).toBe(400);
+    expect(r.json.error.fields).toEqual([expect.objectContaining({ path: "maxComparables" })]);
   });
 
   test("identical items in one batch share one upstream call", async () => {
