@@ -167,9 +167,20 @@ process.once("exit", () => {
   for (const c of children) c.kill("SIGKILL");
 });
 
+/**
+ * The environment a child starts from: this process's, less the store variables. CI sets REDIS_URL
+ * and DATABASE_URL for the scale-out suites; a relay that inherited them would keep its ledger in
+ * Postgres, where a test reading its SQLite file finds nothing. A child gets a shared store only
+ * when it is given one (startReplica).
+ */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { REDIS_URL: _redis, DATABASE_URL: _database, ...inherited } = process.env;
+  return { ...inherited, ...env };
+}
+
 /** Starts `node lib/<entry>` and waits for the line that says where it listens. */
 export function startChild(entry: string, env: Record<string, string>, ready: RegExp): Promise<Child> {
-  const child = spawn(process.execPath, [path.join(ROOT, "lib", entry)], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [path.join(ROOT, "lib", entry)], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
   child.once("exit", () => children.delete(child));
   const output: string[] = [];
