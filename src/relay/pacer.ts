@@ -1,3 +1,5 @@
+import { Waiters } from "./waiters";
+
 /**
  * Pacing of calls to the service: never more than the account's limit in any sliding window.
  *
@@ -54,19 +56,12 @@ export function pacingRule(requestsPerSecond: number, marginMs = PACING_MARGIN_M
   return { limit, windowMs: (1000 * limit) / requestsPerSecond + marginMs };
 }
 
-interface Waiter {
-  resolve: () => void;
-  reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
-
 /** The pacer of one relay process (the SQLite deployment). Replicas use the Redis pacer. */
 export class LocalPacer implements Pacer {
   readonly #rule: PacingRule;
   /** Grant times within the last window, oldest first. */
   readonly #sent: number[] = [];
-  readonly #queue: Waiter[] = [];
+  readonly #waiters = new Waiters();
   readonly #now: () => number;
   /** When the next send is due on an even schedule. */
   #due = 0;
@@ -84,26 +79,13 @@ export class LocalPacer implements Pacer {
   readonly slotLifetimeMs = PACING_MARGIN_MS / 2;
 
   get waiting(): number {
-    return this.#queue.length;
+    return this.#waiters.size;
   }
 
   acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#closed) return Promise.reject(new Error("pacer closed"));
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
-      if (signal) {
-        waiter.onAbort = () => {
-          const i = this.#queue.indexOf(waiter);
-          if (i >= 0) this.#queue.splice(i, 1);
-          reject(signal.reason);
-        };
-        signal.addEventListener("abort", waiter.onAbort, { once: true });
-      }
-      if (options.first) this.#queue.unshift(waiter);
-      else this.#queue.push(waiter);
-      this.#pump();
-    });
+    const waiting = this.#waiters.wait(signal, options.first);
+    this.#pump();
+    return waiting;
   }
 
   throttled(until: number): void {
@@ -115,7 +97,7 @@ export class LocalPacer implements Pacer {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
-    for (const w of this.#queue.splice(0)) w.reject(new Error("pacer closed"));
+    this.#waiters.close();
   }
 
   #limitNow(now: number): number {
@@ -124,7 +106,7 @@ export class LocalPacer implements Pacer {
 
   #pump(): void {
     if (this.#timer || this.#closed) return;
-    while (this.#queue.length > 0) {
+    while (this.#waiters.size > 0) {
       const now = this.#now();
       if (now < this.#pausedUntil) return this.#schedule(this.#pausedUntil - now);
       while (this.#sent.length > 0 && (this.#sent[0] as number) <= now - this.#rule.windowMs) this.#sent.shift();
@@ -139,9 +121,7 @@ export class LocalPacer implements Pacer {
       if (now < this.#due - spacing * CATCH_UP) return this.#schedule(this.#due - spacing * CATCH_UP - now);
       this.#due = Math.max(this.#due, now) + spacing;
       this.#sent.push(now);
-      const waiter = this.#queue.shift() as Waiter;
-      if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
-      waiter.resolve();
+      this.#waiters.grant();
     }
   }
 

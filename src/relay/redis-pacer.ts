@@ -1,6 +1,7 @@
 import Redis from "ioredis";
 import { AcquireOptions, Pacer, PacingRule, SLOW_DOWN_MS } from "./pacer";
 import { RedisScript, partError, redisScript } from "./store/shared-clients";
+import { Waiters } from "./waiters";
 
 /**
  * The pacer of relay replicas: the same rule as LocalPacer (at most `limit` sends in any sliding
@@ -75,19 +76,12 @@ export const SHARED_PACING_MARGIN_MS = 100;
 /** As in LocalPacer: sends a late poll may let out at once to catch up with the even schedule. */
 const CATCH_UP = 4;
 
-interface Waiter {
-  resolve: () => void;
-  reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
-
 export class RedisPacer implements Pacer {
   readonly #rule: PacingRule;
   readonly #keys: { log: string; state: string };
   readonly #takeSlot: RedisScript;
   readonly #throttled: RedisScript;
-  readonly #queue: Waiter[] = [];
+  readonly #waiters = new Waiters();
   #polling = false;
   #fastestRoundTrip = Infinity;
   #closed = false;
@@ -105,26 +99,13 @@ export class RedisPacer implements Pacer {
   readonly slotLifetimeMs = SHARED_PACING_MARGIN_MS / 2;
 
   get waiting(): number {
-    return this.#queue.length;
+    return this.#waiters.size;
   }
 
   acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#closed) return Promise.reject(new Error("pacer closed"));
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
-      if (signal) {
-        waiter.onAbort = () => {
-          const i = this.#queue.indexOf(waiter);
-          if (i >= 0) this.#queue.splice(i, 1);
-          reject(signal.reason);
-        };
-        signal.addEventListener("abort", waiter.onAbort, { once: true });
-      }
-      if (options.first) this.#queue.unshift(waiter);
-      else this.#queue.push(waiter);
-      void this.#poll();
-    });
+    const waiting = this.#waiters.wait(signal, options.first);
+    void this.#poll();
+    return waiting;
   }
 
   /** Every replica stops until `until` (this machine's clock, sent as a delay) and slows down after. */
@@ -139,22 +120,21 @@ export class RedisPacer implements Pacer {
   async close(): Promise<void> {
     this.#closed = true;
     this.#sleep?.wake();
-    for (const w of this.#queue.splice(0)) this.#settle(w, new Error("pacer closed"));
+    this.#waiters.close();
   }
 
   async #poll(): Promise<void> {
     if (this.#polling) return;
     this.#polling = true;
     try {
-      while (this.#queue.length > 0 && !this.#closed) {
+      while (this.#waiters.size > 0 && !this.#closed) {
         let answer: unknown;
         const asked = performance.now();
         try {
           answer = await this.#takeSlot([this.#keys.log, this.#keys.state], [this.#rule.limit, this.#rule.windowMs, CATCH_UP]);
         } catch (error) {
           // No slot can be had: every caller waiting here gets a clear 503, none is sent unpaced.
-          const e = partError("Redis", error);
-          for (const w of this.#queue.splice(0)) this.#settle(w, e);
+          this.#waiters.failAll(partError("Redis", error));
           return;
         }
         if (this.#closed) return;
@@ -167,8 +147,7 @@ export class RedisPacer implements Pacer {
         if (granted === 1 && roundTrip - this.#fastestRoundTrip > this.slotLifetimeMs) continue;
         if (granted === 1) {
           // The caller it was asked for may have left meanwhile: the next one takes the slot.
-          const w = this.#queue.shift();
-          if (w) this.#settle(w);
+          this.#waiters.grant();
           continue;
         }
         await this.#nap(Math.max(1, Math.ceil(Number(waitMs))));
@@ -188,11 +167,5 @@ export class RedisPacer implements Pacer {
       const timer = setTimeout(wake, ms);
       this.#sleep = { timer, wake };
     });
-  }
-
-  #settle(w: Waiter, error?: unknown): void {
-    if (w.signal && w.onAbort) w.signal.removeEventListener("abort", w.onAbort);
-    if (error === undefined) w.resolve();
-    else w.reject(error);
   }
 }
