@@ -1,4 +1,4 @@
-import { RelayCallError, RelayClient } from "../src/client";
+import { DryRunTotals, RelayCallError, RelayClient, dryRunAll } from "../src/client";
 import { BatchItem, FieldInfo, FieldIssue, MAX_BATCH_ITEMS, Operation, Strategy, centsToUSD, describeIssues, isCreate } from "../src/contract";
 import { CellInput, ColumnMapping, readRow } from "../src/inputs";
 import { LEADING_COLUMNS, ResultBlockSpan, ScreeningResult, defaultScreeningFields, resultBlockHeader, resultBlockRow, resultBlockWidth, rowStatusOf, screeningResultOf, warningTexts } from "../src/sheet";
@@ -99,48 +99,17 @@ export function planScreening(table: TableInput, mapping: ColumnMapping, options
   };
 }
 
-/** What a run would do and cost, from the relay's dry run (nothing sent, nothing spent). */
-export interface Estimate {
-  /** Rows to send. */
-  items: number;
-  /** Rows refused before sending (marked in their row, never sent). */
-  invalid: number;
-  cached: number;
-  toCreate: number;
-  /** Identical to an earlier row: they share its call. */
-  duplicates: number;
-  /** Sent before with an unknown outcome: they fail with STR_OUTCOME_UNKNOWN unless refreshed. */
-  unknownOutcome: number;
-  /** The most it can cost. */
-  estimatedCostUSD: number;
-  budgetRemainingUSD: number;
-  sandbox: boolean;
-}
+/**
+ * What a run would do and cost, from the relay's dry run (nothing sent, nothing spent); `invalid`
+ * also counts the rows refused here, before sending.
+ */
+export type Estimate = Omit<DryRunTotals, "verdicts">;
 
 export async function estimate(client: Pick<RelayClient, "dryRun" | "usage">, jobs: readonly ScreeningJob[], signal?: AbortSignal): Promise<Estimate> {
-  const invalid = jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind === "invalid").length, 0);
-  const items = jobs.flatMap((j) => j.items);
-  const totals: Estimate = { items: 0, invalid, cached: 0, toCreate: 0, duplicates: 0, unknownOutcome: 0, estimatedCostUSD: 0, budgetRemainingUSD: 0, sandbox: true };
-  const options = signal ? { signal } : {};
-  if (items.length === 0) {
-    const usage = await client.usage(options);
-    return { ...totals, budgetRemainingUSD: usage.budget.remainingTodayUSD, sandbox: usage.mode === "sandbox" };
-  }
-  let cents = 0;
-  for (let i = 0; i < items.length; i += MAX_BATCH_ITEMS) {
-    const answer = await client.dryRun(items.slice(i, i + MAX_BATCH_ITEMS), options);
-    totals.items += answer.items;
-    totals.invalid += answer.invalid;
-    totals.cached += answer.cached;
-    totals.toCreate += answer.toCreate;
-    totals.unknownOutcome += answer.unknownOutcome;
-    totals.duplicates += answer.verdicts.filter((v) => v === "duplicate").length;
-    cents += Math.round(answer.estimatedCostUSD * 100);
-    totals.budgetRemainingUSD = answer.budgetRemainingUSD;
-    totals.sandbox = answer.sandbox;
-  }
-  totals.estimatedCostUSD = centsToUSD(cents);
-  return totals;
+  const refused = jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind === "invalid").length, 0);
+  const { verdicts: _verdicts, ...totals } = await dryRunAll(client, jobs.flatMap((j) => j.items), signal);
+  // Rows refused here never reach the relay: they count with those its validation refused.
+  return { ...totals, invalid: totals.invalid + refused };
 }
 
 export interface ScreeningProgress {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { RelayCallError } from "../client";
+import { DryRunTotals, RelayCallError, dryRunAll } from "../client";
 import { INPUT_FIELDS, isBlank } from "../inputs";
 import { RELAY_VERSION } from "../relay/version";
 import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
@@ -9,7 +9,7 @@ import { Plan, PlannedRow } from "./plan";
 import { planScreening } from "./plan";
 import { ProgressStats, ProgressStream, progressReporter } from "./progress";
 import { RelayTarget, openRelayTarget } from "./relay-target";
-import { DryRunTotals, dryRun, screenRows } from "./screen";
+import { screenRows } from "./screen";
 import { summarize, summaryText, usd } from "./summary";
 import { InputTable, readTable } from "./table-reader";
 import { OutputError, refreshInPlace, writeNewWorkbook } from "./workbook-writer";
@@ -58,7 +58,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     target = await openRelayTarget(io.env);
     say(`Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`);
 
-    const estimate = await dryRun(target.client, plan.items, io.signal);
+    const estimate = await dryRunAll(target.client, plan.items, io.signal);
     const invalid = plan.rows.filter((r) => r.kind === "invalid");
     if (options.dryRun || !output) {
       io.stdout.write(dryRunText(table, plan, estimate, invalid));

@@ -1,5 +1,5 @@
-import { RelayCallError, RelayClient } from "../client";
-import { BatchItem, DryRunAnswer, MAX_BATCH_ITEMS, describeIssues } from "../contract";
+import { DryRunVerdict, RelayCallError, RelayClient } from "../client";
+import { BatchItem, MAX_BATCH_ITEMS, describeIssues } from "../contract";
 import { Outcomes, RowOutcome } from "./outcomes";
 import { Plan, PlannedRow } from "./plan";
 
@@ -9,48 +9,6 @@ import { Plan, PlannedRow } from "./plan";
  * as they arrive. Cancelling (Ctrl-C) cuts the stream: the relay drops the items it has not sent,
  * and what arrived is kept. A row the run did not reach is marked, never dropped.
  */
-
-/** The dry run of every chunk, added up. */
-export interface DryRunTotals {
-  items: number;
-  cached: number;
-  toCreate: number;
-  duplicates: number;
-  /** Refused by the relay's validation (readRow's rows are valid, so this is rare). */
-  invalid: number;
-  unknownOutcome: number;
-  estimatedCostUSD: number;
-  budgetRemainingUSD: number;
-  sandbox: boolean;
-  /** Each item's verdict, in item order. */
-  verdicts: DryRunVerdict[];
-}
-
-export type DryRunVerdict = DryRunAnswer["verdicts"][number];
-
-export async function dryRun(client: RelayClient, items: readonly BatchItem[], signal?: AbortSignal): Promise<DryRunTotals> {
-  const totals: DryRunTotals = { items: 0, cached: 0, toCreate: 0, duplicates: 0, invalid: 0, unknownOutcome: 0, estimatedCostUSD: 0, budgetRemainingUSD: 0, sandbox: true, verdicts: [] };
-  if (items.length === 0) {
-    const usage = await client.usage(signal ? { signal } : {});
-    return { ...totals, budgetRemainingUSD: usage.budget.remainingTodayUSD, sandbox: usage.mode === "sandbox" };
-  }
-  let cents = 0;
-  for (let i = 0; i < items.length; i += MAX_BATCH_ITEMS) {
-    const answer: DryRunAnswer = await client.dryRun(items.slice(i, i + MAX_BATCH_ITEMS), signal ? { signal } : {});
-    totals.items += answer.items;
-    totals.cached += answer.cached;
-    totals.toCreate += answer.toCreate;
-    totals.invalid += answer.invalid;
-    totals.unknownOutcome += answer.unknownOutcome;
-    totals.duplicates += answer.verdicts.filter((v) => v === "duplicate").length;
-    totals.verdicts.push(...answer.verdicts);
-    cents += Math.round(answer.estimatedCostUSD * 100);
-    totals.budgetRemainingUSD = answer.budgetRemainingUSD;
-    totals.sandbox = answer.sandbox;
-  }
-  totals.estimatedCostUSD = cents / 100;
-  return totals;
-}
 
 /**
  * Items per batch request for rows the dry run found cached. The relay answers those at once, all

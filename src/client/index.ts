@@ -5,3 +5,4 @@ export * from "./batcher";
 export * from "./settings";
 export * from "./connection";
 export * from "./addin";
+export * from "./dry-run";
