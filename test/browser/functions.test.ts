@@ -1,8 +1,8 @@
-import net from "node:net";
 import { Browser, BrowserContext, Page } from "playwright-core";
 import { addinBuild } from "../support/addin-build";
 import { chromiumAvailable, launchChromium, routeOfficeJs } from "../support/browser";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
+import { freePort } from "../support/ports";
 
 /**
  * The built add-in in headless Chromium, served by the relay as in production, office.js from the
@@ -12,15 +12,6 @@ import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
  */
 const describeWithChromium = chromiumAvailable() ? describe : describe.skip;
 if (!chromiumAvailable()) test("browser tests need Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run installs it)", () => undefined);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describeWithChromium("the built add-in's functions in a real browser", () => {
   let t: TestRelay;

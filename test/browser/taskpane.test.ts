@@ -1,11 +1,11 @@
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { Browser, BrowserContext, Page } from "playwright-core";
 import { addinBuild } from "../support/addin-build";
 import { chromiumAvailable, launchChromium, routeOfficeJs } from "../support/browser";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import { FakeSeed, installFakeExcel } from "../taskpane/fake-excel";
+import { freePort } from "../support/ports";
 
 /**
  * The built task pane in headless Chromium at the width of Excel's pane, served by the relay as in
@@ -27,15 +27,6 @@ function seed(): FakeSeed {
   for (let i = 1; i <= ROWS; i++) rows.push([`${i} Pane Test St, Austin TX`, 300000 + i * 1000, 1 + (i % 4), 1 + (i % 3), 2 + (i % 6), i % 7 === 0 ? "corner lot" : ""]);
   (rows[BAD_ROW] as unknown[])[1] = "call agent";
   return { sheets: [{ name: "Portfolio", rows }, { name: "Notes", rows: [["nothing here"]] }], selection: { row: 3, column: 1 }, syncLatencyMs: 2 };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 describeWithChromium("the task pane in a real browser, on the real relay and its sandbox", () => {

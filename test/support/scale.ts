@@ -73,15 +73,8 @@ export function openTestStore(urls: SharedUrls, namespace: string, lockLeaseMs =
   return SharedStore.open({ ...urls, namespace, lockLeaseMs, clientName: "str-relay-test" });
 }
 
-/** A port nothing listens on. */
-export function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
+/** A port nothing listens on (the store proxies and refused-connection tests). */
+export { freePort as closedPort } from "./ports";
 
 /** The same URL pointing at another port: redis://127.0.0.1:6379 → redis://127.0.0.1:<port>. */
 export function withPort(url: string, port: number): string {
