@@ -1,5 +1,6 @@
 import { RelayClient } from "../src/client";
 import { BENCH_TOKEN, startRelay, verdict } from "./support";
+import { installCustomFunctionsRuntime } from "../test/support/custom-functions";
 
 /**
  * npm run bench:functions — 1,000 STR.BUY formula calls issued at once, from issue to all settled,
@@ -9,15 +10,8 @@ import { BENCH_TOKEN, startRelay, verdict } from "./support";
  */
 const N = Number(process.env.BENCH_ITEMS ?? 1000);
 
-class ExcelError extends Error {
-  constructor(
-    readonly code: string,
-    message?: string,
-  ) {
-    super(message);
-  }
-}
-(globalThis as Record<string, unknown>).CustomFunctions = { Error: ExcelError, ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" } };
+// The functions run in Node: Excel's CustomFunctions globals come from the tests' stand-in.
+installCustomFunctionsRuntime();
 
 async function main(): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,4 +1,5 @@
 import { BENCH_TOKEN, startRelay, verdict } from "./support";
+import { installCustomFunctionsRuntime } from "../test/support/custom-functions";
 
 /**
  * npm run bench:sensitivity — STR.SENSITIVITY over a 100 × 100 grid (price × interest rate,
@@ -6,15 +7,8 @@ import { BENCH_TOKEN, startRelay, verdict } from "./support";
  * 100 ms) and the HTTP requests it makes (target 0). The functions run in Node with a stand-in for
  * Excel's CustomFunctions runtime; the relay is its own process.
  */
-class ExcelError extends Error {
-  constructor(
-    readonly code: string,
-    message?: string,
-  ) {
-    super(message);
-  }
-}
-(globalThis as Record<string, unknown>).CustomFunctions = { Error: ExcelError, ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" } };
+// The functions run in Node: Excel's CustomFunctions globals come from the tests' stand-in.
+installCustomFunctionsRuntime();
 
 async function main(): Promise<void> {
   let requests = 0;
