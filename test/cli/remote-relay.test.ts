@@ -28,8 +28,14 @@ describe("screening through a running relay", () => {
     expect(r.stdout).not.toContain(TEST_TOKEN);
     // Nine rows screened, one of them a duplicate: eight reports, all on this relay's sandbox.
     expect(t.sandboxStats().reports).toBe(8);
-    const summary = summaryOf(await readWorkbook(out));
+    const book = await readWorkbook(out);
+    const summary = summaryOf(book);
     expect(summary).toMatchObject({ Relay: `relay at ${url}`, Mode: "Sandbox (simulated data)", Created: 8, Duplicates: 1 });
+    // The token is in no cell of any sheet (the workbook travels: e-mail, shared drives).
+    const texts: string[] = [];
+    book.eachSheet((ws) => ws.eachRow((row) => row.eachCell((cell) => void texts.push(JSON.stringify(cell.value)))));
+    expect(texts.length).toBeGreaterThan(50);
+    expect(texts.filter((text) => text.includes(TEST_TOKEN))).toEqual([]);
     expect(fs.existsSync(path.join(dir, "unused"))).toBe(false);
   });
 
