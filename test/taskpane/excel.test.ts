@@ -132,22 +132,30 @@ describe("writing result rows in chunks", () => {
   test("rows streaming in as chunks are written: full chunks, never a sync every few rows", async () => {
     // Rows every 2 ms, each write a 10 ms round trip: a chunk of 20 fills in ~40 ms, well within maxDelayMs.
     // The timer set by the first row must not fire mid-stream and then keep writing what trickles in.
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(200) }] });
-    const slow: typeof wb.run = async (batch) => {
-      const result = await wb.run(batch);
-      await new Promise((r) => setTimeout(r, 10));
-      return result;
-    };
-    const writer = new ChunkedWriter({ run: slow, sheetId: "{Sheet1}", left: 5, width, chunkRows: 20, maxDelayMs: 100 });
-    for (let i = 1; i <= 200; i++) {
-      writer.put(i, cells(i));
-      await new Promise((r) => setTimeout(r, 2));
+    // On a clock the test moves (fake timers), so a loaded machine cannot stretch 2 ms into 100.
+    jest.useFakeTimers();
+    try {
+      const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(200) }] });
+      const slow: typeof wb.run = async (batch) => {
+        const result = await wb.run(batch);
+        await new Promise((r) => setTimeout(r, 10));
+        return result;
+      };
+      const writer = new ChunkedWriter({ run: slow, sheetId: "{Sheet1}", left: 5, width, chunkRows: 20, maxDelayMs: 100 });
+      for (let i = 1; i <= 200; i++) {
+        writer.put(i, cells(i));
+        await jest.advanceTimersByTimeAsync(2);
+      }
+      const closing = writer.close();
+      await jest.advanceTimersByTimeAsync(1000);
+      await closing;
+      const sizes = wb.ranges.map((r) => r.rows);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(200);
+      expect(wb.syncs()).toBeLessThanOrEqual(200 / 20 + 1);
+      expect(sizes.slice(0, -1).every((n) => n === 20)).toBe(true);
+    } finally {
+      jest.useRealTimers();
     }
-    await writer.close();
-    const sizes = wb.ranges.map((r) => r.rows);
-    expect(sizes.reduce((a, b) => a + b, 0)).toBe(200);
-    expect(wb.syncs()).toBeLessThanOrEqual(200 / 20 + 1);
-    expect(sizes.slice(0, -1).every((n) => n === 20)).toBe(true);
   });
 
   test("a narrower row blanks the rest of a wider, earlier block", async () => {
