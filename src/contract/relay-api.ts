@@ -22,6 +22,8 @@ export const RelayMeta = z.looseObject({
   operation: Operation.optional(),
   /** Repairs the relay made to the service's answer shape (observed drift), if any. */
   normalized: z.array(z.string()).optional(),
+  /** The ANALYSIS_SHAPE `data` was normalised to; absent when the relay cannot say (an entry kept by an older relay). */
+  shape: z.number().int().optional(),
 });
 export type RelayMeta = z.infer<typeof RelayMeta>;
 
@@ -111,7 +113,7 @@ export const BatchRequest = z.strictObject({
   dryRun: z.boolean().optional(),
   /**
    * At most this many of `data.comparables` in each line, the first as the service listed them; 0
-   * leaves them out. A line of 50 comparables is about 20 kB, of none about 2 kB: callers that show
+   * leaves an empty list. A line of 50 comparables is about 20 kB, of none about 2 kB: callers that show
    * metrics only (the STR.* cards, screening rows) or a few comparables (str-screen) ask for what
    * they show. The cache and GET /v1/analyses/:id keep them all.
    */

@@ -119,11 +119,12 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
   return out;
 }
 
-/** The answer with at most `max` comparables, the first as the service listed them; 0: none, and no key. */
+/**
+ * The answer with at most `max` comparables, the first as the service listed them; 0: an empty list
+ * (the key stays, so the line is still the normalised shape its `relay.shape` says).
+ */
 function trimComparables(answer: RelayAnswer, max: number | undefined): RelayAnswer {
   const data = answer.data;
   if (max === undefined || !data || !Array.isArray(data.comparables) || data.comparables.length <= max) return answer;
-  if (max > 0) return { ...answer, data: { ...data, comparables: data.comparables.slice(0, max) } };
-  const { comparables: _comparables, ...rest } = data;
-  return { ...answer, data: rest };
+  return { ...answer, data: { ...data, comparables: data.comparables.slice(0, max) } };
 }

@@ -367,7 +367,7 @@ export class Gateway {
     const entry: CachedAnswer = {
       key,
       op,
-      envelope: { success: envelope.success, data: envelope.data, warnings: envelope.warnings, extra: envelope.extra, notes: envelope.notes },
+      envelope: { success: envelope.success, data: envelope.data, shape: envelope.shape, warnings: envelope.warnings, extra: envelope.extra, notes: envelope.notes },
       analysisId: id,
       fetchedAt,
       costCents,
@@ -407,6 +407,7 @@ export class Gateway {
         fetchedAt: new Date(entry.fetchedAt).toISOString(),
         operation: entry.op,
         ...(envelope.notes.length > 0 ? { normalized: envelope.notes } : {}),
+        ...(envelope.data && envelope.shape !== undefined ? { shape: envelope.shape } : {}),
       },
     };
   }

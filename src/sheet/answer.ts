@@ -1,25 +1,41 @@
-import { Analysis, AnalysisData, RelayAnswer, Strategy, Warning, isCreate, normalizeAnalysis, warningText } from "../contract";
+import { ANALYSIS_SHAPE, Analysis, AnalysisData, RelayAnswer, Strategy, Warning, isCreate, normalizeAnalysis, warningText } from "../contract";
 
 /**
- * What the layouts read from a relay answer. The relay sends `data` already normalised, but on the
- * wire it is just an object: it is parsed here (tolerantly, as the contract parses the service) so the
- * layouts read typed fields, and a relay or a stored answer of an older shape still lays out.
+ * What the layouts read from a relay answer. The relay sends `data` already normalised and says so
+ * (`relay.shape`): such an analysis is read as it is. Any other — from a relay of another version,
+ * or kept by one — is parsed (tolerantly, as the contract parses the service) and normalised here,
+ * so the layouts read typed fields whatever relay answered.
  */
 
+/** Analyses this module parsed and normalised, by the data they came from: each is done once. */
 const parsed = new WeakMap<object, Analysis>();
 
 /** The answer's analysis, typed; undefined when the answer has none (enhance whose AI functions all failed). */
-export function analysisOf(answer: Pick<RelayAnswer, "data">): Analysis | undefined {
+export function analysisOf(answer: Pick<RelayAnswer, "data"> & { relay?: Pick<RelayAnswer["relay"], "shape"> }): Analysis | undefined {
   const { data } = answer;
   if (data === undefined) return undefined;
+  if (answer.relay?.shape === ANALYSIS_SHAPE && inNormalShape(data)) return data as Analysis;
   const known = parsed.get(data);
   if (known) return known;
-  const result = AnalysisData.safeParse(data);
-  if (!result.success) return undefined;
-  // Idempotent on an already-normalised analysis; repairs one that is not (an answer stored by an older relay).
-  const analysis = normalizeAnalysis(result.data);
-  parsed.set(data, analysis);
+  const analysis = parseAndNormalize(data);
+  if (analysis) parsed.set(data, analysis);
   return analysis;
+}
+
+/**
+ * The parts every normalised analysis has, which code may use without looking. Other fields need no
+ * check: the readers take only values of their field's type (sheet/values.ts, contract/whatif.ts).
+ */
+function inNormalShape(data: Record<string, unknown>): boolean {
+  const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const { comparables } = data;
+  return isObject(data.revenue) && isObject(data.adr) && isObject(data.occupancy) && Array.isArray(comparables) && comparables.every(isObject);
+}
+
+function parseAndNormalize(data: Record<string, unknown>): Analysis | undefined {
+  const result = AnalysisData.safeParse(data);
+  // Idempotent on an already-normalised analysis; repairs one that is not.
+  return result.success ? normalizeAnalysis(result.data) : undefined;
 }
 
 /** The answer's warnings as text, in order, blanks dropped. */

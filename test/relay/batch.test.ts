@@ -48,7 +48,7 @@ describe("POST /v1/batch", () => {
   test("maxComparables 0 leaves comparables out of the lines, and the stored analysis keeps them", async () => {
     const out = lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], maxComparables: 0 })).text);
     const body = out[0]?.body as { data: Record<string, unknown> };
-    expect(body.data.comparables).toBeUndefined();
+    expect(body.data.comparables).toEqual([]);
     expect(body.data.revenue).toBeDefined();
     const stored = await t.get(`/v1/analyses/${String(body.data._id)}`);
     expect((stored.json.data.comparables as unknown[]).length).toBeGreaterThan(3);

@@ -1,5 +1,7 @@
 import net from "node:net";
+import { ANALYSIS_SHAPE } from "../../src/contract";
 import { buildSandbox } from "../../src/sandbox/server";
+import { analysisOf } from "../../src/sheet";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
 
 const quickRetries = { retryPolicy: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20 } };
@@ -81,6 +83,11 @@ describe("upstream faults: every call ends in a result or a clear error, and not
     expect(data.comparables[0].distanceMiles).toBeGreaterThan(0);
     expect(data.county).toBe("Simulated County");
     expect(r.json.relay.normalized.join(" ")).toMatch(/revenue was missing/);
+    // The add-in takes the repaired data as it is (relay.shape); normalising it again would change nothing.
+    expect(r.json.relay.shape).toBe(ANALYSIS_SHAPE);
+    const taken = analysisOf(r.json);
+    expect(taken).toBe(r.json.data);
+    expect(analysisOf({ data: structuredClone(r.json.data) })).toEqual(taken);
   });
 
   test("a text error body from the service becomes the relay's JSON error shape, without the key", async () => {

@@ -1,4 +1,4 @@
-import { findField } from "../../src/contract";
+import { ANALYSIS_SHAPE, findField } from "../../src/contract";
 import { analysisOf, cellValue, excelDateTime, fieldCell, readField, strategyOf, valueAt, warningTexts, warningsCell } from "../../src/sheet";
 import { arbAnswer, buyAnswer, cohostAnswer, sparseAnswer, warningsOnlyAnswer } from "./fixtures";
 
@@ -58,6 +58,36 @@ describe("what an answer holds", () => {
   test("analysisOf types the relay's data and is undefined without it", () => {
     expect(analysisOf(buyAnswer)?.revenue.p50).toBe(60000);
     expect(analysisOf(warningsOnlyAnswer)).toBeUndefined();
+  });
+
+  describe("relay.shape: taken as it is, or normalised here", () => {
+    // Occupancy in percent and no revenue percentiles: what an older relay may have kept unrepaired.
+    const unrepaired = () => ({ _id: "a1", occupancyRatePercentage: 70, occupancy: { p25: 55, p50: 70, p75: 80, p90: 88, avg: 69 }, adr: { p50: 200 }, ratePerNightUSD: 200, comparables: [] });
+    const marked = (data: Record<string, unknown>, shape: number | undefined = ANALYSIS_SHAPE) => ({ data, relay: { ...buyAnswer.relay, ...(shape === undefined ? {} : { shape }) } });
+
+    test("data in this version's shape is read as it is, not copied", () => {
+      const data = { ...analysisOf(buyAnswer) } as Record<string, unknown>;
+      expect(analysisOf(marked(data))).toBe(data);
+    });
+
+    test("without the mark, or with another version's, data is normalised", () => {
+      for (const answer of [marked(unrepaired(), undefined), marked(unrepaired(), ANALYSIS_SHAPE + 1)]) {
+        const analysis = analysisOf(answer);
+        expect(analysis).not.toBe(answer.data);
+        expect(analysis?.occupancy.p50).toBe(0.7);
+        expect(analysis?.revenue.avg).toBeCloseTo(200 * 0.7 * 365, 2);
+      }
+    });
+
+    test("marked data that lacks what every normalised analysis has is normalised too", () => {
+      const { comparables: _none, ...withoutComparables } = { ...analysisOf(buyAnswer) } as Record<string, unknown>;
+      for (const data of [{ ...unrepaired(), revenue: "n/a" }, withoutComparables, { ...withoutComparables, comparables: [null] }]) {
+        const analysis = analysisOf(marked(data));
+        expect(analysis).not.toBe(data);
+        expect(Array.isArray(analysis?.comparables)).toBe(true);
+        expect(typeof analysis?.revenue).toBe("object");
+      }
+    });
   });
 
   test("strategyOf: the caller's word, the relay's operation, then the fields", () => {
