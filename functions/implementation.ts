@@ -243,10 +243,14 @@ function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy |
   return (answer) => [fieldsRow(answer, parsed.fields)];
 }
 
-async function ask(op: "buy" | "arb" | "owned" | "cohost" | "enhance", request: Parameters<typeof validateRequest>[1], invocation: Invocation): Promise<RelayAnswer> {
-  const controller = cancellation(invocation);
-  const { batcher } = await addinConnection().get();
-  return batcher.request(op, request as never, { signal: controller.signal, refresh: refreshGate.admits() });
+function ask(op: "buy" | "arb" | "owned" | "cohost" | "enhance", request: Parameters<typeof validateRequest>[1], invocation: Invocation): Promise<RelayAnswer> {
+  // Excel cancels a call when its cell is deleted: the batcher hooks the invocation for that.
+  const options = { refresh: refreshGate.admits(), cancelable: invocation };
+  // Synchronously when the connection is ready: the batcher's window opens with the first call.
+  const connection = addinConnection();
+  const ready = connection.ready;
+  if (ready) return ready.batcher.request(op, request as never, options);
+  return connection.get().then(({ batcher }) => batcher.request(op, request as never, options));
 }
 
 /** Excel cancels a call when its cell is deleted or recalculated: stop waiting for it. */

@@ -54,7 +54,7 @@ export interface ScreenOptions {
   dryRun: boolean;
   sheet: string | undefined;
   /** Undefined: the default fields for the table's strategies. */
-  fields: FieldInfo[] | undefined;
+  fields: readonly FieldInfo[] | undefined;
   fieldsText: string | undefined;
   comps: number;
   help: boolean;
@@ -161,7 +161,7 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
   if (!o.out && !o.dryRun) throw new UsageError("--out must be given: the .xlsx workbook to write (or use --dry-run to only estimate)");
   if (o.sheet !== undefined && !/\.xlsx$/i.test(o.input)) throw new UsageError(`--sheet applies to .xlsx input only; ${JSON.stringify(path.basename(o.input))} is a CSV file`);
 
-  let fields: FieldInfo[] | undefined;
+  let fields: readonly FieldInfo[] | undefined;
   if (o.fields !== undefined) {
     const list = parseFieldList(o.fields, o.strategy ? { strategy: o.strategy } : {});
     if (!list.ok) throw new UsageError(`--${list.message}`);

@@ -29,7 +29,7 @@ export interface Plan {
   items: BatchItem[];
   /** Row (index into `rows`) of each item. */
   itemRows: number[];
-  fields: FieldInfo[];
+  fields: readonly FieldInfo[];
   /** The one strategy of every row, if they share one. */
   strategy: Strategy | undefined;
 }
@@ -66,7 +66,7 @@ export function planScreening(table: InputTable, options: Pick<ScreenOptions, "s
 
   const only = ops.size === 1 ? [...ops][0] : ops.size === 0 ? options.strategy : undefined;
   const strategy = only !== undefined && isCreate(only) ? only : undefined;
-  let fields: FieldInfo[];
+  let fields: readonly FieldInfo[];
   if (options.fieldsText !== undefined) {
     // Checked again now that the rows' strategies are known: a cap rate asked of arbitrage rows only would be a column of blanks.
     const list = parseFieldList(options.fieldsText, strategy ? { strategy } : {});

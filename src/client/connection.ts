@@ -22,6 +22,15 @@ export class RelayConnection {
     this.#fetch = options.fetch;
   }
 
+  /**
+   * The client and batcher once the settings are loaded, else undefined: a call that finds them
+   * ready reaches the batcher in the same tick, so the batch's gathering window starts at the first
+   * call of a recalculation rather than after every call of it has been read.
+   */
+  get ready(): { client: RelayClient; batcher: BatchingClient; settings: RelaySettings } | undefined {
+    return this.#current;
+  }
+
   /** The client and batcher for the stored settings; STR_NOT_CONFIGURED when there is no token yet. */
   async get(): Promise<{ client: RelayClient; batcher: BatchingClient; settings: RelaySettings }> {
     if (this.#current) return this.#current;

@@ -14,7 +14,7 @@ import { warningsCell } from "./warnings";
 /** How users give the list: text ("revenue.p50; Cap rate"), or a range of cells holding names. */
 export type FieldListInput = string | readonly (readonly unknown[])[];
 
-export type FieldListResult = { ok: true; fields: FieldInfo[] } | { ok: false; message: string };
+export type FieldListResult = { ok: true; fields: readonly FieldInfo[] } | { ok: false; message: string };
 
 /** Header of the trailing warnings column. */
 export const WARNINGS_HEADER = "Warnings";
@@ -29,6 +29,21 @@ export const WARNINGS_HEADER = "Warnings";
  */
 export function parseFieldList(input: FieldListInput, options: { strategy?: Strategy } = {}): FieldListResult {
   const segments = typeof input === "string" ? [input] : input.flatMap((row) => row.map(cellText));
+  // A column of formulas passes the same list in every row: read each list once.
+  const key = `${options.strategy ?? ""}\u0000${segments.join("\u0001")}`;
+  const known = readLists.get(key);
+  if (known) return known;
+  const result = readFieldList(segments, options.strategy);
+  if (readLists.size >= READ_LISTS_KEPT) readLists.delete(readLists.keys().next().value as string);
+  readLists.set(key, result);
+  return result;
+}
+
+/** Field lists already read, by strategy and text; the oldest goes first when full. */
+const readLists = new Map<string, FieldListResult>();
+const READ_LISTS_KEPT = 64;
+
+function readFieldList(segments: readonly string[], strategy: Strategy | undefined): FieldListResult {
   const names = segments.flatMap(splitNames);
   if (names.length === 0) {
     return { ok: false, message: 'fields is empty: list field names such as "revenue.p50, yearOneCashFlowUSD", or leave it out for the whole card' };
@@ -38,12 +53,12 @@ export function parseFieldList(input: FieldListInput, options: { strategy?: Stra
   for (const name of names) {
     const field = findField(name);
     if (!field) problems.push(unknownName(name));
-    else if (options.strategy && !field.strategies.includes(options.strategy)) {
-      problems.push(`${field.path} is not in ${options.strategy} analyses (only ${field.strategies.join(", ")})`);
+    else if (strategy && !field.strategies.includes(strategy)) {
+      problems.push(`${field.path} is not in ${strategy} analyses (only ${field.strategies.join(", ")})`);
     } else fields.push(field);
   }
-  if (problems.length > 0) return { ok: false, message: `fields: ${problems.join("; ")}` };
-  return { ok: true, fields };
+  if (problems.length > 0) return Object.freeze({ ok: false, message: `fields: ${problems.join("; ")}` });
+  return Object.freeze({ ok: true, fields: Object.freeze(fields) });
 }
 
 /** One screening row: each field's value, then the warnings cell ("" when none, else "⚠ a | b"). */

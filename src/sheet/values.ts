@@ -11,11 +11,23 @@ import { BLANK, Cell, FormattedCell } from "./cells";
 /** The raw value at a dot path (`revenue.p50`); undefined when any step is missing. Own properties only. */
 export function valueAt(source: unknown, path: string): unknown {
   let current: unknown = source;
-  for (const key of path.split(".")) {
+  for (const key of stepsOf(path)) {
     if (typeof current !== "object" || current === null || !Object.prototype.hasOwnProperty.call(current, key)) return undefined;
     current = (current as Record<string, unknown>)[key];
   }
   return current;
+}
+
+/** A path's steps, split once: the catalogue's few dozen paths are read for every cell of every answer. */
+const steps = new Map<string, readonly string[]>();
+function stepsOf(path: string): readonly string[] {
+  let known = steps.get(path);
+  if (!known) {
+    known = path.split(".");
+    // Paths come from the catalogue and comparable columns, but valueAt takes any: keep the map bounded.
+    if (steps.size < 1000) steps.set(path, known);
+  }
+  return known;
 }
 
 /** A raw value in a unit as it goes in a cell. */

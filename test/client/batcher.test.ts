@@ -1,4 +1,4 @@
-import { BatchingClient, RelayCallError, RelayClient } from "../../src/client";
+import { BatchingClient, Cancelable, RelayCallError, RelayClient } from "../../src/client";
 import { BuyRequest } from "../../src/contract";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
@@ -57,13 +57,21 @@ describe("calls made together go as one batch, and a recalculation sends nothing
   });
 
   test("a call cancelled before its batch goes is dropped from the batch", async () => {
-    const controller = new AbortController();
+    // What Excel's invocation is to the batcher: a hook it sets, called when the cell is deleted.
+    const invocation: Cancelable = {};
     const kept = batcher.request("buy", body(1));
-    const dropped = batcher.request("buy", body(2), { signal: controller.signal });
-    controller.abort();
+    const dropped = batcher.request("buy", body(2), { cancelable: invocation });
+    invocation.onCanceled?.();
     await expect(dropped).rejects.toMatchObject({ code: "STR_CANCELLED" });
     await kept;
     expect(t.sandboxStats().arrivals).toBe(1);
+  });
+
+  test("an answered call is unhooked: a late cancel changes nothing", async () => {
+    const invocation: Cancelable = {};
+    const answer = await batcher.request("buy", body(1), { cancelable: invocation });
+    expect(invocation.onCanceled).toBeUndefined();
+    expect(answer.relay.cached).toBe(false);
   });
 
   test("when every call of a sent batch is cancelled, the batch is abandoned and its unsent items never go", async () => {
@@ -72,15 +80,15 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     try {
       const client = new RelayClient({ baseUrl: `http://127.0.0.1:${(slow.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
       const b = new BatchingClient({ client });
-      const controller = new AbortController();
-      const calls = Array.from({ length: 30 }, (_, n) =>
-        b.request("buy", body(n), { signal: controller.signal }).then(
+      const invocations: Cancelable[] = Array.from({ length: 30 }, () => ({}));
+      const calls = invocations.map((invocation, n) =>
+        b.request("buy", body(n), { cancelable: invocation }).then(
           () => "answered",
           (e: RelayCallError) => e.code,
         ),
       );
       await new Promise((r) => setTimeout(r, 400));
-      controller.abort();
+      for (const invocation of invocations) invocation.onCanceled?.();
       const outcomes = await Promise.all(calls);
       const sentAtCancel = slow.sandboxStats().arrivals;
       // The few answered before the cancel stay answered; every other call is cancelled.

@@ -2,13 +2,13 @@ import { FieldInfo, fieldsOf } from "../../src/contract";
 import { fieldsHeader, fieldsRow, parseFieldList } from "../../src/sheet";
 import { arbAnswer, buyAnswer, sparseAnswer, warningsOnlyAnswer } from "./fixtures";
 
-function fieldsOrThrow(input: Parameters<typeof parseFieldList>[0], options?: Parameters<typeof parseFieldList>[1]): FieldInfo[] {
+function fieldsOrThrow(input: Parameters<typeof parseFieldList>[0], options?: Parameters<typeof parseFieldList>[1]): readonly FieldInfo[] {
   const result = parseFieldList(input, options);
   if (!result.ok) throw new Error(result.message);
   return result.fields;
 }
 
-const paths = (fields: FieldInfo[]) => fields.map((f) => f.path);
+const paths = (fields: readonly FieldInfo[]) => fields.map((f) => f.path);
 
 describe("parseFieldList reads what users write", () => {
   test("paths separated by commas, semicolons and line breaks", () => {
@@ -95,6 +95,15 @@ describe("parseFieldList errors name the problem", () => {
     const result = parseFieldList("revenue.p50, Cap rate", { strategy: "arb" });
     expect(result).toEqual({ ok: false, message: "fields: yearOneCapRatePercentage is not in arb analyses (only buy, owned)" });
     expect(parseFieldList("revenue.p50, Cap rate", { strategy: "owned" }).ok).toBe(true);
+  });
+
+  test("a list is read once: the same text and strategy give the same frozen answer, another strategy its own", () => {
+    // A column of formulas passes one list per row: each row after the first reuses the first's reading.
+    const first = parseFieldList([["revenue.p50", "Cap rate"]], { strategy: "buy" });
+    expect(parseFieldList([["revenue.p50", "Cap rate"]], { strategy: "buy" })).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(parseFieldList([["revenue.p50", "Cap rate"]], { strategy: "arb" }).ok).toBe(false);
+    expect(parseFieldList([["revenue.p50"], ["Cap rate"]], { strategy: "buy" })).toEqual(first);
   });
 });
 
