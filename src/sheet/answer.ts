@@ -27,7 +27,6 @@ export function analysisOf(answer: Pick<RelayAnswer, "data"> & { relay?: Pick<Re
  * check: the readers take only values of their field's type (sheet/values.ts, contract/whatif.ts).
  */
 function inNormalShape(data: Record<string, unknown>): boolean {
-  const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
   const { comparables } = data;
   return isObject(data.revenue) && isObject(data.adr) && isObject(data.occupancy) && Array.isArray(comparables) && comparables.every(isObject);
 }
@@ -59,4 +58,8 @@ export function strategyOf(answer: Pick<RelayAnswer, "data" | "relay">, hint?: S
   if (has("yearOneMorgageAndTaxesUSD") || has("mortgageLength") || has("downPaymentPercentage") || has("yearOneCapRatePercentage")) return "buy";
   if (has("yearOneRentUSD") || has("monthlyRentUSD")) return "arb";
   return undefined;
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
