@@ -11,9 +11,10 @@ import { Plan, PlannedRow } from "./plan";
  */
 
 /**
- * Items per batch request for rows the dry run found cached. The relay answers those at once, all
- * together, so a batch's answers are all in memory at the same moment (the relay's and this
- * process's): small batches, one after another, keep that bounded however many rows there are.
+ * Items per batch request for rows the dry run found cached. This relay streams them a slice at a
+ * time and waits for a slow reader (relay/batch.ts), but a relay of an earlier version answers a
+ * whole batch of cached items at once, all in its memory: small batches, one after another, keep
+ * that bounded against either, and cost one round trip per 200 rows.
  */
 export const CACHED_CHUNK_ITEMS = 200;
 

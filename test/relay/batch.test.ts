@@ -1,5 +1,7 @@
 import http from "node:http";
 import { BatchLine } from "../../src/contract";
+import { ITEMS_PER_TURN, ParsedItem, UNREAD_LIMIT_BYTES, streamBatch } from "../../src/relay/batch";
+import { Gateway } from "../../src/relay/gateway";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 const lines = (text: string): BatchLine[] =>
@@ -143,5 +145,59 @@ describe("a caller that disconnects stops its queued items", () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe("a batch streams as it goes, not all at once", () => {
+  // A gateway that answers at once, as the cache does: what a batch of cached items is to the relay.
+  const instant = (bytes = 200) => {
+    const started: number[] = [];
+    const gateway = {
+      analyze: (_op: string, params: { n: number }) => {
+        started.push(params.n);
+        return Promise.resolve({ success: true, data: { _id: `a${params.n}`, pad: "x".repeat(bytes) }, relay: { cached: true, costUSD: 0, sandbox: true, fetchedAt: "2026-01-01T00:00:00.000Z" } });
+      },
+    } as unknown as Gateway;
+    return { gateway, started };
+  };
+  const items = (count: number): ParsedItem[] => Array.from({ length: count }, (_, n) => ({ index: n, ok: true, op: "buy", params: { n }, refresh: false }));
+  const turn = () => new Promise((r) => setImmediate(r));
+  const readAll = async (out: NodeJS.ReadableStream) => {
+    let text = "";
+    for await (const chunk of out) text += String(chunk);
+    return lines(text);
+  };
+
+  test("items start a slice per turn of the event loop, so lines go out and other callers are served between slices", async () => {
+    const { gateway, started } = instant();
+    const out = streamBatch(gateway, items(1000), new AbortController().signal);
+    await turn();
+    // Started whole, every item would be answered before anything else ran.
+    expect(started.length).toBeLessThan(1000);
+    expect(started.length).toBeLessThanOrEqual(2 * ITEMS_PER_TURN);
+    const answered = await readAll(out);
+    expect(answered).toHaveLength(1000);
+    expect(new Set(answered.map((l) => l.index)).size).toBe(1000);
+  });
+
+  test("a caller that does not read holds about UNREAD_LIMIT_BYTES of lines: no more items start until it reads", async () => {
+    const { gateway, started } = instant(10_000);
+    const out = streamBatch(gateway, items(1000), new AbortController().signal);
+    for (let i = 0; i < 30; i++) await turn();
+    // 10 kB lines: about 100 fill the limit, so a slice or two start and then nothing until it is read.
+    expect(started.length).toBeLessThanOrEqual(Math.ceil(UNREAD_LIMIT_BYTES / 10_000) + 2 * ITEMS_PER_TURN);
+    expect(started.length).toBeLessThan(1000);
+    expect(await readAll(out)).toHaveLength(1000);
+    expect(started).toHaveLength(1000);
+  });
+
+  test("when the caller goes, items not started yet are never started", async () => {
+    const { gateway, started } = instant();
+    const caller = new AbortController();
+    const out = streamBatch(gateway, items(1000), caller.signal);
+    caller.abort();
+    const answered = await readAll(out);
+    expect(started).toHaveLength(ITEMS_PER_TURN);
+    expect(answered.length).toBeLessThanOrEqual(ITEMS_PER_TURN);
   });
 });
