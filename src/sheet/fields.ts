@@ -39,14 +39,14 @@ export function parseFieldList(input: FieldListInput, options: { strategy?: Stra
   return result;
 }
 
-/** Field lists already read, by strategy and text; the oldest goes first when full. */
+/** Field lists already read, by strategy and text (frozen: every caller shares them); the oldest goes first when full. */
 const readLists = new Map<string, FieldListResult>();
 const READ_LISTS_KEPT = 64;
 
 function readFieldList(segments: readonly string[], strategy: Strategy | undefined): FieldListResult {
   const names = segments.flatMap(splitNames);
   if (names.length === 0) {
-    return { ok: false, message: 'fields is empty: list field names such as "revenue.p50, yearOneCashFlowUSD", or leave it out for the whole card' };
+    return Object.freeze({ ok: false, message: 'fields is empty: list field names such as "revenue.p50, yearOneCashFlowUSD", or leave it out for the whole card' });
   }
   const fields: FieldInfo[] = [];
   const problems: string[] = [];
