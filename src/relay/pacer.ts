@@ -42,7 +42,7 @@ export interface PacingRule {
 
 /** Margin added to the window for network jitter between here and the service, ms. */
 export const PACING_MARGIN_MS = 40;
-/** Sends a late timer may let out at once to catch up with the even schedule. */
+/** How many spacings late a timer may be and still have the sends it delayed catch up. */
 const CATCH_UP = 4;
 /** How long sends stay slower after the service throttled, ms. */
 export const SLOW_DOWN_MS = 10_000;
@@ -115,11 +115,14 @@ export class LocalPacer implements Pacer {
         const oldestThatCounts = this.#sent[this.#sent.length - limit] as number;
         return this.#schedule(oldestThatCounts + this.#rule.windowMs - now);
       }
-      // Even spacing by a theoretical send time (GCRA): a timer that fires late lets the sends it
-      // delayed catch up, a few at once, instead of losing the time for good.
+      // Even spacing: each send is due one spacing after the last was. A timer that fires late lets
+      // the sends it delayed catch up, a few at once, instead of losing the time for good; later
+      // than that (the pacer was idle, or waited on the window), the schedule starts again from
+      // now. A burst there would arrive bunched with the sends a window later, which the service
+      // counts as over its limit (seen with the embedded sandbox: 1 to 3 429s per 1,000 sends).
       const spacing = this.#rule.windowMs / limit;
-      if (now < this.#due - spacing * CATCH_UP) return this.#schedule(this.#due - spacing * CATCH_UP - now);
-      this.#due = Math.max(this.#due, now) + spacing;
+      if (now < this.#due) return this.#schedule(this.#due - now);
+      this.#due = (now - this.#due > spacing * CATCH_UP ? now : this.#due) + spacing;
       this.#sent.push(now);
       this.#waiters.grant();
     }

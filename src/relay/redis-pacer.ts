@@ -16,7 +16,7 @@ import { Waiters } from "./waiters";
 
 /**
  * KEYS[1]: grant times in the window (a list, oldest first); KEYS[2]: due, paused, slow (a hash).
- * ARGV: limit, windowMs, catch-up. Returns {1} when a slot is granted, else {0, ms to wait}.
+ * ARGV: limit, windowMs, catch-up (see LocalPacer#pump: a late poll catches up; after idle, no burst). Returns {1} when a slot is granted, else {0, ms to wait}.
  */
 const TAKE_SLOT = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
@@ -41,8 +41,9 @@ if sent >= limit then
 end
 local spacing = window / limit
 local due = tonumber(redis.call('HGET', KEYS[2], 'due') or '0')
-if now < due - spacing * catchUp then return {0, tostring(due - spacing * catchUp - now)} end
-redis.call('HSET', KEYS[2], 'due', tostring(math.max(due, now) + spacing))
+if now < due then return {0, tostring(due - now)} end
+if now - due > spacing * catchUp then due = now end
+redis.call('HSET', KEYS[2], 'due', tostring(due + spacing))
 redis.call('RPUSH', KEYS[1], tostring(now))
 local keep = math.ceil(math.max(window * 2, slow - now + window))
 redis.call('PEXPIRE', KEYS[1], keep)
@@ -73,7 +74,7 @@ return 1`;
  */
 export const SHARED_PACING_MARGIN_MS = 100;
 
-/** As in LocalPacer: sends a late poll may let out at once to catch up with the even schedule. */
+/** As in LocalPacer: how many spacings late a poll may be and still have the sends it delayed catch up. */
 const CATCH_UP = 4;
 
 export class RedisPacer implements Pacer {
