@@ -1,5 +1,5 @@
-import { FieldIssue, RelayAnswer, Strategy, WhatIfInputs, findField, idField, validateRequest, whatIf } from "../src/contract";
-import { RelayCallError, addinConnection, refreshGate } from "../src/client";
+import { AnyRequest, FieldIssue, Operation, RelayAnswer, Strategy, WhatIfInputs, findField, idField, validateRequest, whatIf } from "../src/contract";
+import { RelayCallError, RequestSource, addinConnection, refreshGate } from "../src/client";
 import { CellInput, POSITIONAL_ARGUMENTS, RangeInput, STRATEGY_NAMES, WHATIF_VARIABLES, findWhatIfVariable, functionRequest, readBoolean, readStrategy, readValueList, single } from "../src/inputs";
 import {
   FormattedNumberSupport,
@@ -187,7 +187,7 @@ export async function card(strategy: Arg, location: unknown[][], values: unknown
     // A 1×1 result: the entity in its cell (the card spill is the fallback when there is none).
     return entity ? [[entity]] : toCellValues(analysisCard(metrics, { strategy: s }), support);
   } catch (error) {
-    throw toExcelError(isSheetError(error) ? error : sheetError(error));
+    throw excelErrorOf(error);
   }
 }
 
@@ -223,14 +223,24 @@ async function storedFullAnswer(id: string, invocation: Invocation): Promise<Rel
 }
 
 async function create(op: Strategy, location: unknown[][], positional: Arg[], options: unknown[][] | null | undefined, fields: unknown[][] | null | undefined, invocation: Invocation): Promise<unknown[][]> {
-  return settle(async () => {
+  let layout: ((answer: RelayAnswer) => Grid) | undefined;
+  // Reads the arguments into a request, and the layout the answer will take; bad ones throw, so nothing is sent.
+  const read = (): AnyRequest => {
     const built = functionRequest(op, location as RangeInput, positional, (options ?? undefined) as CellInput | RangeInput | undefined);
     if (!built.ok) throw invalidArgument(built.issues);
-    const layout = readLayout(fields, op);
+    layout = readLayout(fields, op);
+    return built.request;
+  };
+  return settle(async () => {
     // Excel evaluates a formula while it is being typed to preview its value: never bill for that.
-    if (invocation?.isInValuePreview) return [["STR: the analysis runs when you press Enter."]];
-    const answer = await ask(op, built.request, invocation);
-    return layout(answer);
+    if (invocation?.isInValuePreview) {
+      read();
+      return [["STR: the analysis runs when you press Enter."]];
+    }
+    // The batcher reads the call when its slice comes (src/client/batcher.ts), so the first cells'
+    // request is on its way while the rest of a recalculation is still being read.
+    const answer = await ask(op, read, invocation);
+    return (layout as (answer: RelayAnswer) => Grid)(answer);
   });
 }
 
@@ -243,14 +253,14 @@ function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy |
   return (answer) => [fieldsRow(answer, parsed.fields)];
 }
 
-function ask(op: "buy" | "arb" | "owned" | "cohost" | "enhance", request: Parameters<typeof validateRequest>[1], invocation: Invocation): Promise<RelayAnswer> {
+function ask(op: Operation, request: RequestSource, invocation: Invocation): Promise<RelayAnswer> {
   // Excel cancels a call when its cell is deleted: the batcher hooks the invocation for that.
   const options = { refresh: refreshGate.admits(), cancelable: invocation };
-  // Synchronously when the connection is ready: the batcher's window opens with the first call.
+  // Synchronously when the connection is ready: the call is queued in the tick Excel made it.
   const connection = addinConnection();
   const ready = connection.ready;
-  if (ready) return ready.batcher.request(op, request as never, options);
-  return connection.get().then(({ batcher }) => batcher.request(op, request as never, options));
+  if (ready) return ready.batcher.request(op, request, options);
+  return connection.get().then(({ batcher }) => batcher.request(op, request, options));
 }
 
 /** Excel cancels a call when its cell is deleted or recalculated: stop waiting for it. */
@@ -266,8 +276,12 @@ async function settle(body: () => Promise<Grid | unknown[][]>): Promise<unknown[
     const grid = await body();
     return isGrid(grid) ? toCellValues(grid, hostSupport()) : grid;
   } catch (error) {
-    throw toExcelError(isSheetError(error) ? error : sheetError(error));
+    throw excelErrorOf(error);
   }
+}
+
+function excelErrorOf(error: unknown): CustomFunctions.Error {
+  return toExcelError(isSheetError(error) ? error : sheetError(error));
 }
 
 function isGrid(value: Grid | unknown[][]): value is Grid {

@@ -5,16 +5,23 @@ import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 describe("calls made together go as one batch, and a recalculation sends nothing", () => {
   let t: TestRelay;
   let requests: string[];
+  /** Items in each batch sent, and how many calls had been read when it went. */
+  let sent: { items: number; readBefore: number }[];
+  let reads: number;
   let batcher: BatchingClient;
+  let client: RelayClient;
   beforeEach(async () => {
     t = await startRelay({}, { sandbox: { timeScale: 0.002 } });
     await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
     requests = [];
+    sent = [];
+    reads = 0;
     const counting: typeof fetch = (input, init) => {
       requests.push(String(input));
+      if (typeof init?.body === "string") sent.push({ items: (JSON.parse(init.body) as { items: unknown[] }).items.length, readBefore: reads });
       return fetch(input, init);
     };
-    const client = new RelayClient({ baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN, fetch: counting });
+    client = new RelayClient({ baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN, fetch: counting });
     batcher = new BatchingClient({ client });
   });
   afterEach(() => t.close());
@@ -25,15 +32,82 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     const answers = await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.request("buy", body(n))));
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatch(/\/v1\/batch$/);
+    expect(sent.map((s) => s.items)).toEqual([200]);
     expect(answers.map((a) => a.data?.fullAddress)).toEqual(Array.from({ length: 200 }, (_, n) => `${12 + n} Main St, Austin TX`));
     expect(t.sandboxStats()).toMatchObject({ reports: 200, duplicates: 0 });
   });
 
+  test("calls are read in growing slices, each sent before the next is read", async () => {
+    // A request given as a function is read when its slice comes: count the reads.
+    const read = (n: number) => () => {
+      reads++;
+      return body(n);
+    };
+    // Slices of 10, 40, 160… here (250, 1,000, 4,000… by default), so the sandbox's pacing keeps the test short.
+    const b = new BatchingClient({ client, burstItems: 10 });
+    const calls = Array.from({ length: 130 }, (_, n) => b.request("buy", read(n)));
+    // Nothing is read in the tick the calls are made.
+    expect(reads).toBe(0);
+    const answers = await Promise.all(calls);
+    expect(sent.map((s) => s.items)).toEqual([10, 40, 80]);
+    // The first batch left after only its own 10 calls were read, the second after 50.
+    expect(sent.map((s) => s.readBefore)).toEqual([10, 50, 130]);
+    expect(new Set(answers.map((a) => a.data?._id)).size).toBe(130);
+  });
+
+  test("a call whose request cannot be read fails alone, and nothing is sent for it", async () => {
+    const bad = batcher.request("buy", () => {
+      throw new RangeError("bedrooms must be a whole number");
+    });
+    const good = batcher.request("buy", () => body(1));
+    await expect(bad).rejects.toThrow("bedrooms must be a whole number");
+    await good;
+    expect(sent.map((s) => s.items)).toEqual([1]);
+  });
+
+  test("a call cancelled before it is read is never read", async () => {
+    const invocation: Cancelable = {};
+    const cancelledCall = batcher.request("buy", () => {
+      reads++;
+      return body(1);
+    }, { cancelable: invocation });
+    invocation.onCanceled?.();
+    await expect(cancelledCall).rejects.toMatchObject({ code: "STR_CANCELLED" });
+    await batcher.request("buy", body(2));
+    expect(reads).toBe(0);
+    expect(t.sandboxStats().arrivals).toBe(1);
+  });
+
   test("the same 200 calls again are answered from the session: no request at all", async () => {
     await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.request("buy", body(n))));
+    const before = requests.length;
     const again = await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.request("buy", body(n))));
-    expect(requests).toHaveLength(1);
+    expect(requests).toHaveLength(before);
     expect(again.every((a) => a.relay.cached && a.relay.costUSD === 0)).toBe(true);
+  });
+
+  test("small deliveries within the window go together: calls in separate ticks share one batch", async () => {
+    const b = new BatchingClient({ client, windowMs: 200 });
+    const first = Array.from({ length: 10 }, (_, n) => b.request("buy", body(n)));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(requests).toHaveLength(0);
+    const second = Array.from({ length: 10 }, (_, n) => b.request("buy", body(10 + n)));
+    await Promise.all([...first, ...second]);
+    expect(requests).toHaveLength(1);
+  });
+
+  test("a burst goes once it is read, without waiting for the window", async () => {
+    const b = new BatchingClient({ client, windowMs: 60_000, burstItems: 50 });
+    const small = b.request("buy", body(0));
+    await new Promise((r) => setTimeout(r, 20));
+    // One call waits for the window (a minute here)...
+    expect(requests).toHaveLength(0);
+    // ...until a later tick brings the gathered calls to a burst: all of them go once it is read.
+    const burst = Array.from({ length: 49 }, (_, n) => b.request("buy", body(1 + n)));
+    expect(requests).toHaveLength(0);
+    await Promise.all([small, ...burst]);
+    expect(requests).toHaveLength(1);
+    expect(t.sandboxStats().arrivals).toBe(50);
   });
 
   test("identical calls share one item", async () => {
@@ -78,7 +152,7 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     const slow = await startRelay({ RELAY_UPSTREAM_RPS: "5" });
     await slow.relay.app.listen({ host: "127.0.0.1", port: 0 });
     try {
-      const client = new RelayClient({ baseUrl: `http://127.0.0.1:${(slow.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+      client = new RelayClient({ baseUrl: `http://127.0.0.1:${(slow.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
       const b = new BatchingClient({ client });
       const invocations: Cancelable[] = Array.from({ length: 30 }, () => ({}));
       const calls = invocations.map((invocation, n) =>

@@ -72,16 +72,28 @@ describe("fuzzing the custom functions' arguments", () => {
     await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
     await addinConnection().update({ relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
     // Count every way a function can reach the relay: the fetch under the client, the batcher's
-    // requests (answered from the session or sent), and reads of stored analyses.
+    // requests (answered from the session or sent) that were read (a call whose arguments do not
+    // read is refused by the batcher before it is keyed or sent), and reads of stored analyses.
     globalThis.fetch = ((...args: Parameters<typeof fetch>) => {
       calls.fetch++;
       return realFetch(...args);
     }) as typeof fetch;
     const { batcher, client } = await addinConnection().get();
     const request = batcher.request.bind(batcher);
-    batcher.request = (...args) => {
-      calls.request++;
-      return request(...args);
+    batcher.request = (op, source, options) => {
+      if (typeof source !== "function") {
+        calls.request++;
+        return request(op, source, options);
+      }
+      return request(
+        op,
+        () => {
+          const read = source();
+          calls.request++;
+          return read;
+        },
+        options,
+      );
     };
     const analysis = client.analysis.bind(client);
     client.analysis = (...args) => {
