@@ -223,7 +223,8 @@ async function storedFullAnswer(id: string, invocation: Invocation): Promise<Rel
 }
 
 async function create(op: Strategy, location: unknown[][], positional: Arg[], options: unknown[][] | null | undefined, fields: unknown[][] | null | undefined, invocation: Invocation): Promise<unknown[][]> {
-  let layout: ((answer: RelayAnswer) => Grid) | undefined;
+  // Set by `read`, which always runs before an answer can arrive: the batcher reads a call before it sends it.
+  let layout!: (answer: RelayAnswer) => Grid;
   // Reads the arguments into a request, and the layout the answer will take; bad ones throw, so nothing is sent.
   const read = (): AnyRequest => {
     const built = functionRequest(op, location as RangeInput, positional, (options ?? undefined) as CellInput | RangeInput | undefined);
@@ -240,7 +241,7 @@ async function create(op: Strategy, location: unknown[][], positional: Arg[], op
     // The batcher reads the call when its slice comes (src/client/batcher.ts), so the first cells'
     // request is on its way while the rest of a recalculation is still being read.
     const answer = await ask(op, read, invocation);
-    return (layout as (answer: RelayAnswer) => Grid)(answer);
+    return layout(answer);
   });
 }
 

@@ -16,7 +16,8 @@ import { Waiters } from "./waiters";
 
 /**
  * KEYS[1]: grant times in the window (a list, oldest first); KEYS[2]: due, paused, slow (a hash).
- * ARGV: limit, windowMs, catch-up (see LocalPacer#pump: a late poll catches up; after idle, no burst). Returns {1} when a slot is granted, else {0, ms to wait}.
+ * ARGV: limit, windowMs, catch-up (as LocalPacer#pump: a late poll's sends catch up; after idle, no
+ * burst). Returns {1} when a slot is granted, else {0, ms to wait}.
  */
 const TAKE_SLOT = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
