@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, RelayAnswer, centsToUSD, dotPath, maxCharge, showValue, toFieldIssues } from "../contract";
+import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, centsToUSD, dotPath, maxCharge, showValue, toFieldIssues } from "../contract";
 import { RelayError, asRelayError } from "./errors";
 import { Gateway, cacheKeyOf } from "./gateway";
 import { RelayStore } from "./store/store";
@@ -57,7 +57,7 @@ export async function dryRunBatch(gateway: Gateway, store: RelayStore, items: Pa
     }
     const key = cacheKeyOf(item.op, request);
     if (sending.has(key)) verdicts.push("duplicate");
-    else if (!item.refresh && (await gateway.cached(key))) verdicts.push("cached");
+    else if (!item.refresh && (await gateway.cached(key, { comparables: false }))) verdicts.push("cached");
     else if (!item.refresh && (await store.lastCall(key))?.state === "unknown") verdicts.push("unknown-outcome");
     else {
       verdicts.push("create");
@@ -112,9 +112,9 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
       return;
     }
     gateway
-      .analyze(item.op, item.params, { refresh: item.refresh, signal })
+      .analyze(item.op, item.params, { refresh: item.refresh, signal, maxComparables: options.maxComparables })
       .then(
-        (answer) => write({ index: item.index, status: 200, body: trimComparables(answer, options.maxComparables) }),
+        (answer) => write({ index: item.index, status: 200, body: answer }),
         (error: unknown) => {
           if (signal.aborted) return;
           const e = asRelayError(error);
@@ -151,14 +151,4 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
   startSlice();
   if (items.length === 0) out.end();
   return out;
-}
-
-/**
- * The answer with at most `max` comparables, the first as the service listed them; 0: an empty list
- * (the key stays, so the line is still the normalised shape its `relay.shape` says).
- */
-function trimComparables(answer: RelayAnswer, max: number | undefined): RelayAnswer {
-  const data = answer.data;
-  if (max === undefined || !data || !Array.isArray(data.comparables) || data.comparables.length <= max) return answer;
-  return { ...answer, data: { ...data, comparables: data.comparables.slice(0, max) } };
 }

@@ -18,7 +18,7 @@ import { RelayMetrics } from "./metrics";
 import { Outcome, outcomeOf } from "./outcome";
 import { Pacer } from "./pacer";
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retryVerdict } from "./retry-rule";
-import { CachedAnswer, CallEnd, LastCall, RelayStore } from "./store/store";
+import { CacheReadOptions, CachedAnswer, CallEnd, LastCall, RelayStore } from "./store/store";
 import { Upstream, UpstreamResult } from "./upstream";
 
 /**
@@ -52,6 +52,12 @@ export interface AnalyzeOptions {
   refresh?: boolean;
   /** The caller went away: drop the call if it has not been sent yet. */
   signal?: AbortSignal | undefined;
+  /**
+   * At most this many of `data.comparables`, the first as the service listed them; 0 leaves the list
+   * empty (the key stays). Only the answer is cut: the cache and the stored analysis keep them all.
+   * All when undefined.
+   */
+  maxComparables?: number | undefined;
 }
 
 /** An identical call in flight, shared by every caller that asks for it meanwhile. */
@@ -111,10 +117,14 @@ export class Gateway {
 
   /** One analysis: from the cache, from a shared call in flight, or sent now. */
   async analyze(op: Operation, body: unknown, options: AnalyzeOptions = {}): Promise<RelayAnswer> {
+    return limitComparables(await this.#analyze(op, body, options), options.maxComparables);
+  }
+
+  async #analyze(op: Operation, body: unknown, options: AnalyzeOptions): Promise<RelayAnswer> {
     const request = this.validate(op, body);
     const key = cacheKeyOf(op, request);
     if (!options.refresh) {
-      const hit = await this.cached(key);
+      const hit = await this.cached(key, { comparables: options.maxComparables !== 0 });
       if (hit) {
         this.#o.metrics.cacheHits.inc();
         return this.#answerFromCache(hit);
@@ -137,8 +147,8 @@ export class Gateway {
   }
 
   /** A fresh cached answer, or undefined. */
-  async cached(key: string): Promise<CachedAnswer | undefined> {
-    const hit = await this.#storeCall(() => this.#o.store.getCached(key));
+  async cached(key: string, options?: CacheReadOptions): Promise<CachedAnswer | undefined> {
+    const hit = await this.#storeCall(() => this.#o.store.getCached(key, options));
     if (!hit) return undefined;
     if (this.#o.cacheTtlMs !== undefined && Date.now() - hit.fetchedAt >= this.#o.cacheTtlMs) return undefined;
     return hit;
@@ -425,4 +435,11 @@ export class Gateway {
 
 function usd(cents: number): string {
   return `${centsToUSD(cents).toFixed(2)} USD`;
+}
+
+/** The answer with at most `max` comparables (AnalyzeOptions.maxComparables). */
+function limitComparables(answer: RelayAnswer, max: number | undefined): RelayAnswer {
+  const data = answer.data;
+  if (max === undefined || !data || !Array.isArray(data.comparables) || data.comparables.length <= max) return answer;
+  return { ...answer, data: { ...data, comparables: data.comparables.slice(0, max) } };
 }

@@ -63,6 +63,24 @@ describe("POST /v1/batch", () => {
     expect(body.data.comparables).toEqual((stored.json.data.comparables as unknown[]).slice(0, 3));
   });
 
+  test("maxComparables cuts cached answers as it cuts fresh ones, and the cache keeps every comparable", async () => {
+    const ask = async (extra: object) => lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(4) }], ...extra })).text)[0]?.body as unknown as { data: Record<string, unknown> & { comparables: unknown[] }; relay: { cached: boolean } };
+    const fresh = await ask({ maxComparables: 2 });
+    const all = (await t.get(`/v1/analyses/${String(fresh.data._id)}`)).json.data.comparables as unknown[];
+    expect(fresh.relay.cached).toBe(false);
+    expect(fresh.data.comparables).toEqual(all.slice(0, 2));
+    const none = await ask({ maxComparables: 0 });
+    expect(none.relay.cached).toBe(true);
+    expect(none.data).toEqual({ ...fresh.data, comparables: [] });
+    expect((await ask({ maxComparables: 3 })).data.comparables).toEqual(all.slice(0, 3));
+    expect((await ask({})).data.comparables).toEqual(all);
+    // The single route has no maxComparables: every comparable, from the same cache entry.
+    const single = await t.post(BUY_PATH, buyBody(4));
+    expect(single.json.relay.cached).toBe(true);
+    expect(single.json.data.comparables).toEqual(all);
+    expect(t.sandboxStats().arrivals).toBe(1);
+  });
+
   test("maxComparables outside 0 to 50 is a 400 naming it", async () => {
     const r = await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], maxComparables: 51 });
     expect(r.status).toBe(400);

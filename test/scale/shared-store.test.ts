@@ -52,7 +52,34 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     expect(await store.getCached("abc")).toBeUndefined();
     await store.putCached(entry);
     expect(await store.getCached("abc")).toEqual(entry);
-    expect(await store.redis.exists(`${ns}:cache_v1:abc`)).toBe(1);
+    expect(await store.redis.exists(`${ns}:cache_v2:abc`)).toBe(1);
+  });
+
+  test("a cached answer's comparables are kept apart in Redis: a read without them leaves them unread", async () => {
+    const store = await open();
+    const comparables = [{ title: "Comp 1" }, { title: "Comp 2" }];
+    const data = { _id: "a1", revenue: { p50: 1 }, comparables, yearOneCashFlowUSD: 5 } as never;
+    const entry = { key: "k", op: "buy" as const, envelope: { success: true, data, shape: 1, warnings: ["w"], extra: {}, notes: [] }, analysisId: "a1", fetchedAt: DAY, costCents: 20 };
+    await store.putCached(entry);
+    expect(await store.getCached("k")).toEqual(entry);
+    const without = await store.getCached("k", { comparables: false });
+    expect(without?.envelope.data).toEqual({ _id: "a1", revenue: { p50: 1 }, comparables: [], yearOneCashFlowUSD: 5 });
+    expect(Object.keys(without?.envelope.data ?? {})).toEqual(["_id", "revenue", "comparables", "yearOneCashFlowUSD"]);
+    expect(await store.redis.hget(`${ns}:cache_v2:k`, "entry")).not.toMatch(/Comp/);
+    // A newer answer without data leaves no comparables of the older one behind.
+    await store.putCached({ ...entry, envelope: { success: false, extra: {}, notes: [] } });
+    expect(await store.redis.hexists(`${ns}:cache_v2:k`, "comparables")).toBe(0);
+  });
+
+  test("an answer a replica one version back cached (cache_v1) is moved to cache_v2 when first asked for", async () => {
+    const store = await open();
+    const data = { _id: "a2", revenue: { p50: 1 }, comparables: [{ title: "Comp 1" }] } as never;
+    const old = { key: "k1", op: "buy" as const, envelope: { success: true, data, warnings: [], extra: {}, notes: [] }, analysisId: "a2", fetchedAt: DAY, costCents: 20 };
+    await store.redis.set(`${ns}:cache_v1:k1`, JSON.stringify(old));
+    expect(await store.getCached("k1", { comparables: false })).toEqual(old);
+    expect(await store.redis.exists(`${ns}:cache_v1:k1`)).toBe(0);
+    expect(await store.getCached("k1")).toEqual(old);
+    expect(await store.getCached("k1", { comparables: false })).toEqual({ ...old, envelope: { ...old.envelope, data: { _id: "a2", revenue: { p50: 1 }, comparables: [] } } });
   });
 
   test("an analysis keeps the strategy it was created with when an enhance updates it", async () => {

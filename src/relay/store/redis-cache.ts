@@ -1,6 +1,7 @@
 import Redis from "ioredis";
 import { RedisScript, partError, redisScript, whenConnected } from "./shared-clients";
-import { CachedAnswer } from "./store";
+import { joinComparables, splitComparables } from "./cached-envelope";
+import { CacheReadOptions, CachedAnswer } from "./store";
 
 /**
  * The Redis half of the shared store: cached answers and the request locks that make replicas
@@ -76,7 +77,16 @@ export class RedisCache {
     this.#timer.unref();
   }
 
+  /**
+   * A hash: `entry`, the cached answer with its comparables emptied, and `comparables`, those kept
+   * apart (cached-envelope.ts), so a read that shows none fetches and parses a tenth of it.
+   */
   cacheKey(key: string): string {
+    return `${this.#prefix}:cache_v2:${key}`;
+  }
+
+  /** One relay version back: the whole cached answer as one string. */
+  #cacheKeyV1(key: string): string {
     return `${this.#prefix}:cache_v1:${key}`;
   }
 
@@ -84,14 +94,42 @@ export class RedisCache {
     return `${this.#prefix}:lock_v1:${key}`;
   }
 
-  async getCached(key: string): Promise<CachedAnswer | undefined> {
-    const text = await this.#run(() => this.#redis.get(this.cacheKey(key)));
-    return text === null ? undefined : (JSON.parse(text) as CachedAnswer);
+  async getCached(key: string, options: CacheReadOptions = {}): Promise<CachedAnswer | undefined> {
+    const redisKey = this.cacheKey(key);
+    const [text, comparables] =
+      options.comparables === false ? [await this.#run(() => this.#redis.hget(redisKey, "entry")), undefined] : await this.#run(() => this.#redis.hmget(redisKey, "entry", "comparables"));
+    if (typeof text === "string") {
+      const entry = JSON.parse(text) as CachedAnswer;
+      return { ...entry, envelope: joinComparables(entry.envelope, comparables) };
+    }
+    return this.#moveV1(key);
   }
 
   /** No expiry in Redis: the relay's TTL (RELAY_CACHE_TTL_HOURS) is applied by age when read. */
   async putCached(entry: CachedAnswer): Promise<void> {
-    await this.#run(() => this.#redis.set(this.cacheKey(entry.key), JSON.stringify(entry)));
+    const { rest, comparables } = splitComparables(entry.envelope);
+    const fields: Record<string, string> = { entry: JSON.stringify({ ...entry, envelope: rest }) };
+    if (comparables !== null) fields.comparables = comparables;
+    const redisKey = this.cacheKey(entry.key);
+    // Replaced whole: no comparables of an earlier answer may outlive it.
+    const results = await this.#run(() => this.#redis.multi().del(redisKey).hset(redisKey, fields).exec());
+    const failed = results?.find(([error]) => error)?.[0];
+    if (failed) throw partError("Redis", failed);
+  }
+
+  /**
+   * An answer cached by a replica one version back is moved when first asked for (an extra read on
+   * a miss only, which is otherwise followed by a call to the service): moved at start it would
+   * need one replica to own a scan of the whole cache.
+   */
+  async #moveV1(key: string): Promise<CachedAnswer | undefined> {
+    const old = this.#cacheKeyV1(key);
+    const text = await this.#run(() => this.#redis.get(old));
+    if (text === null) return undefined;
+    const entry = JSON.parse(text) as CachedAnswer;
+    await this.putCached(entry);
+    await this.#run(() => this.#redis.del(old));
+    return entry;
   }
 
   async acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean> {

@@ -3,7 +3,7 @@ import { Pool } from "pg";
 import { PostgresLedger } from "./postgres-ledger";
 import { RedisCache } from "./redis-cache";
 import { STORE_TIMEOUT_MS, postgresPool, redisClient } from "./shared-clients";
-import { CachedAnswer, CallEnd, CallStart, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
+import { CacheReadOptions, CachedAnswer, CallEnd, CallStart, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
 
 /**
  * The store of relay replicas: Redis for cached answers and request locks (and, through
@@ -51,8 +51,8 @@ export class SharedStore implements RelayStore {
     this.#ledger = new PostgresLedger(pool, options.namespace);
   }
 
-  getCached(key: string): Promise<CachedAnswer | undefined> {
-    return this.#cache.getCached(key);
+  getCached(key: string, options?: CacheReadOptions): Promise<CachedAnswer | undefined> {
+    return this.#cache.getCached(key, options);
   }
 
   putCached(entry: CachedAnswer): Promise<void> {

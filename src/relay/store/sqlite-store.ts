@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { Operation } from "../../contract";
-import { CachedAnswer, CallEnd, CallStart, CallState, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
+import { joinComparables, splitComparables } from "./cached-envelope";
+import { CacheReadOptions, CachedAnswer, CallEnd, CallStart, CallState, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
 
 /**
  * The embedded store: one SQLite file in RELAY_DATA_DIR. Tables carry a version in their names
@@ -27,9 +28,11 @@ export class SqliteStore implements RelayStore {
     this.#db.pragma("synchronous = NORMAL");
     this.#db.pragma("busy_timeout = 5000");
     this.#db.exec(`
-      CREATE TABLE IF NOT EXISTS cache_v1 (
+      -- v2: the comparables apart from the rest of the envelope (cached-envelope.ts), and last, so a
+      -- read that leaves them out stops before their overflow pages.
+      CREATE TABLE IF NOT EXISTS cache_v2 (
         key TEXT PRIMARY KEY, op TEXT NOT NULL, envelope TEXT NOT NULL, analysis_id TEXT,
-        fetched_at INTEGER NOT NULL, cost_cents INTEGER NOT NULL);
+        fetched_at INTEGER NOT NULL, cost_cents INTEGER NOT NULL, comparables TEXT);
       CREATE TABLE IF NOT EXISTS analyses_v1 (
         id TEXT PRIMARY KEY, op TEXT NOT NULL, strategy TEXT, data TEXT NOT NULL, warnings TEXT NOT NULL, updated_at INTEGER NOT NULL);
       -- v2: each call carries the day it counts against, and spend_v2 keeps each day's committed
@@ -51,10 +54,13 @@ export class SqliteStore implements RelayStore {
     `);
     const db = this.#db;
     this.#stmt = {
-      getCached: db.prepare<[string], CacheRow>("SELECT * FROM cache_v1 WHERE key = ?"),
+      getCached: db.prepare<[string], CacheRow>("SELECT * FROM cache_v2 WHERE key = ?"),
+      getCachedWithoutComparables: db.prepare<[string], CacheRow>(
+        "SELECT key, op, envelope, analysis_id, fetched_at, cost_cents FROM cache_v2 WHERE key = ?",
+      ),
       putCached: db.prepare(
-        "INSERT INTO cache_v1 (key, op, envelope, analysis_id, fetched_at, cost_cents) VALUES (@key, @op, @envelope, @analysis_id, @fetched_at, @cost_cents) " +
-          "ON CONFLICT (key) DO UPDATE SET op = excluded.op, envelope = excluded.envelope, analysis_id = excluded.analysis_id, fetched_at = excluded.fetched_at, cost_cents = excluded.cost_cents",
+        "INSERT INTO cache_v2 (key, op, envelope, analysis_id, fetched_at, cost_cents, comparables) VALUES (@key, @op, @envelope, @analysis_id, @fetched_at, @cost_cents, @comparables) " +
+          "ON CONFLICT (key) DO UPDATE SET op = excluded.op, envelope = excluded.envelope, analysis_id = excluded.analysis_id, fetched_at = excluded.fetched_at, cost_cents = excluded.cost_cents, comparables = excluded.comparables",
       ),
       getAnalysis: db.prepare<[string], AnalysisRow>("SELECT * FROM analyses_v1 WHERE id = ?"),
       putAnalysis: db.prepare(
@@ -116,30 +122,52 @@ export class SqliteStore implements RelayStore {
       this.#stmt.releaseOrphanLocks.run({ cutoff });
       return settled;
     });
+    this.#moveCacheV1();
   }
 
-  async getCached(key: string): Promise<CachedAnswer | undefined> {
-    const row = this.#stmt.getCached.get(key);
-    if (!row) return undefined;
-    return {
-      key: row.key,
-      op: row.op as Operation,
-      envelope: JSON.parse(row.envelope) as CachedAnswer["envelope"],
-      analysisId: row.analysis_id ?? undefined,
-      fetchedAt: row.fetched_at,
-      costCents: row.cost_cents,
-    };
+  /**
+   * Moves a cache_v1 table (one relay version back: comparables inside the envelope) into cache_v2,
+   * once, in one transaction, then drops it: an upgraded relay answers its cached requests for free
+   * at once, rather than through a send slot each and the ledger (the cache would otherwise start
+   * empty). Another process opening the same file waits for the move, then finds nothing to move.
+   */
+  #moveCacheV1(): void {
+    const db = this.#db;
+    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cache_v1'");
+    if (!exists.get()) return;
+    const page = db.prepare<[number], CacheRow & { rowid: number }>(
+      "SELECT rowid, key, op, envelope, analysis_id, fetched_at, cost_cents FROM cache_v1 WHERE rowid > ? ORDER BY rowid LIMIT 500",
+    );
+    // An entry v2 already holds was written later: it stays.
+    const insert = db.prepare(
+      "INSERT INTO cache_v2 (key, op, envelope, analysis_id, fetched_at, cost_cents, comparables) VALUES (@key, @op, @envelope, @analysis_id, @fetched_at, @cost_cents, @comparables) ON CONFLICT (key) DO NOTHING",
+    );
+    const move = db.transaction(() => {
+      if (!exists.get()) return;
+      for (let last = 0; ; ) {
+        const rows = page.all(last);
+        if (rows.length === 0) break;
+        for (const row of rows) insert.run(cacheRowOf(cachedAnswerOf(row)));
+        last = (rows[rows.length - 1] as { rowid: number }).rowid;
+      }
+      db.exec("DROP TABLE cache_v1");
+    });
+    // A large cache takes a while to move: a second process waits for it rather than failing to open.
+    db.pragma("busy_timeout = 600000");
+    try {
+      move.immediate();
+    } finally {
+      db.pragma("busy_timeout = 5000");
+    }
+  }
+
+  async getCached(key: string, options: CacheReadOptions = {}): Promise<CachedAnswer | undefined> {
+    const row = options.comparables === false ? this.#stmt.getCachedWithoutComparables.get(key) : this.#stmt.getCached.get(key);
+    return row && cachedAnswerOf(row);
   }
 
   async putCached(entry: CachedAnswer): Promise<void> {
-    this.#stmt.putCached.run({
-      key: entry.key,
-      op: entry.op,
-      envelope: JSON.stringify(entry.envelope),
-      analysis_id: entry.analysisId ?? null,
-      fetched_at: entry.fetchedAt,
-      cost_cents: entry.costCents,
-    });
+    this.#stmt.putCached.run(cacheRowOf(entry));
   }
 
   async getAnalysis(id: string): Promise<StoredAnalysis | undefined> {
@@ -261,6 +289,24 @@ interface CacheRow {
   analysis_id: string | null;
   fetched_at: number;
   cost_cents: number;
+  /** Left out by a read without the comparables. */
+  comparables?: string | null;
+}
+
+function cacheRowOf(entry: CachedAnswer): CacheRow {
+  const { rest, comparables } = splitComparables(entry.envelope);
+  return { key: entry.key, op: entry.op, envelope: JSON.stringify(rest), analysis_id: entry.analysisId ?? null, fetched_at: entry.fetchedAt, cost_cents: entry.costCents, comparables };
+}
+
+function cachedAnswerOf(row: CacheRow): CachedAnswer {
+  return {
+    key: row.key,
+    op: row.op as Operation,
+    envelope: joinComparables(JSON.parse(row.envelope) as CachedAnswer["envelope"], row.comparables),
+    analysisId: row.analysis_id ?? undefined,
+    fetchedAt: row.fetched_at,
+    costCents: row.cost_cents,
+  };
 }
 interface AnalysisRow {
   id: string;

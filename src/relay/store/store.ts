@@ -32,6 +32,14 @@ export interface CachedAnswer {
   costCents: number;
 }
 
+export interface CacheReadOptions {
+  /**
+   * False: the caller shows no comparables, and gets `data.comparables` empty; the stores keep them
+   * apart (cached-envelope.ts) and then do not read them. @default true
+   */
+  comparables?: boolean;
+}
+
 export interface StoredAnalysis {
   id: string;
   /** The operation that last produced it (a strategy, or enhance). */
@@ -99,7 +107,7 @@ export type Reservation = { ok: true; id: string } | { ok: false; committedCents
 
 export interface RelayStore {
   readonly kind: "sqlite" | "shared";
-  getCached(key: string): Promise<CachedAnswer | undefined>;
+  getCached(key: string, options?: CacheReadOptions): Promise<CachedAnswer | undefined>;
   putCached(entry: CachedAnswer): Promise<void>;
   getAnalysis(id: string): Promise<StoredAnalysis | undefined>;
   putAnalysis(analysis: StoredAnalysis): Promise<void>;
