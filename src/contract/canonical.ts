@@ -13,8 +13,10 @@ export function canonicalRequest(op: Operation, request: AnyRequest): string {
   // The form is `op:` and the JSON of the kept fields sorted by name. It is written out field by
   // field rather than through an object built for JSON.stringify: a recalculation keys a thousand
   // calls at once, and this way costs half as much. Keys stored by the relay depend on every byte.
+  // The parts are joined once, into one flat string: added up piece by piece, the key would be a
+  // tree of twenty small strings (about 1 kB, against 200 bytes) held for as long as its call waits.
   const fields = request as Record<string, unknown>;
-  let body = "";
+  const parts: string[] = [];
   for (const key of Object.keys(fields).sort()) {
     const value = fields[key];
     let json: string;
@@ -22,9 +24,9 @@ export function canonicalRequest(op: Operation, request: AnyRequest): string {
     else if (typeof value === "number") json = JSON.stringify(canonicalNumber(key, value));
     else if (value === true) json = "true";
     else continue; // undefined, null and false are the same as no field
-    body += `${body === "" ? "" : ","}${JSON.stringify(key)}:${json}`;
+    parts.push(`${JSON.stringify(key)}:${json}`);
   }
-  return `${op}:{${body}}`;
+  return [`${op}:{`, parts.join(","), "}"].join("");
 }
 
 export function canonicalText(text: string): string {
