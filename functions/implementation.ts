@@ -222,7 +222,7 @@ async function storedFullAnswer(id: string, invocation: Invocation): Promise<Rel
   return client.analysis(id, { signal: controller.signal });
 }
 
-async function create(op: Strategy, location: unknown[][], positional: Arg[], options: unknown[][] | null | undefined, fields: unknown[][] | null | undefined, invocation: Invocation): Promise<unknown[][]> {
+function create(op: Strategy, location: unknown[][], positional: Arg[], options: unknown[][] | null | undefined, fields: unknown[][] | null | undefined, invocation: Invocation): Promise<unknown[][]> {
   // Set by `read`, which always runs before an answer can arrive: the batcher reads a call before it sends it.
   let layout!: (answer: RelayAnswer) => Grid;
   // Reads the arguments into a request, and the layout the answer will take; bad ones throw, so nothing is sent.
@@ -232,17 +232,22 @@ async function create(op: Strategy, location: unknown[][], positional: Arg[], op
     layout = readLayout(fields, op);
     return built.request;
   };
-  return settle(async () => {
-    // Excel evaluates a formula while it is being typed to preview its value: never bill for that.
-    if (invocation?.isInValuePreview) {
+  // Excel evaluates a formula while it is being typed to preview its value: never bill for that.
+  if (invocation?.isInValuePreview) {
+    return settle(async () => {
       read();
       return [["STR: the analysis runs when you press Enter."]];
-    }
-    // The batcher reads the call when its slice comes (src/client/batcher.ts), so the first cells'
-    // request is on its way while the rest of a recalculation is still being read.
-    const answer = await ask(op, read, invocation);
-    return layout(answer);
-  });
+    });
+  }
+  // The batcher reads the call when its slice comes (src/client/batcher.ts), so the first cells'
+  // request is on its way while the rest of a recalculation is still being read. One promise chain
+  // rather than async functions: a recalculation keeps a thousand calls waiting at once, and each
+  // async layer would keep a promise and a suspended frame more for every one of them.
+  try {
+    return ask(op, read, invocation).then((answer) => excelValues(layout, answer), throwExcelError);
+  } catch (error) {
+    return Promise.reject(excelErrorOf(error));
+  }
 }
 
 /** `fields` → a layout: one screening row, or the whole card. Bad field names fail before anything is sent. */
@@ -269,6 +274,19 @@ function cancellation(invocation: Invocation): AbortController {
   const controller = new AbortController();
   if (invocation) invocation.onCanceled = () => controller.abort(new RelayCallError("STR_CANCELLED", "Cancelled."));
   return controller;
+}
+
+/** An answer laid out as Excel values; a failure is an Excel error with its message. */
+function excelValues(layout: (answer: RelayAnswer) => Grid, answer: RelayAnswer): unknown[][] {
+  try {
+    return toCellValues(layout(answer), hostSupport());
+  } catch (error) {
+    throw excelErrorOf(error);
+  }
+}
+
+function throwExcelError(error: unknown): never {
+  throw excelErrorOf(error);
 }
 
 /** Runs a function body; a grid becomes Excel values, any failure an Excel error with its message. */

@@ -86,7 +86,8 @@ interface Call {
 interface Entry {
   key: string;
   item: BatchItem;
-  waiters: Set<Call>;
+  /** The calls waiting for it: usually one (a list, lighter than a Set for a thousand entries at once). */
+  waiters: Call[];
   batch: Batch | undefined;
   settled: boolean;
 }
@@ -207,13 +208,13 @@ export class BatchingClient {
       }
     }
     let entry = this.#sent.get(key) ?? this.#gathering.get(key);
-    if (!entry) {
-      entry = { key, item: { strategy: call.op, params: request, ...(call.refresh ? { refresh: true } : {}) }, waiters: new Set(), batch: undefined, settled: false };
+    if (entry) entry.waiters.push(call);
+    else {
+      entry = { key, item: { strategy: call.op, params: request, ...(call.refresh ? { refresh: true } : {}) }, waiters: [call], batch: undefined, settled: false };
       this.#gathering.set(key, entry);
     }
     const target = entry;
     this.#hook(call, () => this.#cancel(target, call));
-    target.waiters.add(call);
   }
 
   #flush(): void {
@@ -267,7 +268,7 @@ export class BatchingClient {
       this.#unhook(w);
       each(w);
     }
-    entry.waiters.clear();
+    entry.waiters.length = 0;
   }
 
   /** Sets the call's cancel hook (Excel calls it when the cell is deleted). */
@@ -283,16 +284,18 @@ export class BatchingClient {
   }
 
   #cancel(entry: Entry, waiter: Call): void {
-    if (!entry.waiters.delete(waiter)) return;
+    const at = entry.waiters.indexOf(waiter);
+    if (at < 0) return;
+    entry.waiters.splice(at, 1);
     waiter.reject(cancelled());
-    if (entry.waiters.size > 0) return;
+    if (entry.waiters.length > 0) return;
     if (!entry.batch) {
       // Not sent yet: the item leaves the batch.
       this.#gathering.delete(entry.key);
       return;
     }
     // Sent: abandon the batch only when nobody waits for any of its items.
-    if (entry.batch.entries.every((e) => e.settled || e.waiters.size === 0)) entry.batch.controller.abort(cancelled());
+    if (entry.batch.entries.every((e) => e.settled || e.waiters.length === 0)) entry.batch.controller.abort(cancelled());
   }
 
   #remember(key: string, answer: RelayAnswer): void {
