@@ -224,7 +224,7 @@ async function storedFullAnswer(id: string, invocation: Invocation): Promise<Rel
 
 function create(op: Strategy, location: unknown[][], positional: Arg[], options: unknown[][] | null | undefined, fields: unknown[][] | null | undefined, invocation: Invocation): Promise<unknown[][]> {
   // Set by `read`, which always runs before an answer can arrive: the batcher reads a call before it sends it.
-  let layout!: (answer: RelayAnswer) => Grid;
+  let layout!: Layout;
   // Reads the arguments into a request, and the layout the answer will take; bad ones throw, so nothing is sent.
   const read = (): AnyRequest => {
     const built = functionRequest(op, location as RangeInput, positional, (options ?? undefined) as CellInput | RangeInput | undefined);
@@ -250,8 +250,30 @@ function create(op: Strategy, location: unknown[][], positional: Arg[], options:
   }
 }
 
+type Layout = (answer: RelayAnswer) => Grid;
+
+/**
+ * Layouts of field lists given as one cell of text (the usual `fields` argument), by strategy and
+ * text: a column of formulas gives every row the same list, and its layout is made once.
+ */
+const textLayouts = new Map<string, Layout>();
+const TEXT_LAYOUTS_KEPT = 64;
+
 /** `fields` → a layout: one screening row, or the whole card. Bad field names fail before anything is sent. */
-function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy | undefined): (answer: RelayAnswer) => Grid {
+function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy | undefined): Layout {
+  const text = fields?.length === 1 && fields[0]?.length === 1 && typeof fields[0][0] === "string" ? fields[0][0] : undefined;
+  if (text === undefined || text === "") return makeLayout(fields, strategy);
+  const key = `${strategy ?? ""}\u0000${text}`;
+  let layout = textLayouts.get(key);
+  if (!layout) {
+    layout = makeLayout(fields, strategy);
+    if (textLayouts.size >= TEXT_LAYOUTS_KEPT) textLayouts.delete(textLayouts.keys().next().value as string);
+    textLayouts.set(key, layout);
+  }
+  return layout;
+}
+
+function makeLayout(fields: unknown[][] | null | undefined, strategy: Strategy | undefined): Layout {
   const given = fields !== null && fields !== undefined && fields.flat().some((c) => c !== null && c !== undefined && c !== "");
   if (!given) return (answer) => analysisCard(answer, strategy ? { strategy } : {});
   const parsed = parseFieldList(fields, strategy ? { strategy } : {});
@@ -277,7 +299,7 @@ function cancellation(invocation: Invocation): AbortController {
 }
 
 /** An answer laid out as Excel values; a failure is an Excel error with its message. */
-function excelValues(layout: (answer: RelayAnswer) => Grid, answer: RelayAnswer): unknown[][] {
+function excelValues(layout: Layout, answer: RelayAnswer): unknown[][] {
   try {
     return toCellValues(layout(answer), hostSupport());
   } catch (error) {

@@ -13,6 +13,8 @@ export type RangeInput = readonly (readonly CellInput[])[];
 
 /** location: an address, "lat,lng" text, or a 1×2 (or 2×1) range of latitude and longitude. */
 export function readLocationArgument(input: CellInput | RangeInput): Read<LocationInput> {
+  // One cell, as a formula's own text or a cell reference arrives: read as it is, without flattening.
+  if (Array.isArray(input) && input.length === 1 && input[0]?.length === 1) return readLocationArgument((input as RangeInput)[0]?.[0] as CellInput);
   if (Array.isArray(input)) {
     const cells = (input as RangeInput).flat().filter((c) => !isBlank(c));
     if (cells.length === 0) return { ok: true, value: undefined };
