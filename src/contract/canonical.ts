@@ -18,7 +18,7 @@ export function canonicalRequest(op: Operation, request: AnyRequest): string {
   // small strings (about 1 kB, against 200 bytes) held for as long as its call waits.
   const fields = request as Record<string, unknown>;
   const form = formOf(op);
-  const names = form.names.length > 0 && onlyNamesOf(form, fields) ? form.names : Object.keys(fields).sort();
+  const names = onlyNamesOf(form, fields) ? form.names : Object.keys(fields).sort();
   const out = [form.open];
   for (const name of names) {
     const value = fields[name];
