@@ -3,6 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { Operation } from "../../contract";
 import { joinComparables, splitComparables } from "./cached-envelope";
+import { Checkpointer } from "./sqlite-checkpointer";
 import { CacheReadOptions, CachedAnswer, CallEnd, CallStart, CallState, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
 
 /**
@@ -20,13 +21,22 @@ export class SqliteStore implements RelayStore {
   readonly #finish;
   readonly #settle;
 
+  /** Checkpoints the log on its own thread (a file store only). */
+  readonly #checkpointer: Checkpointer | undefined;
+
   /** `file` is a path, or ":memory:" for tests. */
-  constructor(file: string) {
+  constructor(file: string, options: { checkpointIntervalMs?: number } = {}) {
     if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     this.#db = new Database(file);
     this.#db.pragma("journal_mode = WAL");
     this.#db.pragma("synchronous = NORMAL");
     this.#db.pragma("busy_timeout = 5000");
+    if (file !== ":memory:") {
+      // Commits never checkpoint the log: the checkpointer's thread does (sqlite-checkpointer.ts).
+      // A log that grew while it was busy is cut back to 64 MB when it restarts.
+      this.#db.pragma("wal_autocheckpoint = 0");
+      this.#db.pragma("journal_size_limit = 67108864");
+    }
     this.#db.exec(`
       -- v2: the comparables apart from the rest of the envelope (cached-envelope.ts), and last, so a
       -- read that leaves them out stops before their overflow pages.
@@ -123,6 +133,17 @@ export class SqliteStore implements RelayStore {
       return settled;
     });
     this.#moveCacheV1();
+    if (file !== ":memory:") {
+      const db = this.#db;
+      this.#checkpointer = new Checkpointer({
+        file,
+        ...(options.checkpointIntervalMs !== undefined ? { intervalMs: options.checkpointIntervalMs } : {}),
+        // Without its worker the store checkpoints in its commits again, as SQLite does by default.
+        onFailure: () => {
+          if (db.open) db.pragma("wal_autocheckpoint = 1000");
+        },
+      });
+    }
   }
 
   /**
@@ -267,6 +288,7 @@ export class SqliteStore implements RelayStore {
   }
 
   async close(): Promise<void> {
+    await this.#checkpointer?.stop();
     if (this.#db.open) this.#db.close();
   }
 }
