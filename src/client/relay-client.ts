@@ -185,7 +185,12 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** Reads a stream of UTF-8 lines; aborts when no byte arrives for `idleMs`. */
+/**
+ * Reads a stream of UTF-8 lines; aborts when no byte arrives for `idleMs`. Each chunk is decoded
+ * once and its lines are read in place; only a line cut between two chunks is put together. (Adding
+ * each chunk to what was left and searching that would copy every chunk once more: about 2 kB a
+ * line, as much again as the line's own analysis.)
+ */
 async function readLines(body: ReadableStream<Uint8Array>, idleMs: number, controller: AbortController, onLine: (line: string) => void): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -201,14 +206,15 @@ async function readLines(body: ReadableStream<Uint8Array>, idleMs: number, contr
       const { done, value } = await reader.read();
       if (done) break;
       arm();
-      rest += decoder.decode(value, { stream: true });
-      let newline = rest.indexOf("\n");
-      while (newline >= 0) {
-        const line = rest.slice(0, newline).trim();
-        rest = rest.slice(newline + 1);
+      const text = decoder.decode(value, { stream: true });
+      let start = 0;
+      for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
+        const line = (rest === "" ? text.slice(start, newline) : rest + text.slice(start, newline)).trim();
+        rest = "";
+        start = newline + 1;
         if (line) onLine(line);
-        newline = rest.indexOf("\n");
       }
+      rest += text.slice(start);
     }
     const last = (rest + decoder.decode()).trim();
     if (last) onLine(last);

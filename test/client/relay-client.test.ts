@@ -1,4 +1,5 @@
 import http from "node:http";
+import fc from "fast-check";
 import { RelayCallError, RelayClient } from "../../src/client";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
@@ -96,6 +97,32 @@ describe("the relay client's own failures", () => {
     } finally {
       server.close();
     }
+  });
+
+  test("a batch answer's lines are read whole however the stream cuts them, multi-byte characters included (200 cuttings)", async () => {
+    const answer = (index: number) => ({
+      index,
+      status: 200,
+      body: { success: true, data: { _id: `id${index}`, fullAddress: `${index} Rue de l’Église, Zürich — ✓` }, warnings: ["Prix estimé à ±5 %"], relay: { cached: true, costUSD: 0, sandbox: true, fetchedAt: "2026-11-23T10:00:00.000Z" } },
+    });
+    const bytes = new TextEncoder().encode(`${[0, 1, 2, 3, 4].map((i) => JSON.stringify(answer(i))).join("\n")}\n`);
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), fc.boolean(), async (cuts, lastNewline) => {
+        const body = lastNewline ? bytes : bytes.subarray(0, bytes.length - 1);
+        const at = [0, ...cuts.filter((c) => c < body.length).sort((a, b) => a - b), body.length];
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let i = 1; i < at.length; i++) if (at[i] !== at[i - 1]) controller.enqueue(body.slice(at[i - 1], at[i]));
+            controller.close();
+          },
+        });
+        const client = new RelayClient({ baseUrl: "http://relay.test", token: TEST_TOKEN, fetch: async () => new Response(stream, { status: 200, headers: { "content-type": "application/x-ndjson" } }) });
+        const seen: unknown[] = [];
+        await client.batch([], { onLine: (line) => seen.push(line) });
+        expect(seen).toEqual([0, 1, 2, 3, 4].map(answer));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   test("a bad URL or a missing token is refused at once", () => {
