@@ -252,29 +252,9 @@ function create(op: Strategy, location: unknown[][], positional: Arg[], options:
 
 type Layout = (answer: RelayAnswer) => Grid;
 
-/**
- * Layouts of field lists given as one cell of text (the usual `fields` argument), by strategy and
- * text: a column of formulas gives every row the same list, and its layout is made once.
- */
-const textLayouts = new Map<string, Layout>();
-const TEXT_LAYOUTS_KEPT = 64;
-
 /** `fields` → a layout: one screening row, or the whole card. Bad field names fail before anything is sent. */
 function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy | undefined): Layout {
-  const text = fields?.length === 1 && fields[0]?.length === 1 && typeof fields[0][0] === "string" ? fields[0][0] : undefined;
-  if (text === undefined || text === "") return makeLayout(fields, strategy);
-  const key = `${strategy ?? ""}\u0000${text}`;
-  let layout = textLayouts.get(key);
-  if (!layout) {
-    layout = makeLayout(fields, strategy);
-    if (textLayouts.size >= TEXT_LAYOUTS_KEPT) textLayouts.delete(textLayouts.keys().next().value as string);
-    textLayouts.set(key, layout);
-  }
-  return layout;
-}
-
-function makeLayout(fields: unknown[][] | null | undefined, strategy: Strategy | undefined): Layout {
-  const given = fields !== null && fields !== undefined && fields.flat().some((c) => c !== null && c !== undefined && c !== "");
+  const given = fields !== null && fields !== undefined && fields.some((row) => row.some((c) => c !== null && c !== undefined && c !== ""));
   if (!given) return (answer) => analysisCard(answer, strategy ? { strategy } : {});
   const parsed = parseFieldList(fields, strategy ? { strategy } : {});
   if (!parsed.ok) throw invalidArgument([{ path: "fields", message: parsed.message.replace(/^fields:\s*/, "") }]);

@@ -28,7 +28,9 @@ export const WARNINGS_HEADER = "Warnings";
  * asked of STR.ARB would otherwise be a column of blanks).
  */
 export function parseFieldList(input: FieldListInput, options: { strategy?: Strategy } = {}): FieldListResult {
-  const segments = typeof input === "string" ? [input] : input.flatMap((row) => row.map(cellText));
+  // One cell of text is how the `fields` argument usually arrives: read without flattening.
+  const one = typeof input === "string" ? input : input.length === 1 && input[0]?.length === 1 && typeof input[0][0] === "string" ? input[0][0] : undefined;
+  const segments = one !== undefined ? [one] : (input as Exclude<FieldListInput, string>).flatMap((row) => row.map(cellText));
   // A column of formulas passes the same list in every row: read each list once.
   const key = `${options.strategy ?? ""}\u0000${segments.join("\u0001")}`;
   const known = readLists.get(key);
