@@ -1,5 +1,5 @@
 import { RelayClient } from "../src/client";
-import { BENCH_TOKEN, startRelay, verdict } from "./support";
+import { BENCH_TOKEN, percentile, startRelay, verdict } from "./support";
 import { installCustomFunctionsRuntime } from "../test/support/custom-functions";
 
 /**
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
   const quartiles = (xs: number[]) => {
     const sorted = [...xs].sort((a, b) => a - b);
-    return [0.25, 0.5, 0.75].map((q) => (sorted[Math.floor(q * sorted.length)] as number).toFixed(2)).join(" / ");
+    return [0.25, 0.5, 0.75].map((q) => percentile(sorted, q).toFixed(2)).join(" / ");
   };
 
   process.stdout.write(`bench:functions — ${N} STR.BUY calls issued at once\n`);
