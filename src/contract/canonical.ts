@@ -65,9 +65,20 @@ function numberJson(n: number): string {
 }
 
 export function canonicalText(text: string): string {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
+  const folded = text.normalize("NFKC").toLowerCase();
+  // Text is usually canonical already (an address as typed, keyed again at every recalculation):
+  // each rewrite below makes a new string, so they run only when one of them has something to do.
+  return NOT_CANONICAL.test(folded) ? rewrite(folded) : folded;
+}
+
+/**
+ * Matches where `rewrite` would change folded text: whitespace other than one space, space before a
+ * comma, a comma not followed by exactly one space, a trailing space, comma or dot, a leading space.
+ */
+const NOT_CANONICAL = /[^\S ]| {2}|\s,|,(?! )|[\s,.]$|^\s/;
+
+function rewrite(folded: string): string {
+  return folded
     .replace(/\s+/g, " ")
     .replace(/\s*,\s*/g, ", ")
     .replace(/[\s,.]+$/, "")
