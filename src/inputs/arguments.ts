@@ -126,33 +126,43 @@ export type FunctionRequest = { ok: true; request: AnyRequest } | { ok: false; i
  * name; problems inside `options` keep the option's name.
  */
 export function functionRequest(op: Strategy, location: CellInput | RangeInput, positional: readonly unknown[], options: CellInput | RangeInput | undefined): FunctionRequest {
-  const issues: FieldIssue[] = [];
+  // A recalculation reads a thousand calls at once: plain loops, and nothing built for the error
+  // messages unless there is an error (argumentOf).
+  let issues: FieldIssue[] | undefined;
   const params: Record<string, unknown> = {};
-  const argumentOf = new Map<string, string>([
-    ["fullAddress", "location"],
-    ["lat", "location"],
-    ["lng", "location"],
-  ]);
 
   const place = readLocationArgument(location as CellInput | RangeInput);
-  if (!place.ok) issues.push({ path: "location", message: `must be ${place.message}` });
+  if (!place.ok) (issues ??= []).push({ path: "location", message: `must be ${place.message}` });
   else if (place.value) Object.assign(params, place.value);
 
-  POSITIONAL_ARGUMENTS[op].forEach(({ argument, field }, i) => {
-    argumentOf.set(field, argument);
+  const arguments_ = POSITIONAL_ARGUMENTS[op];
+  for (let i = 0; i < arguments_.length; i++) {
+    const { argument, field } = arguments_[i] as (typeof arguments_)[number];
     const read = INPUT_FIELDS[field].read(single(positional[i]));
-    if (!read.ok) issues.push({ path: argument, message: `must be ${read.message}` });
+    if (!read.ok) (issues ??= []).push({ path: argument, message: `must be ${read.message}` });
     else if (read.value !== undefined) params[field] = read.value;
-  });
+  }
 
-  const extra = readOptions(options, op, POSITIONAL_ARGUMENTS[op].map((p) => p.field));
-  if (!extra.ok) issues.push({ path: "options", message: extra.message });
-  else Object.assign(params, extra.params);
-  if (issues.length > 0) return { ok: false, issues };
+  if (options !== undefined && options !== null) {
+    const extra = readOptions(options, op, POSITIONAL_FIELDS[op]);
+    if (!extra.ok) (issues ??= []).push({ path: "options", message: extra.message });
+    else Object.assign(params, extra.params);
+  }
+  if (issues) return { ok: false, issues };
 
   const validated = validateRequest(op, params);
-  if (!validated.ok) return { ok: false, issues: dedupe(validated.issues.map((i) => ({ path: argumentOf.get(i.path) ?? i.path, message: i.message }))) };
+  if (!validated.ok) return { ok: false, issues: dedupe(validated.issues.map((i) => ({ path: argumentOf(op, i.path), message: i.message }))) };
   return { ok: true, request: validated.value };
+}
+
+/** The request fields each create function's positional arguments fill, in order. */
+const fieldsOf = (op: Strategy): readonly string[] => POSITIONAL_ARGUMENTS[op].map((p) => p.field);
+const POSITIONAL_FIELDS: Record<Strategy, readonly string[]> = { buy: fieldsOf("buy"), arb: fieldsOf("arb"), owned: fieldsOf("owned"), cohost: fieldsOf("cohost") };
+
+/** The argument a request field came from, as the user typed it (`purchasePrice`, `location`); an option keeps its own name. */
+function argumentOf(op: Strategy, path: string): string {
+  if (path === "fullAddress" || path === "lat" || path === "lng") return "location";
+  return POSITIONAL_ARGUMENTS[op].find((p) => p.field === path)?.argument ?? path;
 }
 
 /** A single value from an argument that may arrive as a 1×1 range. */
