@@ -84,7 +84,10 @@ interface Call {
 }
 
 interface Entry {
+  /** The item's key among those gathered and sent: its canonical request, marked when it is a refresh. */
   key: string;
+  /** Its canonical request: the key its answer is remembered by for the session. */
+  canonical: string;
   item: BatchItem;
   /** The calls waiting for it: usually one (a list, lighter than a Set for a thousand entries at once). */
   waiters: Call[];
@@ -210,7 +213,7 @@ export class BatchingClient {
     let entry = this.#sent.get(key) ?? this.#gathering.get(key);
     if (entry) entry.waiters.push(call);
     else {
-      entry = { key, item: { strategy: call.op, params: request, ...(call.refresh ? { refresh: true } : {}) }, waiters: [call], batch: undefined, settled: false };
+      entry = { key, canonical, item: { strategy: call.op, params: request, ...(call.refresh ? { refresh: true } : {}) }, waiters: [call], batch: undefined, settled: false };
       this.#gathering.set(key, entry);
     }
     const target = entry;
@@ -253,7 +256,7 @@ export class BatchingClient {
     if (!entry || entry.settled) return;
     if (line.status === 200 && !("error" in line.body)) {
       const answer = line.body as RelayAnswer;
-      this.#remember(entry.key.replace(/#refresh$/, ""), answer);
+      this.#remember(entry.canonical, answer);
       this.#settle(entry, (w) => w.resolve(answer));
     } else {
       const error = RelayCallError.fromBody(line.status, line.body as RelayErrorBody);
