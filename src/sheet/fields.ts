@@ -1,5 +1,5 @@
 import { FieldInfo, RelayAnswer, Strategy, findField } from "../contract";
-import { CellRow, text } from "./cells";
+import { CellRow, FormattedCell, text } from "./cells";
 import { analysisOf, warningTexts } from "./answer";
 import { closeFields } from "./suggest";
 import { fieldCell } from "./values";
@@ -66,7 +66,10 @@ function readFieldList(segments: readonly string[], strategy: Strategy | undefin
 /** One screening row: each field's value, then the warnings cell ("" when none, else "⚠ a | b"). */
 export function fieldsRow(answer: RelayAnswer, fields: readonly FieldInfo[]): CellRow {
   const analysis = analysisOf(answer);
-  return [...fields.map((f) => fieldCell(analysis, f)), text(warningsCell(warningTexts(answer)))];
+  const row: FormattedCell[] = new Array(fields.length + 1);
+  for (let i = 0; i < fields.length; i++) row[i] = fieldCell(analysis, fields[i] as FieldInfo);
+  row[fields.length] = text(warningsCell(warningTexts(answer)));
+  return row;
 }
 
 /**
