@@ -135,19 +135,17 @@ export function functionRequest(op: Strategy, location: CellInput | RangeInput, 
   if (!place.ok) (issues ??= []).push({ path: "location", message: `must be ${place.message}` });
   else if (place.value) Object.assign(params, place.value);
 
-  const arguments_ = POSITIONAL_ARGUMENTS[op];
-  for (let i = 0; i < arguments_.length; i++) {
-    const { argument, field } = arguments_[i] as (typeof arguments_)[number];
+  const named = POSITIONAL_ARGUMENTS[op];
+  for (let i = 0; i < named.length; i++) {
+    const { argument, field } = named[i] as (typeof named)[number];
     const read = INPUT_FIELDS[field].read(single(positional[i]));
     if (!read.ok) (issues ??= []).push({ path: argument, message: `must be ${read.message}` });
     else if (read.value !== undefined) params[field] = read.value;
   }
 
-  if (options !== undefined && options !== null) {
-    const extra = readOptions(options, op, POSITIONAL_FIELDS[op]);
-    if (!extra.ok) (issues ??= []).push({ path: "options", message: extra.message });
-    else Object.assign(params, extra.params);
-  }
+  const extra = readOptions(options, op, POSITIONAL_FIELDS[op]);
+  if (!extra.ok) (issues ??= []).push({ path: "options", message: extra.message });
+  else Object.assign(params, extra.params);
   if (issues) return { ok: false, issues };
 
   const validated = validateRequest(op, params);
