@@ -25,10 +25,13 @@ export async function registerAddinFiles(app: FastifyInstance, options: { distDi
   if (!built) return;
   await app.register(fastifyStatic, {
     root: distDir,
-    // The manifest is served above, rewritten; the built copy still points at the dev server.
-    allowedPath: (pathname) => pathname !== "/manifest.xml",
     cacheControl: true,
     maxAge: "1h",
     index: false,
+    // A route for each file built, not one for every path: `/*` would also take the API's paths the
+    // router refuses (an over-long id), answering 404 where the relay answers 400 naming the problem.
+    wildcard: false,
+    // The manifest is served above, rewritten; the built copy still points at the dev server.
+    globIgnore: ["manifest.xml"],
   });
 }

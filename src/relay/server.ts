@@ -140,6 +140,19 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     logger: loggerOptions(options.logger, redact),
   });
 
+  // Set before any route: a route takes the error handler in force when it is loaded, and awaiting a
+  // plugin's registration (the add-in's files below) loads the routes declared before it. Set after,
+  // those routes answered their errors in fastify's own shape, which the client cannot read.
+  app.setNotFoundHandler(async (request) => {
+    throw new RelayError("STR_NOT_FOUND", `No route ${request.method} ${(request.url.split("?")[0] ?? "").slice(0, 200)}.`);
+  });
+  app.setErrorHandler(async (error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    const e = fromFrameworkError(error, config.bodyLimitBytes, redact);
+    if (e.code === "STR_INTERNAL") request.log.error({ err: error }, "internal error");
+    if (e.headers) reply.headers(e.headers);
+    return reply.code(e.statusCode).type("application/json; charset=utf-8").send(e.toBody());
+  });
+
   // JSON only: fastify would otherwise hand a text/plain body to the routes as a string.
   app.removeContentTypeParser("text/plain");
   installGuards(app, { allowedOrigins: config.allowedOrigins, checkToken: tokenChecker(options.tokens), callerLimit: new CallerLimit(config.callerRps) });
@@ -209,15 +222,6 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
 
   await registerAddinFiles(app, { publicUrl: config.publicUrl, ...(options.addinDir ? { distDir: options.addinDir } : {}) });
 
-  app.setNotFoundHandler(async (request) => {
-    throw new RelayError("STR_NOT_FOUND", `No route ${request.method} ${(request.url.split("?")[0] ?? "").slice(0, 200)}.`);
-  });
-  app.setErrorHandler(async (error: Error & { code?: string; statusCode?: number }, request, reply) => {
-    const e = fromFrameworkError(error, config.bodyLimitBytes, redact);
-    if (e.code === "STR_INTERNAL") request.log.error({ err: error }, "internal error");
-    if (e.headers) reply.headers(e.headers);
-    return reply.code(e.statusCode).type("application/json; charset=utf-8").send(e.toBody());
-  });
 
   // Heartbeats keep this replica's pending calls pending; calls of replicas that stopped become unknown.
   const beat = async () => {

@@ -34,6 +34,18 @@ describe("the relay serves the built add-in on its own origin", () => {
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error.code).toBe("STR_NOT_FOUND");
   });
+
+  test("the API's errors keep the relay's error shape beside the served files", async () => {
+    // Registering the files loads the routes declared before them: each must still answer its
+    // errors through the relay's handler, or the add-in reads "does not answer like the relay".
+    const unknown = await t.get("/v1/analyses/0123456789abcdef01234567");
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ success: false, error: { code: "STR_ANALYSIS_NOT_FOUND" } });
+    const invalid = await t.post("/v1/external/analysis/create/buy", { fullAddress: "12 Main St, Austin TX", bedrooms: 3 });
+    expect(invalid.status).toBe(400);
+    expect(invalid.json).toMatchObject({ success: false, error: { code: "STR_VALIDATION" } });
+    expect(invalid.json.error.fields).toContainEqual(expect.objectContaining({ path: "purchasePriceUSD" }));
+  });
 });
 
 describe("without a build", () => {
