@@ -74,10 +74,36 @@ export function numberField(rule: NumberRule) {
   return schema.describe(text);
 }
 
+/**
+ * Characters no address or name holds, which only hide what a text says: control characters (NUL
+ * included; tabs and line breaks are whitespace, as in a cell with Alt+Enter), bidirectional
+ * overrides and isolates (a text that reads differently than it is), and unpaired surrogates (not
+ * text at all). A text holding one is refused before anything is billed.
+ */
+const HIDDEN_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Characters that take no space: a text made only of them (and spaces) is empty. */
+const INVISIBLE = /[\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2060-\u2064\u3164\ufe00-\ufe0f\ufeff\uffa0]/gu;
+
 export function textField(maxLength: number) {
   const text = `text of 1 to ${maxLength} characters`;
   const error = failWith(text);
-  return z.string({ error }).trim().min(1, { error }).max(maxLength, { error }).describe(text);
+  return z
+    .string({ error })
+    .trim()
+    .min(1, { error })
+    .max(maxLength, { error })
+    .refine((s) => !HIDDEN_CONTROL.test(s), {
+      error: (issue) => `must be plain text: it holds a control, bidirectional-override or broken character (${hiddenCharacterOf(String(issue.input))})`,
+    })
+    .refine((s) => s.replace(INVISIBLE, "") !== "", { error: "must hold visible text; it has only invisible characters" })
+    .describe(text);
+}
+
+/** The first hidden character of a text, named by its code point (U+0000 style). */
+function hiddenCharacterOf(text: string): string {
+  const match = HIDDEN_CONTROL.exec(text);
+  const code = match?.[0].charCodeAt(0) ?? 0;
+  return `U+${code.toString(16).toUpperCase().padStart(4, "0")} at position ${(match?.index ?? 0) + 1}`;
 }
 
 export function flagField() {

@@ -17,15 +17,6 @@ const num = (rule: NumberRule) =>
     const t = blankIsUnset(v);
     return typeof t === "string" && Number.isFinite(Number(t)) ? Number(t) : t;
   }, numberField(rule).optional());
-const list = () =>
-  z.preprocess(
-    blankIsUnset,
-    z
-      .string()
-      .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-      .optional(),
-  );
-
 /** http only on this machine; anything that crosses a network is https. */
 function isSafeUrl(url: string): boolean {
   try {
@@ -34,6 +25,30 @@ function isSafeUrl(url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * RELAY_ALLOWED_ORIGINS: each entry an origin (`scheme://host[:port]`). A trailing slash is dropped
+ * and the host lower-cased, as browsers send it; a path, query, credentials or another scheme is
+ * refused, since such an entry could never match and its origin would be refused while listed.
+ */
+function originList(text: string, ctx: z.RefinementCtx): string[] {
+  const origins: string[] = [];
+  for (const entry of text.split(",").map((x) => x.trim()).filter(Boolean)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    const plain = url && (url.protocol === "https:" || url.protocol === "http:") && url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+    if (!url || !plain || !/^[a-z]+:\/\/[^/]+\/?$/i.test(entry)) {
+      ctx.addIssue({ code: "custom", message: `must be a comma-separated list of origins such as https://addin.example.com (scheme, host and port only); got ${JSON.stringify(entry)}` });
+      continue;
+    }
+    origins.push(url.origin);
+  }
+  return origins;
 }
 
 const Env = z.object({
@@ -57,7 +72,7 @@ const Env = z.object({
       .optional(),
   ),
   /** Origins allowed to call from a browser. @default https://localhost:3000 (the dev server) and the public URL's origin */
-  RELAY_ALLOWED_ORIGINS: list(),
+  RELAY_ALLOWED_ORIGINS: z.preprocess(blankIsUnset, z.string().transform(originList).optional()),
   /** The SQLite store and the generated token live here. @default the user's data directory */
   RELAY_DATA_DIR: str(),
   /** Requests a second sent to the service, across all replicas (spec: 100). @default 100 */

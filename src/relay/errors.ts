@@ -12,6 +12,11 @@ export const ERRORS: Readonly<Record<RelayErrorCode, { status: number; meaning: 
   STR_TOKEN_IN_URL: { status: 401, meaning: "A token was put in the URL, where logs and browser history keep it.", action: "Send it in the Authorization header instead, and rotate the token." },
   STR_BUDGET_EXCEEDED: { status: 402, meaning: "The call could pass today's budget, so it was not sent.", action: "Raise RELAY_BUDGET_USD_PER_DAY, or wait for tomorrow." },
   STR_ORIGIN_NOT_ALLOWED: { status: 403, meaning: "The calling page's origin is not in RELAY_ALLOWED_ORIGINS.", action: "Add the add-in's origin to RELAY_ALLOWED_ORIGINS." },
+  STR_HOST_NOT_ALLOWED: {
+    status: 421,
+    meaning: "The request's Host is not one of the relay's names (RELAY_PUBLIC_URL's host, its listening address, localhost).",
+    action: "Call the relay by its public URL; behind a proxy, set RELAY_PUBLIC_URL to the name users reach it by.",
+  },
   STR_NOT_FOUND: { status: 404, meaning: "No such route.", action: "Check the path against the HTTP API reference." },
   STR_ANALYSIS_NOT_FOUND: { status: 404, meaning: "No analysis with that id (the service does not know it for this key either).", action: "Use the `_id` of an analysis made through this relay's key." },
   STR_OUTCOME_UNKNOWN: {

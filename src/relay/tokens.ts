@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { ensurePrivateDir, ensurePrivateFile } from "./store/private-files";
 
 /**
  * Relay tokens: the only credential the add-in and scripts hold. Configured in RELAY_TOKENS, or
@@ -17,13 +18,17 @@ export function generateToken(): string {
 export function resolveTokens(configured: string[] | undefined, dataDir: string): { tokens: string[]; generated: boolean; file: string | undefined } {
   if (configured && configured.length > 0) return { tokens: configured, generated: false, file: undefined };
   const file = path.join(dataDir, TOKEN_FILE);
+  ensurePrivateDir(dataDir);
   try {
     const existing = fs.readFileSync(file, "utf8").trim();
-    if (existing.length >= 16) return { tokens: [existing], generated: false, file };
+    if (existing.length >= 16) {
+      ensurePrivateFile(file);
+      return { tokens: [existing], generated: false, file };
+    }
   } catch {
     // No token yet: make one below.
   }
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ensurePrivateFile(file);
   const token = generateToken();
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return { tokens: [token], generated: true, file };

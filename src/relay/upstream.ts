@@ -50,6 +50,8 @@ export interface UpstreamOptions {
   /** Most connections open at once. */
   connections: number;
   userAgent: string;
+  /** Applied to every answer's text before it is read: the key must never be kept or passed on. */
+  redact: (text: string) => string;
 }
 
 /** Answers larger than this are refused: 50 comparables are about 30 kB. */
@@ -81,7 +83,7 @@ export class Upstream {
   call(op: Operation, body: unknown, signal?: AbortSignal): Promise<UpstreamResult> {
     const payload = JSON.stringify(body);
     return new Promise<UpstreamResult>((resolve) => {
-      const handler = new CallHandler(resolve, signal);
+      const handler = new CallHandler(resolve, signal, this.#options.redact);
       this.#pool.dispatch(
         {
           method: "POST",
@@ -128,11 +130,13 @@ class CallHandler {
   #done = false;
   readonly #resolve: (r: UpstreamResult) => void;
   readonly #signal: AbortSignal | undefined;
+  readonly #redact: (text: string) => string;
   readonly #onAbort = () => this.#abort?.(new UpstreamFailure("UPSTREAM_ABORTED", this.#sent, "the relay stopped waiting"));
 
-  constructor(resolve: (r: UpstreamResult) => void, signal: AbortSignal | undefined) {
+  constructor(resolve: (r: UpstreamResult) => void, signal: AbortSignal | undefined, redact: (text: string) => string) {
     this.#resolve = resolve;
     this.#signal = signal;
+    this.#redact = redact;
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -170,7 +174,9 @@ class CallHandler {
   }
 
   onComplete(): void {
-    const text = Buffer.concat(this.#chunks).toString("utf8");
+    // Scanned before anything reads it: an answer that echoes the key (an error quoting the request,
+    // a debug field) must not reach the cache, the store, a log line or a caller.
+    const text = this.#redact(Buffer.concat(this.#chunks).toString("utf8"));
     this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, body: parseBody(text, this.#headers["content-type"]) });
   }
 

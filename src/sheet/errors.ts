@@ -56,6 +56,7 @@ export const ERROR_ADVICE: Readonly<Record<RelayErrorCode | ClientErrorCode, Adv
   STR_UNAUTHORIZED: { kind: "notAvailable", advice: `The relay refused the token: open ${SETTINGS} and paste the relay token (the relay prints it at its first start).` },
   STR_TOKEN_IN_URL: { kind: "notAvailable", advice: "A relay token was sent in a URL: send it in the Authorization header only, and replace it in RELAY_TOKENS." },
   STR_ORIGIN_NOT_ALLOWED: { kind: "notAvailable", advice: "The relay does not accept calls from this add-in's address: add it to RELAY_ALLOWED_ORIGINS on the relay." },
+  STR_HOST_NOT_ALLOWED: { kind: "notAvailable", advice: `The relay does not answer to the host name in the relay URL: use its public URL in ${SETTINGS} (RELAY_PUBLIC_URL on the relay).` },
   STR_NOT_FOUND: { kind: "notAvailable", advice: `The relay has no such route: check the relay URL in ${SETTINGS}, and that the relay is up to date.` },
   STR_RELAY_UNREACHABLE: { kind: "notAvailable", advice: `Cannot reach the relay: is it running (npx str-relay), and is the URL in ${SETTINGS} right?` },
   STR_RELAY_TIMEOUT: { kind: "notAvailable", advice: "The relay did not answer in time: check that it is running, then recalculate." },

@@ -24,7 +24,11 @@ describe("the relay serves the built add-in on its own origin", () => {
     const page = await get("/taskpane.html");
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain("appsforoffice.microsoft.com/lib/1/hosted/office.js");
-    expect(page.headers["content-security-policy"]).toBeUndefined(); // Excel frames the pane
+    // Excel on the web frames the pane: its hosts are the allowed frame ancestors; office.js comes from Microsoft's CDN.
+    const csp = String(page.headers["content-security-policy"]);
+    expect(csp).toMatch(/frame-ancestors 'self' [^;]*https:\/\/\*\.officeapps\.live\.com/);
+    expect(csp).toMatch(/script-src 'self' https:\/\/appsforoffice\.microsoft\.com(;|$)/);
+    expect(csp).toMatch(/object-src 'none'/);
     expect((await get("/functions.js")).statusCode).toBe(200);
     const functions = JSON.parse((await get("/functions.json")).body).functions as { id: string }[];
     expect(functions.map((f) => f.id).sort()).toEqual(["ARB", "BUY", "CARD", "COHOST", "COMPS", "ENHANCE", "OWNED", "SENSITIVITY", "WHATIF"]);

@@ -49,6 +49,17 @@ describe("relay configuration", () => {
     expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" })).toThrow(/REDIS_URL and DATABASE_URL go together/);
   });
 
+  test("RELAY_ALLOWED_ORIGINS: a trailing slash and upper case are normalised as browsers send origins; a path or query stops the start", () => {
+    expect(loadConfig({ RELAY_ALLOWED_ORIGINS: "https://A.example/, http://localhost:3001" }).allowedOrigins).toEqual([
+      "https://a.example",
+      "http://localhost:3001",
+      "http://localhost:8787",
+    ]);
+    for (const bad of ["https://a.example/app", "https://a.example?x=1", "a.example", "ftp://a.example", "https://user:pw@a.example", "https://a.example#x"]) {
+      expect(() => loadConfig({ RELAY_ALLOWED_ORIGINS: bad })).toThrow(new RegExp(`RELAY_ALLOWED_ORIGINS .*origins.*got "${bad.replace(/[?.]/g, "\\$&")}"`));
+    }
+  });
+
   test("TLS makes the default public URL https", () => {
     expect(loadConfig({ RELAY_TLS_CERT: "/c.pem", RELAY_TLS_KEY: "/k.pem", RELAY_PORT: "9443" }).publicUrl).toBe("https://localhost:9443");
   });

@@ -1,8 +1,8 @@
-import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { Operation } from "../../contract";
 import { joinComparables, splitComparables } from "./cached-envelope";
+import { ensurePrivateDir, ensurePrivateFile } from "./private-files";
 import { Checkpointer } from "./sqlite-checkpointer";
 import { CacheReadOptions, CachedAnswer, CallEnd, CallStart, CallState, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
 
@@ -26,7 +26,11 @@ export class SqliteStore implements RelayStore {
 
   /** `file` is a path, or ":memory:" for tests. */
   constructor(file: string, options: { checkpointIntervalMs?: number } = {}) {
-    if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    if (file !== ":memory:") {
+      ensurePrivateDir(path.dirname(file));
+      // SQLite gives its -wal and -shm files the database file's mode.
+      ensurePrivateFile(file);
+    }
     this.#db = new Database(file);
     this.#db.pragma("journal_mode = WAL");
     this.#db.pragma("synchronous = NORMAL");

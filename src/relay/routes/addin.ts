@@ -1,0 +1,47 @@
+import fs from "node:fs";
+import path from "node:path";
+import fastifyStatic from "@fastify/static";
+import { FastifyPluginAsync } from "fastify";
+import { PUBLIC } from "../access";
+import { manifestFor } from "../addin-files";
+import { RelayError } from "../errors";
+import { RouteContext } from "./context";
+
+/**
+ * In production the relay also serves the built add-in (dist/) and its manifest with every URL
+ * pointing at RELAY_PUBLIC_URL, so the add-in and its API share one HTTPS origin: one service to
+ * run. These files are public: Excel on the web fetches functions.json and the scripts from its own
+ * origin, so they answer with `Access-Control-Allow-Origin: *` (set by the guards for every public
+ * route: Microsoft's "Manually create JSON metadata for custom functions in Excel" page requires
+ * CORS on the server that hosts the metadata, for Excel on the web).
+ */
+export const DIST_DIR = path.resolve(__dirname, "..", "..", "..", "dist");
+
+export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { config, addinDir }) => {
+  const distDir = addinDir ?? DIST_DIR;
+  const built = fs.existsSync(path.join(distDir, "manifest.xml"));
+  // Checked at start, so a bad RELAY_PUBLIC_URL stops the relay with its reason rather than at the first download.
+  const manifest = built ? manifestFor(fs.readFileSync(path.join(distDir, "manifest.xml"), "utf8"), config.publicUrl) : undefined;
+
+  // Every route of this plugin, the static files' included, is public.
+  app.addHook("onRoute", (route) => {
+    route.config = { ...(route.config as object), access: "public" };
+  });
+
+  app.get("/manifest.xml", PUBLIC, async (_request, reply) => {
+    if (!manifest) throw new RelayError("STR_NOT_FOUND", "The add-in is not built here: run `npm run build`, then restart the relay.");
+    return reply.type("application/xml; charset=utf-8").header("cache-control", "no-cache").send(manifest);
+  });
+  if (!built) return;
+  await app.register(fastifyStatic, {
+    root: distDir,
+    cacheControl: true,
+    maxAge: "1h",
+    index: false,
+    // A route for each file built, not one for every path: `/*` would also take the API's paths the
+    // router refuses (an over-long id), answering 404 where the relay answers 400 naming the problem.
+    wildcard: false,
+    // The manifest is served above, rewritten; the built copy still points at the dev server.
+    globIgnore: ["manifest.xml"],
+  });
+};

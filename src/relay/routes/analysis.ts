@@ -1,0 +1,30 @@
+import { setMaxListeners } from "node:events";
+import { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { OPERATION_PATHS, Operation } from "../../contract";
+import { TOKEN } from "../access";
+import { RouteContext } from "./context";
+
+/** The service's five operations, one POST route each, on the service's own paths (http-api.md). */
+export const analysisRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway }) => {
+  for (const [op, route] of Object.entries(OPERATION_PATHS) as [Operation, string][]) {
+    app.post(route, TOKEN, async (request, reply) => gateway.analyze(op, request.body, { refresh: wantsRefresh(request), signal: callerGone(reply) }));
+  }
+};
+
+/** True when the request asks to bypass the cache (`Cache-Control: no-cache`): a billed refresh. */
+export function wantsRefresh(request: FastifyRequest): boolean {
+  const value = request.headers["cache-control"];
+  const text = Array.isArray(value) ? value.join(",") : (value ?? "");
+  return /(^|,)\s*(no-cache|no-store)\s*(,|$)/i.test(text);
+}
+
+/** An abort signal that fires when the caller disconnects before the answer is written. */
+export function callerGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  // Every item of a batch listens to this one signal.
+  setMaxListeners(0, controller.signal);
+  reply.raw.on("close", () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error("the caller disconnected"));
+  });
+  return controller.signal;
+}

@@ -1,0 +1,22 @@
+import { Sandbox } from "../../sandbox/server";
+import { RelayConfig } from "../config";
+import { Gateway } from "../gateway";
+import { RelayMetrics } from "../metrics";
+import { RelayStore } from "../store/store";
+
+/** What every route plugin is given as its options: the relay's parts, built once in server.ts. */
+export interface RouteContext {
+  config: RelayConfig;
+  gateway: Gateway;
+  store: RelayStore;
+  metrics: RelayMetrics;
+  /** The embedded sandbox, when the relay runs without a key. */
+  sandbox: Sandbox | undefined;
+  /** The built add-in to serve (default dist/ beside lib/). */
+  addinDir?: string | undefined;
+}
+
+/** The daily budget in cents, from the one configured figure. */
+export function budgetCentsOf(config: RelayConfig): number {
+  return Math.round(config.budgetUSDPerDay * 100);
+}

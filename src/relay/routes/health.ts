@@ -1,0 +1,24 @@
+import { FastifyPluginAsync } from "fastify";
+import { PROBE, TOKEN } from "../access";
+import { RelayError } from "../errors";
+import { StoreDownError } from "../store/shared-clients";
+import { RELAY_VERSION } from "../version";
+import { RouteContext } from "./context";
+
+/** GET /healthz for load balancers and probes (no token), GET /metrics for Prometheus (token). */
+export const healthRoutes: FastifyPluginAsync<RouteContext> = async (app, { store, config, metrics }) => {
+  app.get("/healthz", PROBE, async (request, reply) => {
+    try {
+      await store.ping();
+    } catch (error) {
+      // 503 takes the replica out of a load balancer; the body also has the error shape the client
+      // reads. Without a token it names only the part that is down; the log has the details.
+      request.log.warn({ err: error }, "store unavailable");
+      const part = error instanceof StoreDownError ? error.part : store.kind;
+      const down = new RelayError("STR_STORE_UNAVAILABLE", `The relay's store is unavailable (${part} does not answer).`);
+      return reply.code(503).send({ ok: false, mode: config.mode, version: RELAY_VERSION, ...down.toBody() });
+    }
+    return { ok: true, mode: config.mode, version: RELAY_VERSION };
+  });
+  app.get("/metrics", TOKEN, async (_request, reply) => reply.type("text/plain; version=0.0.4; charset=utf-8").send(metrics.render()));
+};
