@@ -110,7 +110,7 @@ const Env = z.object({
   /** Largest request body in bytes (a 10,000-item batch is about 3 MB). @default 8 MiB */
   RELAY_BODY_LIMIT_BYTES: num({ min: 1024, max: 100 * 1024 * 1024, integer: true, unit: "bytes" }),
   /** fatal, error, warn, info, debug, trace or silent. @default info */
-  RELAY_LOG_LEVEL: z.preprocess(blankIsUnset, z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional()),
+  RELAY_LOG_LEVEL: z.preprocess(blankIsUnset, z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "must be one of fatal, error, warn, info, debug, trace or silent" }).optional()),
 });
 type Env = z.infer<typeof Env>;
 
@@ -154,10 +154,20 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
+/** Secrets are never echoed in an error, even a wrong one: it may be a real key one character off. */
+const SECRET_VARIABLES = new Set(["STR_API_KEY", "RELAY_TOKENS", "DATABASE_URL", "REDIS_URL"]);
+
+/** A problem named as the user set it: the variable, the rule, and (unless secret) what it held. */
+function withValue(path: string, message: string, env: NodeJS.ProcessEnv): string {
+  const name = path.replace(/\[.*$/, "");
+  if (/; got /.test(message) || SECRET_VARIABLES.has(name)) return `${path} ${message}`;
+  return `${path} ${message}; got ${JSON.stringify(env[name])}`;
+}
+
 /** Parses the environment into the relay's configuration, or throws a ConfigError listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   const parsed = Env.safeParse(env);
-  const problems: string[] = parsed.success ? [] : toFieldIssues(parsed.error).map((i) => `${i.path} ${i.message}`);
+  const problems: string[] = parsed.success ? [] : toFieldIssues(parsed.error).map((i) => withValue(i.path, i.message, env));
   const e: Partial<Env> = parsed.success ? parsed.data : {};
   const set = (name: string) => typeof env[name] === "string" && (env[name] as string).trim() !== "";
   if (set("STR_API_KEY") && !set("STR_API_BASE_URL")) problems.push("STR_API_BASE_URL is required with STR_API_KEY (the service's https base URL)");

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from "./config";
+import net from "node:net";
+import { ConfigError, RelayConfig, loadConfig } from "./config";
 import { createRelay } from "./server";
 import { resolveTokens } from "./tokens";
 import { RELAY_VERSION } from "./version";
@@ -7,8 +8,29 @@ import { RELAY_VERSION } from "./version";
  * `npx str-relay`: the relay on its own. Prints where it listens, its mode, its budget and, on
  * first start, the generated relay token. Exit code 2 on a configuration error.
  */
-async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+const HELP = `Usage: str-relay [--help] [--version]
+
+Runs the STR relay: it holds the service's API key, paces calls at the account's limit, caches
+every answer and bills each report once. Configured by environment variables only; with no
+STR_API_KEY it runs on an embedded sandbox (simulated data).
+
+Common variables (every one is in docs/configuration.md):
+  STR_API_KEY, STR_API_BASE_URL   the service's key and https base URL (unset: sandbox)
+  RELAY_HOST, RELAY_PORT          where to listen (default 127.0.0.1:8787; port 0: any free port)
+  RELAY_PUBLIC_URL                where users reach it; the served manifest points there
+  RELAY_TOKENS                    comma-separated bearer tokens (unset: one is generated and kept)
+  RELAY_BUDGET_USD_PER_DAY        the daily spending cap
+  RELAY_TLS_CERT, RELAY_TLS_KEY   serve https directly
+
+Exit codes: 0 stopped cleanly, 1 stopped on an error, 2 bad configuration.
+`;
+
+async function main(argv: string[]): Promise<void> {
+  if (argv.includes("--help") || argv.includes("-h")) return void process.stdout.write(HELP);
+  if (argv.includes("--version") || argv.includes("-v")) return void process.stdout.write(`${RELAY_VERSION}\n`);
+  const unknown = argv.find((a) => a.startsWith("-"));
+  if (unknown) throw new ConfigError(`Unknown option ${unknown}: str-relay takes only --help and --version (configure it with environment variables).`);
+  const config = await withBoundPort(loadConfig(process.env));
   const { tokens, generated, file } = resolveTokens(config.tokens, config.dataDir);
   const relay = await createRelay({ config, tokens, logger: { level: config.logLevel } });
   await relay.app.listen({ host: config.host, port: config.port });
@@ -46,7 +68,24 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
-main().catch((error: unknown) => {
+/**
+ * RELAY_PORT=0 asks for any free port. The public URL (and so the manifest and the sandbox's links)
+ * must name the port actually bound, so the port is chosen before the relay is built.
+ */
+async function withBoundPort(config: RelayConfig): Promise<RelayConfig> {
+  if (config.port !== 0) return config;
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen({ host: config.host, port: 0 }, () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+  return loadConfig({ ...process.env, RELAY_PORT: String(port) });
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
   process.stderr.write(`${error instanceof ConfigError ? error.message : `str-relay failed to start: ${error instanceof Error ? error.message : String(error)}`}\n`);
   process.exit(2);
 });

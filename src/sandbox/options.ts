@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeIssues, toFieldIssues } from "../contract";
+import { toFieldIssues } from "../contract";
 
 const rate = z.number().min(0).max(1);
 
@@ -74,6 +74,22 @@ const ENV_FAULTS: Record<string, keyof SandboxFaults> = {
   SANDBOX_RATE_LIMIT: "rateLimitPerSecond",
 };
 
+const ENV_OPTIONS: Record<string, string> = {
+  SANDBOX_TIME_SCALE: "timeScale",
+  SANDBOX_PUBLIC_URL: "publicBaseUrl",
+  SANDBOX_SEED: "seed",
+  SANDBOX_TEXT_ERRORS: "faults.textErrors",
+  SANDBOX_WARNING_STYLE: "faults.warningStyle",
+};
+
+/** The SANDBOX_* variable an option's path came from. */
+function variableOf(path: string): string | undefined {
+  const fault = Object.entries(ENV_FAULTS).find(([, key]) => path === `faults.${key}`);
+  if (fault) return fault[0];
+  if (path.startsWith("apiKeys")) return "SANDBOX_API_KEYS";
+  return Object.entries(ENV_OPTIONS).find(([, key]) => path === key)?.[0];
+}
+
 /** Sandbox options from SANDBOX_* environment variables; a bad one fails with its name and rule. */
 export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   const faults: Record<string, unknown> = {};
@@ -91,6 +107,13 @@ export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
     faults,
   };
   const parsed = SandboxOptions.safeParse(input);
-  if (!parsed.success) throw new Error(`Invalid sandbox configuration: ${describeIssues(toFieldIssues(parsed.error))}`);
+  if (!parsed.success) {
+    // Named as the user set it: the variable and the text it held, beside the rule.
+    const problems = toFieldIssues(parsed.error).map((issue) => {
+      const name = variableOf(issue.path);
+      return name ? `${name} ${issue.message}; got ${JSON.stringify(env[name])}` : `${issue.path} ${issue.message}`;
+    });
+    throw new Error(`Invalid sandbox configuration: ${problems.join("; ")}`);
+  }
   return parsed.data;
 }

@@ -39,6 +39,17 @@ describe("the relay serves the built add-in on its own origin", () => {
     expect(missing.json().error.code).toBe("STR_NOT_FOUND");
   });
 
+  test("the public add-in files answer CORS (Excel on the web reads functions.json cross-origin); the API's origin rule stands", async () => {
+    // Microsoft's "Manually create JSON metadata for custom functions in Excel": the metadata's host must allow CORS.
+    for (const file of ["/functions.json", "/functions.js", "/taskpane.html", "/manifest.xml", "/assets/icon-32.png"]) {
+      const r = await t.relay.app.inject({ method: "GET", url: file, headers: { origin: "https://excel.officeapps.live.com" } });
+      expect({ file, status: r.statusCode, cors: r.headers["access-control-allow-origin"] }).toEqual({ file, status: 200, cors: "*" });
+    }
+    const api = await t.get("/v1/usage", { origin: "https://excel.officeapps.live.com" });
+    expect(api.status).toBe(403);
+    expect(api.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+
   test("the API's errors keep the relay's error shape beside the served files", async () => {
     // Registering the files loads the routes declared before them: each must still answer its
     // errors through the relay's handler, or the add-in reads "does not answer like the relay".

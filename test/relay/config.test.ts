@@ -1,3 +1,4 @@
+import { sandboxOptionsFromEnv } from "../../src/sandbox/options";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -58,6 +59,16 @@ describe("relay configuration", () => {
     for (const bad of ["https://a.example/app", "https://a.example?x=1", "a.example", "ftp://a.example", "https://user:pw@a.example", "https://a.example#x"]) {
       expect(() => loadConfig({ RELAY_ALLOWED_ORIGINS: bad })).toThrow(new RegExp(`RELAY_ALLOWED_ORIGINS .*origins.*got "${bad.replace(/[?.]/g, "\\$&")}"`));
     }
+  });
+
+  test("every bad variable's error names the variable and the value it held (secrets excepted)", () => {
+    expect(() => loadConfig({ RELAY_LOG_LEVEL: "loud" })).toThrow(/RELAY_LOG_LEVEL must be one of fatal, .*; got "loud"/);
+    expect(() => loadConfig({ RELAY_STORE_NAMESPACE: "Bad-NS" })).toThrow(/RELAY_STORE_NAMESPACE must be .*; got "Bad-NS"/);
+    expect(() => sandboxOptionsFromEnv({ SANDBOX_TIME_SCALE: "fast" })).toThrow(/SANDBOX_TIME_SCALE .*; got "fast"/);
+    expect(() => sandboxOptionsFromEnv({ SANDBOX_AI_FAILURE_RATE: "2" })).toThrow(/SANDBOX_AI_FAILURE_RATE .*; got "2"/);
+    const secret = "sk live with spaces";
+    expect(() => loadConfig({ STR_API_KEY: secret, STR_API_BASE_URL: "https://api.example.com" })).toThrow(/STR_API_KEY must be/);
+    expect(() => loadConfig({ STR_API_KEY: secret, STR_API_BASE_URL: "https://api.example.com" })).not.toThrow(new RegExp(secret));
   });
 
   test("TLS makes the default public URL https", () => {

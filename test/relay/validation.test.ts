@@ -1,4 +1,4 @@
-import { ARB_PATH, BUY_PATH, COHOST_PATH, ENHANCE_PATH, OWNED_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
+import { ARB_PATH, BUY_PATH, COHOST_PATH, ENHANCE_PATH, OWNED_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 describe("invalid input is refused before anything is sent or billed", () => {
   let t: TestRelay;
@@ -59,5 +59,20 @@ describe("invalid input is refused before anything is sent or billed", () => {
     const r = await t.post("/v1/external/analysis/create/villa", buyBody());
     expect(r.status).toBe(404);
     expect(r.json).toMatchObject({ success: false, error: { code: "STR_NOT_FOUND" } });
+  });
+});
+
+describe("an empty body without a content type", () => {
+  test("gets STR_BAD_REQUEST on every POST route, as errors.md says", async () => {
+    const t = await startRelay();
+    try {
+      for (const url of [BUY_PATH, ARB_PATH, OWNED_PATH, COHOST_PATH, ENHANCE_PATH, "/v1/batch"]) {
+        const r = await t.relay.app.inject({ method: "POST", url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+        expect({ url, status: r.statusCode, code: r.json().error.code }).toEqual({ url, status: 400, code: "STR_BAD_REQUEST" });
+      }
+      expect(t.sandboxStats().arrivals).toBe(0);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -2,12 +2,17 @@ import { setMaxListeners } from "node:events";
 import { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { OPERATION_PATHS, Operation } from "../../contract";
 import { TOKEN } from "../access";
+import { RelayError } from "../errors";
 import { RouteContext } from "./context";
 
 /** The service's five operations, one POST route each, on the service's own paths (http-api.md). */
 export const analysisRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway }) => {
   for (const [op, route] of Object.entries(OPERATION_PATHS) as [Operation, string][]) {
-    app.post(route, TOKEN, async (request, reply) => gateway.analyze(op, request.body, { refresh: wantsRefresh(request), signal: callerGone(reply) }));
+    app.post(route, TOKEN, async (request, reply) => {
+      // No body at all (and so no content type for the parser to refuse) is not a request to check.
+      if (request.body === undefined) throw new RelayError("STR_BAD_REQUEST", "The body is empty; send a JSON object.");
+      return gateway.analyze(op, request.body, { refresh: wantsRefresh(request), signal: callerGone(reply) });
+    });
   }
 };
 

@@ -1,0 +1,51 @@
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/** `npx str-relay` as a user runs it: the built bin/str-relay.js in its own process. */
+const BIN = path.resolve(__dirname, "..", "..", "bin", "str-relay.js");
+const env = (extra: Record<string, string>) => ({ PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...extra });
+
+describe("str-relay on the command line", () => {
+  test("--help and --version print and exit without starting a server", () => {
+    const help = spawnSync(process.execPath, [BIN, "--help"], { env: env({}), encoding: "utf8", timeout: 10_000 });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: str-relay/);
+    expect(help.stdout).toMatch(/docs\/configuration\.md/);
+    const version = spawnSync(process.execPath, [BIN, "--version"], { env: env({}), encoding: "utf8", timeout: 10_000 });
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const bad = spawnSync(process.execPath, [BIN, "--port", "1"], { env: env({}), encoding: "utf8", timeout: 10_000 });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/Unknown option --port/);
+  });
+
+  test("RELAY_PORT=0 listens on a free port, and the public URL and manifest URL name that port", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-relay-main-"));
+    const child = spawn(process.execPath, [BIN], { env: env({ RELAY_PORT: "0", RELAY_DATA_DIR: dataDir }), stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let out = "";
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 20_000);
+        child.stdout.on("data", (c: Buffer) => {
+          out += String(c);
+          if (out.includes("Add-in manifest:")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+      });
+      const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+      expect(port).toBeGreaterThan(0);
+      expect(out).toContain(`public URL http://localhost:${port}`);
+      expect(out).toContain(`Add-in manifest: http://localhost:${port}/manifest.xml`);
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+  });
+});
