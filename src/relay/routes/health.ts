@@ -1,11 +1,15 @@
 import { FastifyPluginAsync } from "fastify";
-import { PROBE, TOKEN } from "../access";
+import { PROBE, PUBLIC, TOKEN } from "../access";
 import { RelayError } from "../errors";
+import { openApiDocument } from "../openapi";
 import { StoreDownError } from "../store/shared-clients";
 import { RELAY_VERSION } from "../version";
 import { RouteContext } from "./context";
 
-/** GET /healthz for load balancers and probes (no token), GET /metrics for Prometheus (token). */
+/**
+ * GET /healthz for load balancers and probes (no token), GET /metrics for Prometheus (token), and
+ * GET /openapi.json, the API's description for automation tools (public: it holds no data).
+ */
 export const healthRoutes: FastifyPluginAsync<RouteContext> = async (app, { store, config, metrics }) => {
   app.get("/healthz", PROBE, async (request, reply) => {
     try {
@@ -20,5 +24,7 @@ export const healthRoutes: FastifyPluginAsync<RouteContext> = async (app, { stor
     }
     return { ok: true, mode: config.mode, version: RELAY_VERSION };
   });
+  const description = openApiDocument(config.publicUrl);
+  app.get("/openapi.json", PUBLIC, async () => description);
   app.get("/metrics", TOKEN, async (_request, reply) => reply.type("text/plain; version=0.0.4; charset=utf-8").send(metrics.render()));
 };
