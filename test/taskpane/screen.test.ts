@@ -79,6 +79,8 @@ describe("screening a table from the pane, on the real relay", () => {
       else expect(status).toBe("Created");
     }
     expect(block.get(10)?.at(-1)).toMatch(/^✖ \[STR_VALIDATION\] List Price \(\$\) must be an amount/);
+    // Each answered row says in its own cells that its figures are simulated.
+    expect(block.get(1)?.at(-1)).toBe("⚠ SANDBOX: simulated data");
     expect(block.get(1)?.length).toBe(resultBlockWidth(job.fields));
     expect(typeof block.get(1)?.[2]).toBe("number");
     // The report link is clickable.
