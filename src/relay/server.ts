@@ -104,6 +104,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     owner,
     budgetCents: Math.round(config.budgetUSDPerDay * 100),
     cacheTtlMs: config.cacheTtlMs,
+    staleAfterMs: config.staleAfterMs,
     callTimeoutMs: config.upstreamTimeoutMs,
     redact,
     ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),

@@ -61,3 +61,24 @@ describe("a simulated answer says so in its own cells, in every layout", () => {
     expect(warningTexts(arbAnswer)).toEqual([]);
   });
 });
+
+describe("an answer the relay marks stale says its age and the price of a refresh, in its own cells", () => {
+  const stale: RelayAnswer = { ...arbAnswer, relay: { ...arbAnswer.relay, stale: { ageDays: 45, refreshCostUSD: 0.2 } } };
+  const notice = "STALE: fetched 45 days ago; a refresh costs up to 0.20 USD";
+
+  test("the warnings list leads with it, after the sandbox notice when both apply", () => {
+    expect(warningTexts(stale)).toEqual([notice]);
+    const both = { ...quietSandbox, relay: { ...quietSandbox.relay, stale: { ageDays: 1, refreshCostUSD: 0.4 } } };
+    expect(warningTexts(both)).toEqual([SANDBOX_NOTICE, "STALE: fetched 1 day ago; a refresh costs up to 0.40 USD"]);
+  });
+
+  test("a screening row, the pane's result row and the card show it", () => {
+    expect(fieldsRow(stale, fields).at(-1)?.value).toBe(`⚠ ${notice}`);
+    expect(resultBlockRow({ answer: stale }, fields, "cached").at(-1)?.value).toBe(`⚠ ${notice}`);
+    expect(analysisCard(stale).filter((row) => row[0]?.value === CARD_LABELS.warning).map((row) => row[1]?.value)).toEqual([notice]);
+  });
+
+  test("an answer not marked (fresh, or from a relay that does not mark) shows nothing", () => {
+    expect(fieldsRow(arbAnswer, fields).at(-1)?.value).toBe("");
+  });
+});
