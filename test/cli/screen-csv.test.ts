@@ -204,4 +204,21 @@ describe("screening the messy CSV portfolio", () => {
     expect(capRate.code).toBe(2);
     expect(capRate.stderr).toMatch(/--fields: yearOneCapRatePercentage is not in arb analyses/);
   });
+
+  test("screened again 40 days later: free from the cache, and each row says it is stale and what a refresh costs", async () => {
+    const csv = path.join(dir, "stale.csv");
+    fs.writeFileSync(csv, "Address,Price,Beds,Baths,Guests\n\"9 Elm St, Austin TX\",450000,3,2,6\n");
+    expect((await screen([csv, "--out", path.join(dir, "fresh.xlsx")], env)).code).toBe(0);
+    const now = Date.now();
+    jest.spyOn(Date, "now").mockReturnValue(now + 40 * 86_400_000);
+    let later: Ran;
+    try {
+      later = await screen([csv, "--out", path.join(dir, "later.xlsx")], env);
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(later.stdout).toMatch(/Cost: \$0\.00/);
+    const screened = sheet(await readWorkbook(path.join(dir, "later.xlsx")), "Screening");
+    expect(screened.getRow(2).getCell(columnOf(screened, 1, /^Warnings/)).value).toBe("⚠ SANDBOX: simulated data | STALE: fetched 40 days ago; a refresh costs up to 0.20 USD");
+  });
 });
