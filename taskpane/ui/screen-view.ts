@@ -296,7 +296,7 @@ function renderOverwrite(el: { overwrite: HTMLElement; overwriteText: HTMLElemen
   const block = columnsText(job.blockColumn, job.writeWidth);
   el.overwriteText.textContent = `The results would cover ${cells} of yours in ${block} (first ${check.first.address}: ${JSON.stringify(check.first.content)}).`;
   el.placeRight.textContent = `Write the results in ${columnsText(check.freeLeft, resultBlockWidth(job.fields))} instead, where nothing is overwritten`;
-  el.placeOver.textContent = `Overwrite those ${cells}`;
+  el.placeOver.textContent = check.occupied === 1 ? "Overwrite that cell" : `Overwrite those ${cells}`;
   const right = el.overwrite.querySelector<HTMLInputElement>('input[value="right"]');
   if (right) right.checked = true;
 }
