@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { NumberRule, numberField, toFieldIssues } from "../contract";
+import { DAY_MS } from "./staleness";
 
 /**
  * The relay's configuration, parsed once from the environment (DESIGN.md, "Relay configuration").
@@ -107,7 +108,6 @@ type Env = z.infer<typeof Env>;
 export const DEFAULT_PORT = 8787;
 /** A month: market figures (rates, occupancy, comparables) move with the seasons. */
 export const DEFAULT_STALE_AFTER_DAYS = 30;
-const DAY_MS = 86_400_000;
 export const DEV_ADDIN_ORIGIN = "https://localhost:3000";
 
 /** Where per-user data lives on each platform (the relay's store and generated token, the CLI's store). */

@@ -15,10 +15,10 @@ import {
 } from "../contract";
 import { RelayError } from "./errors";
 import { RelayMetrics } from "./metrics";
-import { markStale } from "./staleness";
 import { Outcome, outcomeOf } from "./outcome";
 import { Pacer } from "./pacer";
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retryVerdict } from "./retry-rule";
+import { markStale } from "./staleness";
 import { CacheReadOptions, CachedAnswer, CallEnd, LastCall, RelayStore } from "./store/store";
 import { Upstream, UpstreamResult } from "./upstream";
 

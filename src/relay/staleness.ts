@@ -5,7 +5,8 @@ import { Charge, RelayAnswer, centsToUSD } from "../contract";
  * bill without asking); instead an answer older than RELAY_STALE_AFTER_DAYS says its age and the
  * most a refresh would cost, priced by the same rule the budget holds back before sending.
  */
-const DAY_MS = 86_400_000;
+
+export const DAY_MS = 86_400_000;
 
 /** `answer` as it is, or with `relay.stale` when it was fetched `staleAfterMs` or more before `now`. */
 export function markStale(answer: RelayAnswer, staleAfterMs: number, now: number, refreshCharge: () => Charge): RelayAnswer {
