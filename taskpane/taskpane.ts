@@ -18,7 +18,7 @@ import "@fluentui/web-components/text-input.js";
 import { setTheme } from "@fluentui/web-components";
 import { webLightTheme } from "@fluentui/tokens";
 import { addinConnection, memoryStorage, officeRuntimeStorage, refreshGate } from "../src/client";
-import { officeExcelRun } from "./excel/host";
+import { officeExcelRun, officeUndoGroup } from "./excel/host";
 import { mountPane } from "./ui/pane";
 
 setTheme(webLightTheme);
@@ -30,6 +30,7 @@ Office.onReady(() => {
     storage: officeRuntimeStorage() ?? memoryStorage(),
     pageOrigin: typeof location === "undefined" ? undefined : location.origin,
     run: officeExcelRun,
+    undoGroup: officeUndoGroup,
     gate: refreshGate,
   }).catch((error: unknown) => {
     const status = document.getElementById("app-status");

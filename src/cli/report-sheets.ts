@@ -1,5 +1,5 @@
 import { COMPARABLE_COLUMNS, FieldInfo, UNIT_FORMATS } from "../contract";
-import { Cell, DATE_TIME_FORMAT, ERROR_MARK, FormattedCell, LEADING_COLUMNS, MODE_TEXT, WARNING_MARK, excelDateTime } from "../sheet";
+import { Cell, DATE_TIME_FORMAT, ERROR_MARK, FormattedCell, LEADING_COLUMNS, MODE_TEXT, WARNINGS_HEADER, WARNING_MARK, excelDateTime, warningsCell } from "../sheet";
 import { Outcomes, RowOutcome } from "./outcomes";
 import { Plan, PlannedRow } from "./plan";
 import { RunSummary } from "./summary";
@@ -24,7 +24,7 @@ export const REPORT_SHEETS = [COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET] 
 
 const ROW = "Row";
 const PROPERTY = "Property";
-export const COMPARABLES_HEADER = [ROW, PROPERTY, "Strategy", "Analysis id", ...COMPARABLE_COLUMNS.map((c) => c.label)];
+export const COMPARABLES_HEADER = [ROW, PROPERTY, "Strategy", "Analysis id", ...COMPARABLE_COLUMNS.map((c) => c.label), WARNINGS_HEADER];
 export const WARNINGS_HEADER_ROW = [ROW, PROPERTY, "Strategy", "Kind", "Message"];
 export const SUMMARY_TITLE = "STR screening summary";
 
@@ -54,13 +54,14 @@ function strategyText(row: PlannedRow): string {
   return row.kind === "blank" ? "" : (row.op ?? "");
 }
 
-/** Comparables of every answered row, in the table's order: the row, the property, then the comparable. */
+/** Comparables of every answered row, in the table's order: the row, the property, the comparable, then the row's warnings (as STR.COMPS). */
 export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutRow> {
   yield COMPARABLES_HEADER.map(bold);
   for (let r = 0; r < plan.rows.length; r++) {
     const outcome = outcomes.get(r);
     if (!outcome?.comps) continue;
     const row = plan.rows[r] as PlannedRow;
+    const warnings: OutCell = { value: warningsCell(outcome.warnings) };
     for (const values of outcomes.comparables(outcome)) {
       const cells: OutRow = [{ value: row.index + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }, { value: outcome.analysisId ?? "" }];
       COMPARABLE_COLUMNS.forEach((column, i) => {
@@ -70,6 +71,7 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
         else if (typeof value === "string") cells.push({ value, ...(column.unit === "url" && isWebLink(value) ? { link: value } : {}) });
         else cells.push({ value, format: UNIT_FORMATS[column.unit] });
       });
+      cells.push(warnings);
       yield cells;
     }
   }

@@ -32,6 +32,11 @@ export const RelayMeta = z.looseObject({
   normalized: z.array(z.string()).optional(),
   /** The ANALYSIS_SHAPE `data` was normalised to; absent when the relay cannot say (an entry kept by an older relay). */
   shape: z.number().int().optional(),
+  /**
+   * Present when a cached answer is older than the relay's RELAY_STALE_AFTER_DAYS: still served free,
+   * but the cells say how old it is and what fetching it again would cost.
+   */
+  stale: z.object({ ageDays: z.number().int().min(0), refreshCostUSD: z.number().min(0) }).optional(),
 });
 export type RelayMeta = z.infer<typeof RelayMeta>;
 

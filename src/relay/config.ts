@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { NumberRule, numberField, toFieldIssues } from "../contract";
+import { DAY_MS } from "./staleness";
 
 /**
  * The relay's configuration, parsed once from the environment (DESIGN.md, "Relay configuration").
@@ -81,6 +82,11 @@ const Env = z.object({
   RELAY_BUDGET_USD_PER_DAY: num({ min: 0, unit: "USD" }),
   /** Age after which a cached analysis is fetched (and billed) again. @default unset: never — only an explicit refresh bills */
   RELAY_CACHE_TTL_HOURS: num({ min: 0, exclusiveMin: true, unit: "hours" }),
+  /**
+   * Age after which a cached answer is marked stale (`relay.stale`: its age and what a refresh costs),
+   * so cells say so; it is still served, free — only the user's refresh bills. @default 30
+   */
+  RELAY_STALE_AFTER_DAYS: num({ min: 0, exclusiveMin: true, unit: "days" }),
   RELAY_TLS_CERT: str(),
   RELAY_TLS_KEY: str(),
   /** Redis for pacing, cache and locks shared by replicas (with DATABASE_URL). */
@@ -115,6 +121,8 @@ const Env = z.object({
 type Env = z.infer<typeof Env>;
 
 export const DEFAULT_PORT = 8787;
+/** A month: market figures (rates, occupancy, comparables) move with the seasons. */
+export const DEFAULT_STALE_AFTER_DAYS = 30;
 export const DEV_ADDIN_ORIGIN = "https://localhost:3000";
 
 /** Where per-user data lives on each platform (the relay's store and generated token, the CLI's store). */
@@ -139,6 +147,8 @@ export interface RelayConfig {
   upstreamRps: number;
   budgetUSDPerDay: number;
   cacheTtlMs: number | undefined;
+  /** Cached answers at least this old are served marked stale. */
+  staleAfterMs: number;
   tls: { cert: string; key: string } | undefined;
   redisUrl: string | undefined;
   databaseUrl: string | undefined;
@@ -195,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     upstreamRps: e.RELAY_UPSTREAM_RPS ?? 100,
     budgetUSDPerDay: e.RELAY_BUDGET_USD_PER_DAY ?? (mode === "live" ? 100 : 1000),
     cacheTtlMs: e.RELAY_CACHE_TTL_HOURS === undefined ? undefined : e.RELAY_CACHE_TTL_HOURS * 3_600_000,
+    staleAfterMs: (e.RELAY_STALE_AFTER_DAYS ?? DEFAULT_STALE_AFTER_DAYS) * DAY_MS,
     tls,
     redisUrl: e.REDIS_URL,
     databaseUrl: e.DATABASE_URL,

@@ -18,6 +18,7 @@ import { RelayMetrics } from "./metrics";
 import { Outcome, outcomeOf } from "./outcome";
 import { Pacer } from "./pacer";
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retryVerdict } from "./retry-rule";
+import { markStale } from "./staleness";
 import { CacheReadOptions, CachedAnswer, CallEnd, LastCall, RelayStore } from "./store/store";
 import { Upstream, UpstreamResult } from "./upstream";
 
@@ -38,6 +39,8 @@ export interface GatewayOptions {
   budgetCents: number;
   /** Cached answers older than this are fetched again; undefined: never. */
   cacheTtlMs: number | undefined;
+  /** Answers at least this old are marked stale (staleness.ts); undefined: never. */
+  staleAfterMs?: number | undefined;
   /** How long one call may take, retries included, once its send slot is granted. */
   callTimeoutMs: number;
   /** Removes secrets from text that may reach a caller or a log. */
@@ -117,7 +120,9 @@ export class Gateway {
 
   /** One analysis: from the cache, from a shared call in flight, or sent now. */
   async analyze(op: Operation, body: unknown, options: AnalyzeOptions = {}): Promise<RelayAnswer> {
-    return limitComparables(await this.#analyze(op, body, options), options.maxComparables);
+    const answer = limitComparables(await this.#analyze(op, body, options), options.maxComparables);
+    const { staleAfterMs } = this.#o;
+    return staleAfterMs === undefined ? answer : markStale(answer, staleAfterMs, Date.now(), () => maxCharge(op, this.validate(op, body)));
   }
 
   async #analyze(op: Operation, body: unknown, options: AnalyzeOptions): Promise<RelayAnswer> {

@@ -105,6 +105,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     owner,
     budgetCents: budgetCentsOf(config),
     cacheTtlMs: config.cacheTtlMs,
+    staleAfterMs: config.staleAfterMs,
     callTimeoutMs: config.upstreamTimeoutMs,
     redact,
     ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),

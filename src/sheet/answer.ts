@@ -1,4 +1,4 @@
-import { ANALYSIS_SHAPE, Analysis, AnalysisData, RelayAnswer, Strategy, Warning, isCreate, normalizeAnalysis, warningText } from "../contract";
+import { ANALYSIS_SHAPE, Analysis, AnalysisData, RelayAnswer, RelayMeta, Strategy, Warning, isCreate, normalizeAnalysis, warningText } from "../contract";
 
 /**
  * What the layouts read from a relay answer. The relay sends `data` already normalised and says so
@@ -37,9 +37,35 @@ function parseAndNormalize(data: Record<string, unknown>): Analysis | undefined 
   return result.success ? normalizeAnalysis(result.data) : undefined;
 }
 
-/** The answer's warnings as text, in order, blanks dropped. */
-export function warningTexts(answer: { warnings?: readonly Warning[] | undefined }): string[] {
-  return (answer.warnings ?? []).map((w) => warningText(w).trim()).filter((t) => t !== "");
+/** Said in the warnings of every layout of a sandbox answer, so a copied row or card still says its figures are not real. */
+export const SANDBOX_NOTICE = "SANDBOX: simulated data";
+
+/** What warningTexts reads: the service's warnings and, when known, what the relay says about the answer. */
+export interface WarningSource {
+  warnings?: readonly Warning[] | undefined;
+  relay?: Pick<RelayMeta, "sandbox" | "stale"> | undefined;
+}
+
+/** What a cell says of an answer the relay marked stale (RELAY_STALE_AFTER_DAYS): it was served free, a refresh is not. */
+export function staleNotice(stale: NonNullable<RelayMeta["stale"]>): string {
+  const age = stale.ageDays === 1 ? "1 day" : `${stale.ageDays} days`;
+  return `STALE: fetched ${age} ago; a refresh costs up to ${stale.refreshCostUSD.toFixed(2)} USD`;
+}
+
+/**
+ * Everything an answer warns about, as text, in order: first what the relay says about the answer
+ * itself (simulated, stale), then the service's warnings, blanks dropped. Every layout — screening row,
+ * card, entity, comparables, the CLI's sheets — shows warnings through this one list; the relay's
+ * notices come first so a clipped cell still has them.
+ */
+export function warningTexts(answer: WarningSource): string[] {
+  const texts = answer.relay?.sandbox ? [SANDBOX_NOTICE] : [];
+  if (answer.relay?.stale) texts.push(staleNotice(answer.relay.stale));
+  for (const w of answer.warnings ?? []) {
+    const t = warningText(w).trim();
+    if (t !== "") texts.push(t);
+  }
+  return texts;
 }
 
 /**

@@ -1,30 +1,41 @@
 import { Analysis, COMPARABLE_COLUMNS, UNIT_FORMATS } from "../contract";
 import { BLANK, CellRow, FormattedCell, Grid, text } from "./cells";
+import { WARNINGS_HEADER } from "./fields";
 import { cellValue, valueAt } from "./values";
+import { warningsCell } from "./warnings";
 
 /**
  * The comparables table (STR.COMPS, the task pane's viewer): a header row, then one row per
  * comparable listing with the same units and formats as the card (occupancy as a fraction under a %
  * format). Always a rectangle with a header, even with nothing to list, so what refers to it keeps working.
+ * The last column holds the answer's warnings (warningTexts) in every row, as a screening row does:
+ * a comparable copied out of a sandbox analysis still says it is simulated.
  */
 
 export type ComparablesResult = { ok: true; grid: Grid } | { ok: false; message: string };
 
 export const NO_COMPARABLES = "No comparables in this analysis";
 
-/** `maxRows` caps the data rows (the header is not counted); omitted → every comparable (the service sends at most 50). */
-export function comparablesTable(analysis: Analysis | undefined, maxRows?: unknown): ComparablesResult {
+/**
+ * `maxRows` caps the data rows (the header is not counted); omitted → every comparable (the service
+ * sends at most 50). `warnings` are the answer's (warningTexts), repeated in each row's last cell.
+ */
+export function comparablesTable(analysis: Analysis | undefined, maxRows?: unknown, warnings: readonly string[] = []): ComparablesResult {
   const cap = readMaxRows(maxRows);
   if (!cap.ok) return cap;
-  const header: CellRow = COMPARABLE_COLUMNS.map((column) => text(column.label));
+  const header: CellRow = [...COMPARABLE_COLUMNS.map((column) => text(column.label)), text(WARNINGS_HEADER)];
+  const notes = text(warningsCell(warnings));
   const comparables = analysis?.comparables ?? [];
   if (comparables.length === 0) {
-    return { ok: true, grid: [header, [text(NO_COMPARABLES), ...COMPARABLE_COLUMNS.slice(1).map(() => BLANK)]] };
+    return { ok: true, grid: [header, [text(NO_COMPARABLES), ...COMPARABLE_COLUMNS.slice(1).map(() => BLANK), notes]] };
   }
-  const rows = comparables.slice(0, cap.value).map((comparable) => COMPARABLE_COLUMNS.map((column): FormattedCell => {
-    const value = cellValue(valueAt(comparable, column.key), column.unit);
-    return value === "" ? BLANK : { value, format: UNIT_FORMATS[column.unit] };
-  }));
+  const rows = comparables.slice(0, cap.value).map((comparable) => [
+    ...COMPARABLE_COLUMNS.map((column): FormattedCell => {
+      const value = cellValue(valueAt(comparable, column.key), column.unit);
+      return value === "" ? BLANK : { value, format: UNIT_FORMATS[column.unit] };
+    }),
+    notes,
+  ]);
   return { ok: true, grid: [header, ...rows] };
 }
 

@@ -8,6 +8,7 @@ import { excelCell } from "./writer";
  * "Insert as table": an analysis's comparables on a new sheet, as an Excel table (sortable,
  * filterable) with the same columns and formats as STR.COMPS, and beside it the revenue percentiles
  * with a column chart of them. Two syncs: one for the sheet names, one for everything else.
+ * `warnings` (warningTexts of the answer) fill the table's last column, as in STR.COMPS.
  */
 export interface PercentilePoint {
   label: string;
@@ -39,8 +40,8 @@ export function uniqueSheetName(wanted: string, existing: readonly string[]): st
   }
 }
 
-export async function insertComparablesSheet(run: ExcelRun, analysis: Analysis): Promise<{ sheetName: string; address: string; rows: number }> {
-  const table = comparablesTable(analysis);
+export async function insertComparablesSheet(run: ExcelRun, analysis: Analysis, warnings: readonly string[] = []): Promise<{ sheetName: string; address: string; rows: number }> {
+  const table = comparablesTable(analysis, undefined, warnings);
   if (!table.ok) throw new PaneError(table.message);
   const grid = table.grid;
   const rows = (analysis.comparables ?? []).length;
@@ -55,7 +56,7 @@ export async function insertComparablesSheet(run: ExcelRun, analysis: Analysis):
     const sheetName = uniqueSheetName(`Comps ${id.slice(0, 12)}`, sheets.items.map((s) => s.name));
     const sheet = sheets.add(sheetName);
 
-    const width = COMPARABLE_COLUMNS.length;
+    const width = grid[0]?.length ?? COMPARABLE_COLUMNS.length;
     const range = sheet.getRangeByIndexes(0, 0, grid.length, width);
     const cells = grid.map((row) => row.map((c, i) => excelCell(c, i === linkColumn)));
     range.numberFormat = cells.map((row) => row.map((c) => c.format));

@@ -50,7 +50,7 @@ export function mountComps(ctx: PaneContext): void {
     if (!current) return;
     enable(el.insert, false);
     try {
-      const inserted = await insertComparablesSheet(ctx.run, current.analysis);
+      const inserted = await insertComparablesSheet(ctx.run, current.analysis, current.warnings);
       say(el.message, "success", `Inserted ${inserted.rows} comparables as a table on sheet ${inserted.sheetName}, with a chart of the revenue percentiles.`);
     } catch (error) {
       say(el.message, "error", describeError(error));

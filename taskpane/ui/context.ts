@@ -1,5 +1,5 @@
 import { RefreshGate, RelayClient, RelayConnection, SettingsStorage } from "../../src/client";
-import { ExcelRun } from "../excel/host";
+import { ExcelRun, UndoGroup } from "../excel/host";
 
 /** What every view of the pane works with, and the few things a view asks of the whole pane. */
 export interface PaneContext {
@@ -7,6 +7,8 @@ export interface PaneContext {
   storage: SettingsStorage;
   pageOrigin: string | undefined;
   run: ExcelRun;
+  /** Opens one undo step for a command that writes in several syncs (a screening). */
+  undoGroup: () => UndoGroup;
   gate: RefreshGate;
   /** The relay's mode as last seen: the header says "Simulated data" in sandbox mode. */
   setMode(mode: "sandbox" | "live"): void;

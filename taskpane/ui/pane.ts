@@ -1,5 +1,5 @@
 import { RefreshGate, RelayConnection, SettingsStorage } from "../../src/client";
-import { ExcelRun } from "../excel/host";
+import { ExcelRun, UndoGroup, ungrouped } from "../excel/host";
 import { mountComps } from "./comps-view";
 import { PaneContext, TabId } from "./context";
 import { byId, show } from "./dom";
@@ -13,12 +13,21 @@ import { mountSpend } from "./spend-view";
  * relay's mode in the header, Spend reloading after a run). Takes its collaborators, so a test page
  * can hand it a stand-in workbook.
  */
-export async function mountPane(deps: { connection: RelayConnection; storage: SettingsStorage; pageOrigin: string | undefined; run: ExcelRun; gate: RefreshGate }): Promise<void> {
+export async function mountPane(deps: {
+  connection: RelayConnection;
+  storage: SettingsStorage;
+  pageOrigin: string | undefined;
+  run: ExcelRun;
+  /** @default each sync its own undo step */
+  undoGroup?: () => UndoGroup;
+  gate: RefreshGate;
+}): Promise<void> {
   const tabs = byId<HTMLElement & { activeid: string }>("tabs");
   const badge = byId("mode-badge");
   let spendStale = true;
   const ctx: PaneContext = {
     ...deps,
+    undoGroup: deps.undoGroup ?? (() => ungrouped(deps.run)),
     setMode: (mode) => show(badge, mode === "sandbox"),
     showTab: (tab: TabId) => {
       tabs.activeid = `tab-${tab}`;

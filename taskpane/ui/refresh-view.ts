@@ -80,7 +80,11 @@ export function mountRefresh(ctx: PaneContext): void {
         progress.reset(current.jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind !== "blank").length, 0));
         show(el.progressBox, true);
         el.cancel.focus();
-        const result = await refreshTables({ client, run: ctx.run }, current.jobs, { signal: controller.signal, sandbox: current.tables.sandbox, onProgress: progress.update });
+        // The tables' rewrite is one undo step where Excel can group it.
+        const group = ctx.undoGroup();
+        const result = await refreshTables({ client, run: group.run }, current.jobs, { signal: controller.signal, sandbox: current.tables.sandbox, onProgress: progress.update }).finally(() =>
+          group.close(),
+        );
         progress.update(result.progress);
         const outcome = outcomeMessage(result, "refresh");
         say(el.message, outcome.intent, [...parts, outcome.text].join(" "), result.writeError !== undefined ? ` ${describeError(result.writeError)}` : "");

@@ -1,7 +1,9 @@
 import { RelayCallError } from "../../src/client";
 import { FIELD_CATALOGUE, FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
 import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, isBlank, missingLocation, recognizeColumns } from "../../src/inputs";
+import { resultBlockWidth } from "../../src/sheet";
 import { describeError } from "../errors";
+import { DestinationCheck, Placement, checkDestination, columnsText, destinationOf, placeBlock } from "../excel/destination";
 import { columnName } from "../excel/host";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
 import { Estimate, ScreeningJob, estimate, maskBlock, planScreening, runScreening } from "../screen";
@@ -13,7 +15,9 @@ import { outcomeMessage, progressBinding } from "./progress-view";
 /**
  * The Screen tab: read the selected table, show the columns as recognised for the user to correct,
  * pick the result columns, show the dry run's cost, and only then — on a second click — screen,
- * with a progress bar and Cancel.
+ * with a progress bar and Cancel. Where the results would cover cells of the user's, the estimate
+ * asks first: write further right (the default) or overwrite them. The run is one undo step where
+ * Excel supports it (ctx.undoGroup).
  */
 interface State {
   table: SheetTable | undefined;
@@ -22,6 +26,8 @@ interface State {
   chosen: Set<string> | undefined;
   job: ScreeningJob | undefined;
   estimate: Estimate | undefined;
+  /** What is in the way of the results, read with the estimate. */
+  destination: DestinationCheck | undefined;
   running: AbortController | undefined;
 }
 
@@ -39,6 +45,10 @@ export function mountScreen(ctx: PaneContext): void {
     estimateBox: byId("screen-estimate"),
     estimateList: byId("screen-estimate-list"),
     estimateNote: byId("screen-estimate-note"),
+    overwrite: byId("screen-overwrite"),
+    overwriteText: byId("screen-overwrite-text"),
+    placeRight: byId("screen-place-right"),
+    placeOver: byId("screen-place-over"),
     run: byId("screen-run"),
     back: byId("screen-back"),
     progressBox: byId("screen-progress"),
@@ -46,7 +56,14 @@ export function mountScreen(ctx: PaneContext): void {
     message: byId("screen-message"),
   };
   const progress = progressBinding(byId("screen-bar"), byId("screen-progress-text"));
-  const state: State = { table: undefined, mapping: [], chosen: undefined, job: undefined, estimate: undefined, running: undefined };
+  const state: State = { table: undefined, mapping: [], chosen: undefined, job: undefined, estimate: undefined, destination: undefined, running: undefined };
+  const placement = (): Placement => (document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite" ? "overwrite" : "right");
+  /** The job as it will write, and whether anything of the user's is in its way now (read again just before writing). */
+  const placed = async (job: ScreeningJob, check: DestinationCheck) => {
+    const final = placeBlock(job, check, placement(), resultBlockWidth(job.fields));
+    const now = await checkDestination(ctx.run, destinationOf(final, earlierBlock(state.table)));
+    return { final, changed: now.occupied > (final === job ? check.occupied : 0) };
+  };
 
   const plan = (): ScreeningJob | undefined => {
     if (!state.table) return undefined;
@@ -61,6 +78,7 @@ export function mountScreen(ctx: PaneContext): void {
   const invalidate = () => {
     state.job = undefined;
     state.estimate = undefined;
+    state.destination = undefined;
     show(el.estimateBox, false);
     const missing = missingLocation(state.mapping);
     el.location.textContent = missing ? `Cannot screen yet: ${missing}.` : "";
@@ -128,9 +146,12 @@ export function mountScreen(ctx: PaneContext): void {
       const client = await relayClient(ctx);
       const answer = await estimate(client, [job]);
       ctx.setMode(answer.sandbox ? "sandbox" : "live");
+      const destination = await checkDestination(ctx.run, destinationOf(job, earlierBlock(state.table)));
       state.job = job;
       state.estimate = answer;
+      state.destination = destination;
       renderEstimate(el.estimateList, el.estimateNote, job, answer);
+      renderOverwrite(el, job, destination);
       el.run.textContent = answer.items === 0 ? "Write the invalid rows" : `Screen ${answer.items.toLocaleString("en-US")} rows — up to ${usd(answer.estimatedCostUSD)}`;
       show(el.estimateBox, true);
       el.run.focus();
@@ -147,8 +168,8 @@ export function mountScreen(ctx: PaneContext): void {
   });
 
   el.run.addEventListener("click", async () => {
-    const { job, estimate: est } = state;
-    if (!job || !est || state.running) return;
+    const { job: planned, estimate: est, destination } = state;
+    if (!planned || !est || !destination || state.running) return;
     const controller = new AbortController();
     state.running = controller;
     say(el.message, undefined);
@@ -156,12 +177,18 @@ export function mountScreen(ctx: PaneContext): void {
     [el.read, el.dryRun].forEach((b) => enable(b, false));
     // The table's settings cannot change a run under way: out of reach until it ends.
     el.tableBox.inert = true;
-    progress.reset(job.rows.filter((r) => r.kind !== "blank").length);
+    progress.reset(planned.rows.filter((r) => r.kind !== "blank").length);
     show(el.progressBox, true);
     el.cancel.focus();
+    const group = ctx.undoGroup();
     try {
+      const { final: job, changed } = await placed(planned, destination);
+      if (changed) {
+        say(el.message, "error", "Cells where the results would go changed since the estimate: estimate again to see what is in the way. Nothing was sent.");
+        return;
+      }
       const client = await relayClient(ctx);
-      const result = await runScreening({ client, run: ctx.run }, job, { signal: controller.signal, sandbox: est.sandbox, onProgress: progress.update });
+      const result = await runScreening({ client, run: group.run }, job, { signal: controller.signal, sandbox: est.sandbox, onProgress: progress.update });
       progress.update(result.progress);
       const outcome = outcomeMessage(result, "screen the table");
       const where = `Results in columns ${columnName(job.blockColumn)}–${columnName(job.blockColumn + job.writeWidth - 1)} of ${job.sheetName}.`;
@@ -169,6 +196,7 @@ export function mountScreen(ctx: PaneContext): void {
     } catch (error) {
       say(el.message, "error", describeError(error));
     } finally {
+      await group.close().catch((error: unknown) => say(el.message, "error", describeError(error)));
       state.running = undefined;
       show(el.progressBox, false);
       el.tableBox.inert = false;
@@ -253,6 +281,24 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
   }
   notes.push(h("p", { class: "muted small" }, `${job.fields.length + 3} result columns from ${columnName(job.blockColumn)}, on ${job.sheetName}.`));
   note.replaceChildren(...notes);
+}
+
+/** The earlier result block beside the table, in sheet columns: ours to replace. */
+function earlierBlock(table: SheetTable | undefined): { left: number; width: number } | undefined {
+  return table?.block ? { left: table.left + table.block.start, width: table.block.width } : undefined;
+}
+
+/** The question, when the results would cover cells of the user's: where they are, and the two ways on. */
+function renderOverwrite(el: { overwrite: HTMLElement; overwriteText: HTMLElement; placeRight: HTMLElement; placeOver: HTMLElement }, job: ScreeningJob, check: DestinationCheck): void {
+  show(el.overwrite, check.occupied > 0);
+  if (check.occupied === 0 || !check.first) return;
+  const cells = check.occupied === 1 ? "1 cell" : `${check.occupied.toLocaleString("en-US")} cells`;
+  const block = columnsText(job.blockColumn, job.writeWidth);
+  el.overwriteText.textContent = `The results would cover ${cells} of yours in ${block} (first ${check.first.address}: ${JSON.stringify(check.first.content)}).`;
+  el.placeRight.textContent = `Write the results in ${columnsText(check.freeLeft, resultBlockWidth(job.fields))} instead, where nothing is overwritten`;
+  el.placeOver.textContent = check.occupied === 1 ? "Overwrite that cell" : `Overwrite those ${cells}`;
+  const right = el.overwrite.querySelector<HTMLInputElement>('input[value="right"]');
+  if (right) right.checked = true;
 }
 
 function headerText(header: CellInput): string {

@@ -93,7 +93,8 @@ describeWithChromium("the built add-in's functions in a real browser", () => {
       // Numbers arrive as numbers (plain: this is not Excel, so no formatted-number support).
       expect(typeof row[1]).toBe("number");
       expect(typeof row[2]).toBe("number");
-      expect(row[3]).toBe("");
+      // The warnings cell: the sandbox answered, and the row says so.
+      expect(row[3]).toBe("⚠ SANDBOX: simulated data");
     });
     expect(t.sandboxStats()).toMatchObject({ reports: 200, duplicates: 0 });
   }, 120_000);

@@ -248,4 +248,37 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(await page.locator("#spend-view [role=meter]").getAttribute("aria-valuenow")).toBe(String(Math.round((Number(billed) / 1000) * 100)));
     await shot("9-spend");
   }, 30_000);
+
+  test("results that would cover the user's cells: the estimate asks, and by default they go further right", async () => {
+    // A small table on Notes, and a note typed under no header in a column the results would take.
+    await page.evaluate(async () => {
+      const fake = (window as unknown as { __fakeExcel: { run: (batch: (ctx: any) => Promise<void>) => Promise<void> } }).__fakeExcel;
+      await fake.run(async (ctx) => {
+        const sheet = ctx.workbook.worksheets.getItem("Notes");
+        sheet.getRangeByIndexes(2, 0, 3, 5).values = [
+          ["Address", "Price", "Beds", "Baths", "Guests"],
+          ["1 Note St, Austin TX", 350000, 2, 1, 4],
+          ["2 Note St, Austin TX", 360000, 2, 1, 4],
+        ];
+        sheet.getRangeByIndexes(3, 6, 1, 1).values = [["call back"]];
+        await ctx.sync();
+      });
+    });
+    await excel('excel.select("Notes", 2, 0)');
+    await page.locator("#tab-screen").click();
+    await page.locator("#screen-read").click();
+    await page.waitForFunction(() => /Notes!A3:E5/.test(document.getElementById("screen-table-summary")?.textContent ?? ""));
+    await page.locator("#screen-dry-run").click();
+    await page.locator("#screen-estimate").waitFor({ state: "visible" });
+    await page.locator("#screen-overwrite").waitFor({ state: "visible" });
+    expect(await text("#screen-overwrite")).toMatch(/would cover 1 cell of yours in columns F–Q \(first Notes!G4: "call back"\).*in columns H–S instead.*Overwrite that cell/s);
+    await shot("10-overwrite-question");
+    await page.locator("#screen-run").click();
+    await page.waitForFunction(() => /Results in columns/.test(document.getElementById("screen-message")?.textContent ?? ""), null, { timeout: 30_000 });
+    expect(await text("#screen-message")).toMatch(/Results in columns H–S of Notes/);
+    const values = await excel<unknown[][]>('excel.values("Notes")');
+    expect(values[3]?.[6]).toBe("call back");
+    expect(values[2]?.[7]).toBe("STR status");
+    expect(values[3]?.[7]).toBe("Created");
+  }, 60_000);
 });

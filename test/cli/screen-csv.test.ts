@@ -26,7 +26,7 @@ describe("screening the messy CSV portfolio", () => {
 
   test("exits 1 because some rows failed, and says what it did", () => {
     expect(first.code).toBe(1);
-    expect(first.stdout).toContain("Done: 9 of 13 rows screened (8 created, 0 cached, 1 duplicate), 4 failed, 1 with warnings, 2 blank.");
+    expect(first.stdout).toContain("Done: 9 of 13 rows screened (8 created, 0 cached, 1 duplicate), 4 failed, 9 with warnings, 2 blank.");
     expect(first.stdout).toMatch(/Cost: \$1\.70 \(sandbox/);
     expect(first.stderr).toContain('"List Price ($)" → Price');
     expect(first.stderr).toMatch(/not used: "Notes", "Agent"/);
@@ -67,7 +67,8 @@ describe("screening the messy CSV portfolio", () => {
     expect(row.getCell(columnOf(ws, 1, "STR fetched")).numFmt).toBe("yyyy-mm-dd hh:mm");
     const report = row.getCell(columnOf(ws, 1, "Report")).value as ExcelJS.CellHyperlinkValue;
     expect(report.hyperlink).toMatch(/^http:\/\/localhost:\d+\/sandbox\/reports\//);
-    expect(row.getCell(columnOf(ws, 1, /^Warnings/)).value).toBeNull();
+    // Simulated figures say so in the row itself, so a row copied elsewhere carries it along.
+    expect(row.getCell(columnOf(ws, 1, /^Warnings/)).value).toBe("⚠ SANDBOX: simulated data");
   });
 
   test("every strategy of the per-row column is screened: buy, arbitrage, owned, co-host, and lat,lng as the location", () => {
@@ -98,10 +99,13 @@ describe("screening the messy CSV portfolio", () => {
   });
 
   test("warnings are data: in the row's warnings cell and in the Warnings sheet, with the failed rows", () => {
-    expect(ws.getRow(8).getCell(columnOf(ws, 1, /^Warnings/)).value).toMatch(/^⚠ addAIComps skipped: AI comparables are available for US properties only/);
+    expect(ws.getRow(8).getCell(columnOf(ws, 1, /^Warnings/)).value).toMatch(/^⚠ SANDBOX: simulated data \| addAIComps skipped: AI comparables are available for US properties only/);
     const warnings = sheet(book, "Warnings");
     expect(rowValues(warnings, 1)).toEqual(["Row", "Property", "Strategy", "Kind", "Message"]);
-    const rows = Array.from({ length: warnings.rowCount - 1 }, (_, i) => rowValues(warnings, i + 2));
+    const all = Array.from({ length: warnings.rowCount - 1 }, (_, i) => rowValues(warnings, i + 2));
+    // Every answered row is simulated, and says so; the other rows are the service's warnings and the errors.
+    expect(all.filter((r) => r[4] === "SANDBOX: simulated data").map((r) => r[0])).toEqual([2, 3, 5, 6, 8, 9, 10, 14, 16]);
+    const rows = all.filter((r) => r[4] !== "SANDBOX: simulated data");
     expect(rows.map((r) => [r[0], r[3]])).toEqual([
       [7, "✖ Error"],
       [8, "⚠ Warning"],
@@ -124,6 +128,7 @@ describe("screening the messy CSV portfolio", () => {
     expect(first.getCell(columnOf(comps, 1, "Occupancy")).numFmt).toBe("0.0%");
     expect(first.getCell(columnOf(comps, 1, "Annual revenue")).numFmt).toBe("$#,##0");
     expect((first.getCell(columnOf(comps, 1, "Listing link")).value as ExcelJS.CellHyperlinkValue).hyperlink).toMatch(/\/sandbox\/listings\//);
+    expect(first.getCell(columnOf(comps, 1, "Warnings")).value).toBe("⚠ SANDBOX: simulated data");
     const distance = columnOf(comps, 1, "Distance");
     const distances = [2, 3, 4].map((r) => comps.getRow(r).getCell(distance).value as number);
     expect([...distances].sort((a, b) => a - b)).toEqual(distances);
@@ -141,7 +146,7 @@ describe("screening the messy CSV portfolio", () => {
       Duplicates: 1,
       Failed: 4,
       "Invalid (of the failed)": 4,
-      "With warnings": 1,
+      "With warnings": 9,
       Blank: 2,
       "Stopped early": "No",
     });
@@ -198,5 +203,22 @@ describe("screening the messy CSV portfolio", () => {
     const capRate = await screen([csv, "--out", file, "--strategy", "arb", "--fields", "Cap rate"], env);
     expect(capRate.code).toBe(2);
     expect(capRate.stderr).toMatch(/--fields: yearOneCapRatePercentage is not in arb analyses/);
+  });
+
+  test("screened again 40 days later: free from the cache, and each row says it is stale and what a refresh costs", async () => {
+    const csv = path.join(dir, "stale.csv");
+    fs.writeFileSync(csv, "Address,Price,Beds,Baths,Guests\n\"9 Elm St, Austin TX\",450000,3,2,6\n");
+    expect((await screen([csv, "--out", path.join(dir, "fresh.xlsx")], env)).code).toBe(0);
+    const now = Date.now();
+    jest.spyOn(Date, "now").mockReturnValue(now + 40 * 86_400_000);
+    let later: Ran;
+    try {
+      later = await screen([csv, "--out", path.join(dir, "later.xlsx")], env);
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(later.stdout).toMatch(/Cost: \$0\.00/);
+    const screened = sheet(await readWorkbook(path.join(dir, "later.xlsx")), "Screening");
+    expect(screened.getRow(2).getCell(columnOf(screened, 1, /^Warnings/)).value).toBe("⚠ SANDBOX: simulated data | STALE: fetched 40 days ago; a refresh costs up to 0.20 USD");
   });
 });

@@ -39,6 +39,6 @@ describe("STR.CARD in an Excel with data types", () => {
   test("the service's warnings are in the entity", async () => {
     const result = await STR.card("arb", [["1 Rue de Rivoli, Paris"]], [[[2500]], [[1]], [[1]], [[2]], [["addAIComps=TRUE"]]]);
     const entity = AnalysisEntity.parse(result[0]?.[0]);
-    expect(entity.properties.Warnings).toMatchObject({ type: "Array", elements: [[{ type: "String", basicValue: expect.stringMatching(/US properties only/) }]] });
+    expect(entity.properties.Warnings).toMatchObject({ type: "Array", elements: [[{ type: "String", basicValue: "SANDBOX: simulated data" }], [{ type: "String", basicValue: expect.stringMatching(/US properties only/) }]] });
   });
 });

@@ -44,12 +44,13 @@ describe("the STR.* functions, end to end through the real relay and sandbox", (
     expect(t.sandboxStats().arrivals).toBe(before);
   });
 
-  test("with fields, one screening row and a trailing warnings cell", async () => {
+  test("with fields, one screening row and a trailing warnings cell that says the figures are simulated", async () => {
     const row = await STR.buy(ADDRESS, 450000, 3, 2, 8, OMITTED, [["revenue.p50, Cap rate, yearOneCashFlowUSD"]]);
     expect(row).toHaveLength(1);
     expect(row[0]).toHaveLength(4);
     expect(row[0]?.slice(0, 3).every((v) => typeof v === "number")).toBe(true);
-    expect(row[0]?.[3]).toBe("");
+    // The sandbox answered: the row carries that wherever it is copied.
+    expect(row[0]?.[3]).toBe("⚠ SANDBOX: simulated data");
   });
 
   test("bad arguments fail at once with #VALUE! naming the argument and the rule; nothing is sent", async () => {

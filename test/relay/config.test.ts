@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from "../../src/relay/config";
 import { resolveTokens } from "../../src/relay/tokens";
 
 describe("relay configuration", () => {
-  test("with nothing set: the sandbox on 127.0.0.1:8787, 100 req/s, a 1,000 USD simulated budget, no cache expiry", () => {
+  test("with nothing set: the sandbox on 127.0.0.1:8787, 100 req/s, a 1,000 USD simulated budget, no cache expiry, stale after 30 days", () => {
     const c = loadConfig({ HOME: "/home/someone" });
     expect(c).toMatchObject({
       mode: "sandbox",
@@ -16,6 +16,7 @@ describe("relay configuration", () => {
       upstreamRps: 100,
       budgetUSDPerDay: 1000,
       cacheTtlMs: undefined,
+      staleAfterMs: 30 * 86_400_000,
       upstreamTimeoutMs: 300_000,
       tokens: undefined,
     });
@@ -42,6 +43,12 @@ describe("relay configuration", () => {
     expect(message).toMatch(/STR_API_KEY is required with STR_API_BASE_URL/);
     expect(message).toMatch(/RELAY_TOKENS\[0\] must be at least 16 characters/);
     expect(message).toMatch(/RELAY_TLS_CERT and RELAY_TLS_KEY go together/);
+  });
+
+  test("RELAY_STALE_AFTER_DAYS sets when a cached answer is marked stale; it must be more than 0 days", () => {
+    expect(loadConfig({ RELAY_STALE_AFTER_DAYS: "7.5" }).staleAfterMs).toBe(7.5 * 86_400_000);
+    expect(() => loadConfig({ RELAY_STALE_AFTER_DAYS: "0" })).toThrow(/RELAY_STALE_AFTER_DAYS must be a number greater than 0 \(days\); got 0/);
+    expect(() => loadConfig({ RELAY_STALE_AFTER_DAYS: "a month" })).toThrow(/RELAY_STALE_AFTER_DAYS .*got "a month"/);
   });
 
   test("settings that go together are refused apart", () => {

@@ -127,7 +127,7 @@ describe("warnings, mode and freshness are visible", () => {
   });
 
   test("the second row counts the warnings, so they are seen without scrolling", () => {
-    expect(analysisCard(buyAnswer)[1]).toEqual([{ value: "Warnings" }, { value: "2: see the ⚠ rows at the end" }]);
+    expect(analysisCard(buyAnswer)[1]).toEqual([{ value: "Warnings" }, { value: "3: see the ⚠ rows at the end" }]);
     expect(analysisCard(arbAnswer)[1]).toEqual([{ value: "Warnings" }, { value: "None" }]);
   });
 

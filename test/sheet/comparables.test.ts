@@ -10,8 +10,8 @@ function gridOrThrow(result: ReturnType<typeof comparablesTable>) {
 describe("comparables table", () => {
   const grid = gridOrThrow(comparablesTable(analysisOf(buyAnswer)));
 
-  test("a header of the catalogue's column labels, then one row per comparable", () => {
-    expect(grid[0]?.map((c) => c.value)).toEqual(COMPARABLE_COLUMNS.map((c) => c.label));
+  test("a header of the catalogue's column labels and Warnings, then one row per comparable", () => {
+    expect(grid[0]?.map((c) => c.value)).toEqual([...COMPARABLE_COLUMNS.map((c) => c.label), "Warnings"]);
     expect(grid).toHaveLength(4);
     expect(isRectangular(grid)).toBe(true);
   });
@@ -54,6 +54,6 @@ describe("comparables table", () => {
     const analysis = analysisOf(buyAnswer);
     if (!analysis) throw new Error("fixture has an analysis");
     const partial = gridOrThrow(comparablesTable({ ...analysis, comparables: [{ name: "Bare listing" }] }));
-    expect(partial[1]?.map((c) => c.value)).toEqual(["Bare listing", ...COMPARABLE_COLUMNS.slice(1).map(() => "")]);
+    expect(partial[1]?.map((c) => c.value)).toEqual(["Bare listing", ...COMPARABLE_COLUMNS.slice(1).map(() => ""), ""]);
   });
 });

@@ -116,7 +116,7 @@ describe("fieldsRow: one row, the fields then the warnings", () => {
       { value: 0.725, format: "0.0%" },
       { value: 0.075, format: "0.0%" },
       { value: "https://reports.example/an_buy_1", format: "@" },
-      { value: "⚠ AI comparables skipped: fewer than 8 usable listing photos | AI expense estimates timed out; category defaults used" },
+      { value: "⚠ SANDBOX: simulated data | AI comparables skipped: fewer than 8 usable listing photos | AI expense estimates timed out; category defaults used" },
     ]);
   });
 

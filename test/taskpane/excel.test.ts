@@ -1,4 +1,4 @@
-import { analysisOf, defaultScreeningFields, resultBlockHeader, resultBlockWidth } from "../../src/sheet";
+import { analysisOf, defaultScreeningFields, resultBlockHeader, resultBlockWidth, warningTexts } from "../../src/sheet";
 import { insertComparablesSheet, uniqueSheetName } from "../../taskpane/excel/comparables-sheet";
 import { READ_CHUNK_ROWS, readSelectedTable } from "../../taskpane/excel/read-table";
 import { findAnalysisId } from "../../taskpane/excel/selected";
@@ -211,7 +211,7 @@ describe("comparables: the analysis in the selected cell, and Insert as table", 
     const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: [["x"]] }, { name: "Comps an_buy_1", grid: [] }] });
     const analysis = analysisOf(buyAnswer);
     if (!analysis) throw new Error("fixture has no analysis");
-    const result = await insertComparablesSheet(wb.run, analysis);
+    const result = await insertComparablesSheet(wb.run, analysis, warningTexts(buyAnswer));
     expect(result).toMatchObject({ sheetName: "Comps an_buy_1 (2)", rows: 3 });
     expect(wb.syncs()).toBe(2);
     const [sheet] = wb.added;
@@ -222,6 +222,9 @@ describe("comparables: the analysis in the selected cell, and Insert as table", 
     expect(table?.mock.values[1][0]).toBe("Listing 1");
     expect(table?.mock.values[1][8]).toBe('=HYPERLINK("https://listings.example/1")');
     expect(table?.mock.numberFormat[1][4]).toBe("$#,##0");
+    // The answer's warnings in each row's last cell: a sandbox comparable says it is simulated.
+    expect(table?.mock.values[0].at(-1)).toBe("Warnings");
+    expect(table?.mock.values[1].at(-1)).toMatch(/^⚠ SANDBOX: simulated data \| /);
     const percentiles = wb.ranges.find((r) => r.sheet === sheet?.name && r.column > 0);
     expect(percentiles?.mock.values.map((v: unknown[]) => v[1])).toEqual(["Annual revenue", 48000, 60000, 72000, 85000]);
     expect(sheet?.tables).toEqual([{ range: table?.mock, hasHeaders: true }]);

@@ -353,7 +353,9 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
     }
   }
 
-  (globalThis as Record<string, unknown>).Excel = { run: log.run };
+  // Excel.run(batch), or Excel.run(options, batch) as with mergeUndoGroup: the options change nothing here.
+  const run = (first: unknown, second?: unknown) => log.run((typeof first === "function" ? first : second) as (context: any) => Promise<unknown>);
+  (globalThis as Record<string, unknown>).Excel = { run };
   (globalThis as Record<string, unknown>).__fakeExcel = log;
   return log;
 }

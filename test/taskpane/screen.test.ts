@@ -79,6 +79,8 @@ describe("screening a table from the pane, on the real relay", () => {
       else expect(status).toBe("Created");
     }
     expect(block.get(10)?.at(-1)).toMatch(/^✖ \[STR_VALIDATION\] List Price \(\$\) must be an amount/);
+    // Each answered row says in its own cells that its figures are simulated.
+    expect(block.get(1)?.at(-1)).toBe("⚠ SANDBOX: simulated data");
     expect(block.get(1)?.length).toBe(resultBlockWidth(job.fields));
     expect(typeof block.get(1)?.[2]).toBe("number");
     // The report link is clickable.
@@ -111,6 +113,23 @@ describe("screening a table from the pane, on the real relay", () => {
     expect(result.progress).toMatchObject({ done: 30, cached: 30, spentUSD: 0 });
     expect(relay.t.sandboxStats().reports).toBe(reports);
     expect(written(wb2, HEADER.length).get(5)?.[0]).toBe("Cached");
+  }, 60_000);
+
+  test("screened again 40 days later: cached and free, each row marked stale with the price of a refresh", async () => {
+    const grid = table(3, "Stale");
+    const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
+    const job = planScreening(await readSelectedTable(wb.run), recognizeColumns(HEADER), { strategy: "buy" });
+    await runScreening({ client: relay.client, run: wb.run }, job, { sandbox: true });
+    const now = Date.now();
+    jest.spyOn(Date, "now").mockReturnValue(now + 40 * 86_400_000);
+    try {
+      const result = await runScreening({ client: relay.client, run: wb.run }, job, { sandbox: true });
+      expect(result.progress).toMatchObject({ done: 3, cached: 3, spentUSD: 0 });
+    } finally {
+      jest.restoreAllMocks();
+    }
+    const rows = [...written(wb, HEADER.length)].filter(([r]) => r > 0).map(([, cells]) => cells);
+    expect(rows.at(-1)?.at(-1)).toBe("⚠ SANDBOX: simulated data | STALE: fetched 40 days ago; a refresh costs up to 0.20 USD");
   }, 60_000);
 });
 
