@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm start` (after `npm run build:node`): the relay and the add-in's HTTPS dev server side by side,
 // their output prefixed, then sideloading into desktop Excel where it can run (Windows, macOS) or
-// instructions where it cannot. Ctrl-C stops both; if either dies, the other is stopped too, since
-// the add-in is useless without its relay and the relay alone is `npx str-relay`.
+// instructions where it cannot. `npm run start:web -- --document <url>` (`start.js web --document
+// <url>`) sideloads into that workbook in Excel on the web instead, as Microsoft's templates do.
+// Ctrl-C or `npm run stop` stops both; if either dies, the other is stopped too, since the add-in is
+// useless without its relay and the relay alone is `npx str-relay`.
 "use strict";
 const { spawn, spawnSync } = require("node:child_process");
 const fs = require("node:fs");
@@ -12,15 +14,43 @@ const readline = require("node:readline");
 // Required rather than global: the lint config for scripts knows only a few Node globals.
 const { setTimeout } = require("node:timers");
 
-const ROOT = path.resolve(__dirname, "..");
+const { ROOT, MANIFEST, sessionFile, runningSession, officeAddinDebugging } = require("./dev-session");
+
 const RELAY_MAIN = path.join(ROOT, "lib", "relay", "main.js");
-const MANIFEST = path.join(ROOT, "manifest.xml");
 const DEV_SERVER_PORT = 3000;
 const DEV_SERVER_WAIT_MS = 120_000;
 /** How long the relay may take to finish calls in flight (its own limit is 30 s). */
 const STOP_GRACE_MS = 35_000;
 
 const say = (line) => process.stdout.write(`[start] ${line}\n`);
+
+/** `start.js` sideloads into desktop Excel; `start.js web --document <url>` into Excel on the web. */
+function readTarget(args) {
+  const [platform, ...rest] = args;
+  if (platform === undefined) return { platform: "desktop" };
+  if (platform !== "web") return { error: `unknown argument ${JSON.stringify(platform)}: \`npm start\` takes none; \`npm run start:web -- --document <url>\` for Excel on the web.` };
+  const at = rest.findIndex((a) => a === "--document" || a.startsWith("--document="));
+  const document = at < 0 ? undefined : rest[at].startsWith("--document=") ? rest[at].slice("--document=".length) : rest[at + 1];
+  if (!document) {
+    return {
+      error: [
+        "npm run start:web needs the address of a workbook in Excel on the web to sideload into:",
+        '  npm run start:web -- --document "https://…"',
+        "  Open or create a workbook in Excel on the web (office.com, OneDrive or SharePoint), choose Share › Copy link,",
+        "  and paste that link in place of https://…. Without one, `npm start` runs the same servers and prints how to",
+        "  add the add-in by hand (Home › Add-ins › More Add-ins › Upload My Add-in).",
+      ].join("\n"),
+    };
+  }
+  if (!/^https:\/\/\S+$/.test(document)) return { error: `--document must be the workbook's https:// address (Share › Copy link in Excel on the web); got ${JSON.stringify(document)}.` };
+  return { platform: "web", document };
+}
+
+const target = readTarget(process.argv.slice(2));
+if (target.error) {
+  process.stderr.write(`[start] ${target.error}\n`);
+  process.exit(2);
+}
 
 if (!fs.existsSync(RELAY_MAIN)) {
   say(`${path.relative(ROOT, RELAY_MAIN)} is missing: run \`npm run build:node\` first (\`npm start\` does).`);
@@ -83,6 +113,7 @@ function stop(code) {
 }
 
 function finish() {
+  forgetSession();
   if (sideloaded) {
     // Unregisters the sideloaded add-in, so Excel does not keep loading it from a server that is gone.
     const debugging = officeAddinDebugging();
@@ -102,18 +133,22 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
       stop(0);
     } else {
       for (const child of children.values()) child.kill("SIGKILL");
+      forgetSession();
       process.exit(130);
     }
   });
 }
 
-/** office-addin-debugging's CLI, or null when the optional dependency is not installed. */
-function officeAddinDebugging() {
+/** Records this process for `npm run stop`. */
+function recordSession() {
+  fs.writeFileSync(sessionFile(), `${process.pid}\n`);
+}
+
+function forgetSession() {
   try {
-    const pkg = require.resolve("office-addin-debugging/package.json", { paths: [ROOT] });
-    return path.join(path.dirname(pkg), "cli.js");
+    if (fs.readFileSync(sessionFile(), "utf8").trim() === String(process.pid)) fs.unlinkSync(sessionFile());
   } catch {
-    return null;
+    // Already gone.
   }
 }
 
@@ -164,12 +199,14 @@ async function sideload() {
     say(`the dev server is not listening on port ${DEV_SERVER_PORT} after ${DEV_SERVER_WAIT_MS / 1000} s; not sideloading.`);
     return;
   }
-  if (!desktopExcel()) return printSideloadHelp(`No desktop Excel to sideload into on ${process.platform}.`);
+  if (target.platform === "desktop" && !desktopExcel()) return printSideloadHelp(`No desktop Excel to sideload into on ${process.platform}.`);
   const debugging = officeAddinDebugging();
   if (!debugging) return printSideloadHelp("office-addin-debugging (an optional dependency) is not installed.");
-  say("sideloading manifest.xml into Excel (office-addin-debugging start)…");
+  const where = target.platform === "web" ? "the workbook in Excel on the web" : "Excel";
+  say(`sideloading manifest.xml into ${where} (office-addin-debugging start)…`);
   // --dev-server-port makes it find the dev server already running instead of starting another.
-  const child = spawn(process.execPath, [debugging, "start", MANIFEST, "desktop", "--dev-server-port", String(DEV_SERVER_PORT)], {
+  const platformArgs = target.platform === "web" ? ["web", "--document", target.document] : ["desktop"];
+  const child = spawn(process.execPath, [debugging, "start", MANIFEST, ...platformArgs, "--dev-server-port", String(DEV_SERVER_PORT)], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -178,7 +215,7 @@ async function sideload() {
   child.on("exit", (code) => {
     if (code === 0) {
       sideloaded = true;
-      say("Excel is starting with the add-in: open Home › Underwrite. Ctrl-C stops both servers and unloads it.");
+      say(`${where === "Excel" ? "Excel is starting" : "The workbook is opening"} with the add-in: open Home › Underwrite. Ctrl-C or \`npm run stop\` stops both servers and unloads it.`);
     } else if (!stopping) {
       printSideloadHelp(`office-addin-debugging failed (code ${code}).`);
     }
@@ -197,11 +234,17 @@ function portInUse(port) {
 }
 
 async function main() {
+  const running = runningSession();
+  if (running !== undefined) {
+    say(`\`npm start\` already runs from this checkout (process ${running}): \`npm run stop\` stops it.`);
+    process.exit(1);
+  }
   // Checked first: the sideload step waits for this port, and must not mistake another server for ours.
   if (await portInUse(DEV_SERVER_PORT)) {
     say(`port ${DEV_SERVER_PORT} is already in use (another \`npm start\` or dev server?): stop it and try again.`);
     process.exit(1);
   }
+  recordSession();
   run("relay", "relay", [RELAY_MAIN]);
   run("add-in dev server", "addin", [require.resolve("webpack-cli/bin/cli.js", { paths: [ROOT] }), "serve", "--mode", "development"]);
   await sideload();
