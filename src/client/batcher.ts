@@ -1,4 +1,4 @@
-import { AnyRequest, BatchItem, BatchLine, MAX_BATCH_ITEMS, Operation, RelayAnswer, RelayErrorBody, canonicalRequest } from "../contract";
+import { AnyRequest, BatchItem, BatchLine, MAX_BATCH_ITEMS, Operation, RelayAnswer, RelayErrorBody, canonicalRequest, isAnswerToKeep } from "../contract";
 import { RelayCallError } from "./errors";
 import { RelayClient } from "./relay-client";
 
@@ -302,6 +302,7 @@ export class BatchingClient {
   }
 
   #remember(key: string, answer: RelayAnswer): void {
+    if (!isAnswerToKeep(answer)) return;
     this.rememberAnalysis(answer);
     this.#session.delete(key);
     this.#session.set(key, answer);

@@ -47,6 +47,15 @@ export const RelayAnswer = z.looseObject({
 });
 export type RelayAnswer = z.infer<typeof RelayAnswer>;
 
+/**
+ * Whether an answer is kept for later calls (the relay's cache, the add-in's session): only one that
+ * holds an analysis. The one that does not, an enhance whose every AI step failed, was free, and a
+ * later try may succeed; kept, it would be the answer for ever.
+ */
+export function isAnswerToKeep(answer: { data?: unknown }): boolean {
+  return answer.data !== undefined && answer.data !== null;
+}
+
 /** Every relay error code, with its HTTP status. The table in src/relay/errors.ts gives the messages. */
 export const RelayErrorCode = z.enum([
   "STR_VALIDATION",
