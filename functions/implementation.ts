@@ -1,4 +1,4 @@
-import { AnyRequest, FieldIssue, Operation, RelayAnswer, Strategy, WhatIfInputs, findField, idField, validateRequest, whatIf } from "../src/contract";
+import { AnyRequest, FieldIssue, Operation, RelayAnswer, SessionAnswer, Strategy, WhatIfInputs, findField, idField, validateRequest, whatIf } from "../src/contract";
 import { RequestSource, addinConnection, refreshGate } from "../src/client";
 import { CellInput, POSITIONAL_ARGUMENTS, RangeInput, STRATEGY_NAMES, WHATIF_VARIABLES, findWhatIfVariable, functionRequest, readBoolean, readStrategy, readValueList, single } from "../src/inputs";
 import { Grid, analysisCard, analysisEntity, analysisOf, comparablesTable, fieldsRow, invalidArgument, parseFieldList, readMaxRows, sensitivityGrid } from "../src/sheet";
@@ -90,7 +90,7 @@ export function whatif(
       const result = analysis ? whatIf(analysis, inputs) : { ok: false as const, message: "the answer holds no analysis" };
       if (!result.ok) throw invalidArgument([{ path: "analysisId", message: `cannot be recomputed: ${result.message}` }]);
       // A what-if is computed here from a stored analysis: nothing was fetched or billed for it.
-      return layout({ ...answer, data: result.analysis, relay: { ...answer.relay, cached: true, costUSD: 0 } });
+      return layout({ ...answer, data: result.analysis, session: "computed" });
     },
   });
 }
@@ -243,7 +243,7 @@ async function storedFullAnswer(id: string, call: Call): Promise<RelayAnswer> {
   return client.analysis(id, { signal: call.signal });
 }
 
-type Layout = (answer: RelayAnswer) => Grid;
+type Layout = (answer: SessionAnswer) => Grid;
 
 /** `fields` → a layout: one screening row, or the whole card. Bad field names fail before anything is sent. */
 function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy | undefined): Layout {
@@ -254,7 +254,7 @@ function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy |
   return (answer) => [fieldsRow(answer, parsed.fields)];
 }
 
-function ask(op: Operation, request: RequestSource, call: Call): Promise<RelayAnswer> {
+function ask(op: Operation, request: RequestSource, call: Call): Promise<SessionAnswer> {
   const options = { refresh: refreshGate.admits(), cancelable: call.cancelable };
   // Synchronously when the connection is ready: the call is queued in the tick Excel made it.
   const connection = addinConnection();

@@ -1,4 +1,4 @@
-import { AnyRequest, BatchItem, BatchLine, MAX_BATCH_ITEMS, Operation, RelayAnswer, RelayErrorBody, canonicalRequest, isAnswerToKeep } from "../contract";
+import { AnyRequest, BatchItem, BatchLine, MAX_BATCH_ITEMS, Operation, RelayAnswer, RelayErrorBody, SessionAnswer, canonicalRequest, isAnswerToKeep } from "../contract";
 import { RelayCallError } from "./errors";
 import { RelayClient } from "./relay-client";
 
@@ -74,7 +74,7 @@ interface Call {
   op: Operation;
   source: RequestSource;
   refresh: boolean;
-  resolve: (answer: RelayAnswer) => void;
+  resolve: (answer: SessionAnswer) => void;
   reject: (error: unknown) => void;
   cancelable: Cancelable | undefined;
   /** What this call set as the cancel hook (unhooked once it settles). */
@@ -131,8 +131,8 @@ export class BatchingClient {
   }
 
   /** Asks for one analysis. A request given as a function is called when the call is read; what it throws rejects the call. */
-  request(op: Operation, source: RequestSource, options: RequestOptions = {}): Promise<RelayAnswer> {
-    return new Promise<RelayAnswer>((resolve, reject) => {
+  request(op: Operation, source: RequestSource, options: RequestOptions = {}): Promise<SessionAnswer> {
+    return new Promise<SessionAnswer>((resolve, reject) => {
       const call: Call = { op, source, refresh: options.refresh === true, resolve, reject, cancelable: options.cancelable, onCanceled: undefined, cancelled: false };
       this.#hook(call, () => {
         call.cancelled = true;
@@ -211,7 +211,7 @@ export class BatchingClient {
       const remembered = this.#session.get(canonical);
       if (remembered) {
         this.#unhook(call);
-        call.resolve({ ...remembered, relay: { ...remembered.relay, cached: true, costUSD: 0 } });
+        call.resolve({ ...remembered, session: "remembered" });
         return;
       }
     }

@@ -20,8 +20,10 @@ const JsonObject = z.custom<{ [key: string]: unknown }>((value) => typeof value 
 export const RelayMeta = z.looseObject({
   /** True when the answer came from the relay's cache: nothing was sent or billed. */
   cached: z.boolean(),
-  /** What this answer cost now: 0 when cached. */
+  /** What this answer cost now: 0 when cached or shared. */
   costUSD: z.number(),
+  /** True when this caller joined an identical call already in flight: the caller that started it carries the cost. */
+  shared: z.boolean().optional(),
   /** True when the relay runs on its embedded sandbox: simulated data, not market data. */
   sandbox: z.boolean(),
   /** When the service produced the analysis (ISO 8601). */
@@ -46,6 +48,15 @@ export const RelayAnswer = z.looseObject({
   relay: RelayMeta,
 });
 export type RelayAnswer = z.infer<typeof RelayAnswer>;
+
+/**
+ * An answer as the add-in's session holds it: the relay's answer as the relay sent it, plus `session`
+ * when the session answered a call without asking the relay, so nothing was sent or billed for it:
+ * - "remembered": an earlier answer of this session, to the same request;
+ * - "computed": worked out in the add-in from a stored analysis (STR.WHATIF).
+ * Never on the wire.
+ */
+export type SessionAnswer = RelayAnswer & { session?: "remembered" | "computed" };
 
 /**
  * Whether an answer is kept for later calls (the relay's cache, the add-in's session): only one that
