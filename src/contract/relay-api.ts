@@ -112,13 +112,19 @@ export const ClientErrorCode = z.enum([
 ]);
 export type ClientErrorCode = z.infer<typeof ClientErrorCode>;
 
-/** The one error shape of the relay: `{"success": false, "error": {code, message, fields?}}`. */
+/** What a failed call cost: nothing, its price, or what nobody can know (it was sent and its answer lost). */
+export const Billing = z.enum(["not-billed", "billed", "unknown"]);
+export type Billing = z.infer<typeof Billing>;
+
+/** The one error shape of the relay: `{"success": false, "error": {code, message, fields?, billing?}}`. */
 export const RelayErrorBody = z.object({
   success: z.literal(false),
   error: z.looseObject({
     code: z.string(),
     message: z.string(),
     fields: z.array(FieldIssue).optional(),
+    /** On errors of a call to the service: what the relay knows of its bill (STR_UPSTREAM_FAILED can be any). */
+    billing: Billing.optional(),
   }),
 });
 export type RelayErrorBody = z.infer<typeof RelayErrorBody>;
