@@ -22,6 +22,8 @@ export type Answer = Grid | { excelValues: unknown[][] };
 
 /** What a running call gives the work it waits for, so that a cancel reaches it. */
 export interface Call {
+  /** True once Excel has cancelled the call: work not begun yet must not begin (see ask). */
+  readonly cancelled: boolean;
   /** For the batcher (src/client/batcher.ts), which sets its hook here. */
   readonly cancelable: Cancelable;
   /** For the relay client's own fetches. */
@@ -100,6 +102,10 @@ class CallCancellation implements Call {
   #cancelled = false;
   readonly #invocation: Invocation;
 
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
   constructor(invocation: Invocation, onCancel: () => void) {
     this.#invocation = invocation;
     if (!invocation) return;
@@ -132,7 +138,7 @@ function once<T>(read: () => T): () => T {
   return () => (done ??= { value: read() }).value;
 }
 
-function cancelled(): RelayCallError {
+export function cancelled(): RelayCallError {
   return new RelayCallError("STR_CANCELLED", "Cancelled.");
 }
 

@@ -2,7 +2,7 @@ import { AnyRequest, FieldIssue, Operation, RelayAnswer, SessionAnswer, Strategy
 import { RequestSource, addinConnection, refreshGate } from "../src/client";
 import { CellInput, POSITIONAL_ARGUMENTS, RangeInput, STRATEGY_NAMES, WHATIF_VARIABLES, findWhatIfVariable, functionRequest, readBoolean, readStrategy, readValueList, single } from "../src/inputs";
 import { Grid, analysisCard, analysisEntity, analysisOf, comparablesTable, fieldsRow, invalidArgument, parseFieldList, readMaxRows, sensitivityGrid } from "../src/sheet";
-import { Call, Invocation, billable, free, hostSupport } from "./custom-function";
+import { Call, Invocation, billable, cancelled, free, hostSupport } from "./custom-function";
 
 /**
  * What each STR.* function does, kept thin: read the arguments (src/inputs), ask the relay
@@ -255,10 +255,16 @@ function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy |
 }
 
 function ask(op: Operation, request: RequestSource, call: Call): Promise<SessionAnswer> {
+  // The refresh gate is asked when Excel makes the call: it is open only while the pane recalculates.
   const options = { refresh: refreshGate.admits(), cancelable: call.cancelable };
   // Synchronously when the connection is ready: the call is queued in the tick Excel made it.
   const connection = addinConnection();
   const ready = connection.ready;
   if (ready) return ready.batcher.request(op, request, options);
-  return connection.get().then(({ batcher }) => batcher.request(op, request, options));
+  // Else once the settings are loaded, unless Excel cancelled the call meanwhile: the batcher hooks
+  // a call's cancel only when it gets it, so one cancelled before would be sent and billed.
+  return connection.get().then(({ batcher }) => {
+    if (call.cancelled) throw cancelled();
+    return batcher.request(op, request, options);
+  });
 }
