@@ -102,10 +102,6 @@ class CallCancellation implements Call {
   #cancelled = false;
   readonly #invocation: Invocation;
 
-  get cancelled(): boolean {
-    return this.#cancelled;
-  }
-
   constructor(invocation: Invocation, onCancel: () => void) {
     this.#invocation = invocation;
     if (!invocation) return;
@@ -115,6 +111,10 @@ class CallCancellation implements Call {
       this.onCanceled?.();
       onCancel();
     };
+  }
+
+  get cancelled(): boolean {
+    return this.#cancelled;
   }
 
   get cancelable(): Cancelable {
@@ -129,7 +129,7 @@ class CallCancellation implements Call {
 
   /** A settled call has nothing left to cancel. */
   settled(): void {
-    if (this.#invocation) this.#invocation.onCanceled = () => undefined;
+    if (this.#invocation) this.#invocation.onCanceled = undefined;
   }
 }
 
