@@ -16,6 +16,8 @@
  *   the invocation is `?` too, though Excel always passes it.
  * - CustomFunctions.CancelableInvocation last (and @cancelable): Excel cancels the call when its cell
  *   is deleted or recalculated, and the implementation stops waiting on the relay.
+ * What each function does is in ./implementation; value preview, cancellation and Excel errors are
+ * handled for all of them in ./custom-function.
  */
 import * as implementation from "./implementation";
 

@@ -1,4 +1,4 @@
-import { AnyRequest, BatchItem, BatchLine, MAX_BATCH_ITEMS, Operation, RelayAnswer, RelayErrorBody, canonicalRequest } from "../contract";
+import { AnyRequest, BatchItem, BatchLine, MAX_BATCH_ITEMS, Operation, RelayAnswer, RelayErrorBody, SessionAnswer, canonicalRequest, isAnswerToKeep } from "../contract";
 import { RelayCallError } from "./errors";
 import { RelayClient } from "./relay-client";
 
@@ -74,7 +74,7 @@ interface Call {
   op: Operation;
   source: RequestSource;
   refresh: boolean;
-  resolve: (answer: RelayAnswer) => void;
+  resolve: (answer: SessionAnswer) => void;
   reject: (error: unknown) => void;
   cancelable: Cancelable | undefined;
   /** What this call set as the cancel hook (unhooked once it settles). */
@@ -107,7 +107,7 @@ export class BatchingClient {
   readonly #cacheSize: number;
   /** Answers for the session, by canonical request. */
   readonly #session = new Map<string, RelayAnswer>();
-  /** The latest answer per analysis id: an enhance replaces its create's. */
+  /** The most enhanced version held of each analysis, by id (see supersedes). */
   readonly #byId = new Map<string, RelayAnswer>();
   /** Calls made and not read yet, oldest first. */
   #unread: Call[] = [];
@@ -131,8 +131,8 @@ export class BatchingClient {
   }
 
   /** Asks for one analysis. A request given as a function is called when the call is read; what it throws rejects the call. */
-  request(op: Operation, source: RequestSource, options: RequestOptions = {}): Promise<RelayAnswer> {
-    return new Promise<RelayAnswer>((resolve, reject) => {
+  request(op: Operation, source: RequestSource, options: RequestOptions = {}): Promise<SessionAnswer> {
+    return new Promise<SessionAnswer>((resolve, reject) => {
       const call: Call = { op, source, refresh: options.refresh === true, resolve, reject, cancelable: options.cancelable, onCanceled: undefined, cancelled: false };
       this.#hook(call, () => {
         call.cancelled = true;
@@ -152,15 +152,20 @@ export class BatchingClient {
     this.#byId.clear();
   }
 
-  /** The latest answer this session holds for an analysis id (what STR.WHATIF starts from), if any. */
+  /** The version of an analysis this session holds (what STR.WHATIF starts from), if any. */
   analysis(id: string): RelayAnswer | undefined {
     return this.#byId.get(id);
   }
 
-  /** Keeps an answer fetched by id (GET /v1/analyses/:id) for the session. */
+  /**
+   * Keeps an analysis for the session unless the version held already supersedes it (a create and
+   * its enhance answered in one batch arrive in either order); returns the version now held.
+   */
   rememberAnalysis(answer: RelayAnswer): RelayAnswer {
     const id = answer.data?._id;
     if (typeof id !== "string") return answer;
+    const held = this.#byId.get(id);
+    if (held && supersedes(held, answer)) return held;
     this.#byId.delete(id);
     this.#byId.set(id, answer);
     if (this.#byId.size > this.#cacheSize) {
@@ -206,7 +211,7 @@ export class BatchingClient {
       const remembered = this.#session.get(canonical);
       if (remembered) {
         this.#unhook(call);
-        call.resolve({ ...remembered, relay: { ...remembered.relay, cached: true, costUSD: 0 } });
+        call.resolve({ ...remembered, session: "remembered" });
         return;
       }
     }
@@ -302,6 +307,7 @@ export class BatchingClient {
   }
 
   #remember(key: string, answer: RelayAnswer): void {
+    if (!isAnswerToKeep(answer)) return;
     this.rememberAnalysis(answer);
     this.#session.delete(key);
     this.#session.set(key, answer);
@@ -310,6 +316,17 @@ export class BatchingClient {
       if (oldest !== undefined) this.#session.delete(oldest);
     }
   }
+}
+
+/**
+ * Whether `held` is a later version of the analysis than `other`: an enhance's answer is later than
+ * its create's (an analysis id is created once, so a create's answer is never the enhanced one);
+ * between two of a kind, the one the service produced later (each enhance adds to the last).
+ */
+function supersedes(held: RelayAnswer, other: RelayAnswer): boolean {
+  const heldEnhanced = held.relay.operation === "enhance";
+  if (heldEnhanced !== (other.relay.operation === "enhance")) return heldEnhanced;
+  return Date.parse(held.relay.fetchedAt) > Date.parse(other.relay.fetchedAt);
 }
 
 function cancelled(): RelayCallError {

@@ -1,4 +1,4 @@
-import { ClientErrorCode, FieldIssue, RelayErrorBody, RelayErrorCode } from "../contract";
+import { Billing, ClientErrorCode, FieldIssue, RelayErrorBody, RelayErrorCode } from "../contract";
 
 /** Every error a relay call can end in: the relay's own codes and the client's (ClientErrorCode). */
 export class RelayCallError extends Error {
@@ -9,13 +9,20 @@ export class RelayCallError extends Error {
   readonly fields: FieldIssue[] | undefined;
   /** Seconds to wait before trying again, when the relay said so. */
   readonly retryAfterSeconds: number | undefined;
+  /** What the failed call cost, when the relay said (src/sheet/errors.ts reads it). */
+  readonly billing: Billing | undefined;
 
-  constructor(code: RelayCallError["code"], message: string, extra: { status?: number; fields?: FieldIssue[] | undefined; retryAfterSeconds?: number | undefined; cause?: unknown } = {}) {
+  constructor(
+    code: RelayCallError["code"],
+    message: string,
+    extra: { status?: number; fields?: FieldIssue[] | undefined; retryAfterSeconds?: number | undefined; billing?: Billing | undefined; cause?: unknown } = {},
+  ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.code = code;
     this.status = extra.status ?? 0;
     this.fields = extra.fields;
     this.retryAfterSeconds = extra.retryAfterSeconds;
+    this.billing = extra.billing;
   }
 
   static fromBody(status: number, body: RelayErrorBody, retryAfter?: string | null): RelayCallError {
@@ -23,13 +30,17 @@ export class RelayCallError extends Error {
     return new RelayCallError(body.error.code, body.error.message, {
       status,
       fields: body.error.fields,
+      billing: body.error.billing,
       retryAfterSeconds: seconds !== undefined && Number.isFinite(seconds) ? seconds : undefined,
     });
   }
 
   /** The wire shape, for places that carry errors as data (batch lines, the CLI's report). */
   toBody(): RelayErrorBody {
-    return { success: false, error: { code: this.code, message: this.message, ...(this.fields ? { fields: this.fields } : {}) } };
+    return {
+      success: false,
+      error: { code: this.code, message: this.message, ...(this.fields ? { fields: this.fields } : {}), ...(this.billing ? { billing: this.billing } : {}) },
+    };
   }
 }
 

@@ -20,8 +20,10 @@ const JsonObject = z.custom<{ [key: string]: unknown }>((value) => typeof value 
 export const RelayMeta = z.looseObject({
   /** True when the answer came from the relay's cache: nothing was sent or billed. */
   cached: z.boolean(),
-  /** What this answer cost now: 0 when cached. */
+  /** What this answer cost now: 0 when cached or shared. */
   costUSD: z.number(),
+  /** True when this caller joined an identical call already in flight: the caller that started it carries the cost. */
+  shared: z.boolean().optional(),
   /** True when the relay runs on its embedded sandbox: simulated data, not market data. */
   sandbox: z.boolean(),
   /** When the service produced the analysis (ISO 8601). */
@@ -51,6 +53,24 @@ export const RelayAnswer = z.looseObject({
   relay: RelayMeta,
 });
 export type RelayAnswer = z.infer<typeof RelayAnswer>;
+
+/**
+ * An answer as the add-in's session holds it: the relay's answer as the relay sent it, plus `session`
+ * when the session answered a call without asking the relay, so nothing was sent or billed for it:
+ * - "remembered": an earlier answer of this session, to the same request;
+ * - "computed": worked out in the add-in from a stored analysis (STR.WHATIF).
+ * Never on the wire.
+ */
+export type SessionAnswer = RelayAnswer & { session?: "remembered" | "computed" };
+
+/**
+ * Whether an answer is kept for later calls (the relay's cache, the add-in's session): only one that
+ * holds an analysis. The one that does not, an enhance whose every AI step failed, was free, and a
+ * later try may succeed; kept, it would be the answer for ever.
+ */
+export function isAnswerToKeep(answer: { data?: unknown }): boolean {
+  return answer.data !== undefined && answer.data !== null;
+}
 
 /** Every relay error code, with its HTTP status. The table in src/relay/errors.ts gives the messages. */
 export const RelayErrorCode = z.enum([
@@ -98,13 +118,19 @@ export const ClientErrorCode = z.enum([
 ]);
 export type ClientErrorCode = z.infer<typeof ClientErrorCode>;
 
-/** The one error shape of the relay: `{"success": false, "error": {code, message, fields?}}`. */
+/** What a failed call cost: nothing, its price, or what nobody can know (it was sent and its answer lost). */
+export const Billing = z.enum(["not-billed", "billed", "unknown"]);
+export type Billing = z.infer<typeof Billing>;
+
+/** The one error shape of the relay: `{"success": false, "error": {code, message, fields?, billing?}}`. */
 export const RelayErrorBody = z.object({
   success: z.literal(false),
   error: z.looseObject({
     code: z.string(),
     message: z.string(),
     fields: z.array(FieldIssue).optional(),
+    /** On errors of a call to the service: what the relay knows of its bill (STR_UPSTREAM_FAILED can be any). */
+    billing: Billing.optional(),
   }),
 });
 export type RelayErrorBody = z.infer<typeof RelayErrorBody>;

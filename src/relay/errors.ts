@@ -1,4 +1,4 @@
-import { FieldIssue, RelayErrorBody, RelayErrorCode } from "../contract";
+import { Billing, FieldIssue, RelayErrorBody, RelayErrorCode } from "../contract";
 
 /**
  * Every error the relay answers, in one table: code → HTTP status, what it means and what to do.
@@ -31,7 +31,11 @@ export const ERRORS: Readonly<Record<RelayErrorCode, { status: number; meaning: 
   STR_UPSTREAM_REJECTED: { status: 400, meaning: "The service refused the request as invalid (not billed).", action: "Read the service's message and fix the input." },
   STR_UPSTREAM_AUTH: { status: 502, meaning: "The service refused the relay's API key.", action: "Check STR_API_KEY on the relay (rotate it in the service's account settings if needed)." },
   STR_UPSTREAM_THROTTLED: { status: 502, meaning: "The service kept throttling past the relay's time limit (not billed).", action: "Retry later; lower RELAY_UPSTREAM_RPS if other clients share the key." },
-  STR_UPSTREAM_FAILED: { status: 502, meaning: "The service failed or could not be reached; the relay knows it did not bill.", action: "Retry later." },
+  STR_UPSTREAM_FAILED: {
+    status: 502,
+    meaning: "The service failed or could not be reached; `billing` says whether the relay knows it did not bill, or cannot know.",
+    action: "Retry later; when billing is unknown, refresh explicitly to send it again.",
+  },
   STR_UPSTREAM_BAD_ANSWER: { status: 502, meaning: "The service answered in a form the relay cannot read.", action: "Retry later; report it if it persists." },
   STR_UPSTREAM_TIMEOUT: {
     status: 504,
@@ -50,17 +54,23 @@ export class RelayError extends Error {
   readonly statusCode: number;
   readonly fields: FieldIssue[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** What the failed call cost, when it was a call to the service. */
+  readonly billing: Billing | undefined;
 
-  constructor(code: RelayErrorCode, message?: string, extra: { fields?: FieldIssue[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(code: RelayErrorCode, message?: string, extra: { fields?: FieldIssue[]; headers?: Record<string, string>; billing?: Billing; cause?: unknown } = {}) {
     super(message ?? ERRORS[code].meaning, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.code = code;
     this.statusCode = ERRORS[code].status;
     this.fields = extra.fields;
     this.headers = extra.headers;
+    this.billing = extra.billing;
   }
 
   toBody(): RelayErrorBody {
-    return { success: false, error: { code: this.code, message: this.message, ...(this.fields ? { fields: this.fields } : {}) } };
+    return {
+      success: false,
+      error: { code: this.code, message: this.message, ...(this.fields ? { fields: this.fields } : {}), ...(this.billing ? { billing: this.billing } : {}) },
+    };
   }
 }
 

@@ -9,6 +9,7 @@ import {
   canonicalRequest,
   centsToUSD,
   describeIssues,
+  isAnswerToKeep,
   isCreate,
   maxCharge,
   validateRequest,
@@ -387,6 +388,7 @@ export class Gateway {
       fetchedAt,
       costCents,
     };
+    if (!isAnswerToKeep(envelope)) return this.answerOf(entry, { cached: false, costCents });
     // Two writes, each on its own: with replicas they go to different servers (the cache to Redis,
     // the analysis to Postgres), and one being away must not cost the other. Billed and answered
     // either way; a lost cache entry is given back from the analysis (#answerFromLedger).

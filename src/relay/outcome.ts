@@ -1,4 +1,4 @@
-import { AnyRequest, Charge, NO_CHARGE, NormalizedEnvelope, Operation, chargeFor, isCreate, maxCharge, normalizeEnvelope } from "../contract";
+import { AnyRequest, Billing, Charge, NO_CHARGE, NormalizedEnvelope, Operation, chargeFor, isCreate, maxCharge, normalizeEnvelope } from "../contract";
 import { RelayError } from "./errors";
 import { CallState } from "./store/store";
 import { UpstreamResult } from "./upstream";
@@ -13,7 +13,17 @@ export type Outcome =
   | { state: "billed" | "free"; status: number; charge: Charge; envelope: NormalizedEnvelope }
   | { state: Exclude<CallState, "pending">; status: number | undefined; charge: Charge; error: RelayError };
 
+/** The ledger's state as what the caller is told of the bill (the error body's `billing`). */
+const BILLING: Readonly<Record<Outcome["state"], Billing>> = { billed: "billed", free: "not-billed", failed: "not-billed", unknown: "unknown" };
+
 export function outcomeOf(op: Operation, request: AnyRequest, result: UpstreamResult, redact: (text: string) => string): Outcome {
+  const outcome = classify(op, request, result, redact);
+  if (!("error" in outcome)) return outcome;
+  const { error } = outcome;
+  return { ...outcome, error: new RelayError(error.code, error.message, { billing: BILLING[outcome.state] }) };
+}
+
+function classify(op: Operation, request: AnyRequest, result: UpstreamResult, redact: (text: string) => string): Outcome {
   if (result.kind === "failure") {
     const { failure } = result;
     if (!failure.sent) {

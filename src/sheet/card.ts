@@ -1,4 +1,4 @@
-import { Analysis, FIELD_CATALOGUE, FieldInfo, RelayAnswer, STRATEGIES, Strategy, fieldsOf } from "../contract";
+import { Analysis, FIELD_CATALOGUE, FieldInfo, STRATEGIES, SessionAnswer, Strategy, fieldsOf } from "../contract";
 import { CellRow, Grid, cell, text } from "./cells";
 import { analysisOf, strategyOf, warningTexts } from "./answer";
 import { DATE_TIME_FORMAT, excelDateTime } from "./excel-date";
@@ -43,7 +43,7 @@ export interface CardOptions {
   utcOffsetMinutes?: number;
 }
 
-export function analysisCard(answer: RelayAnswer, options: CardOptions = {}): Grid {
+export function analysisCard(answer: SessionAnswer, options: CardOptions = {}): Grid {
   const analysis = analysisOf(answer);
   const warnings = warningTexts(answer);
   const rows: Grid = [
@@ -56,7 +56,7 @@ export function analysisCard(answer: RelayAnswer, options: CardOptions = {}): Gr
     // enhance whose requested AI functions all failed: the service sends warnings only.
     rows.push([text(CARD_LABELS.noAnalysis), text("None in this answer: the stored analysis is unchanged (see the warnings).")]);
   }
-  rows.push(fetchedRow(answer.relay.fetchedAt, options.utcOffsetMinutes), cachedRow(answer.relay.cached, answer.relay.costUSD));
+  rows.push(fetchedRow(answer.relay.fetchedAt, options.utcOffsetMinutes), cachedRow(answer));
   for (const warning of warnings) rows.push([text(CARD_LABELS.warning), text(warning)]);
   return rows;
 }
@@ -80,7 +80,9 @@ function fetchedRow(fetchedAt: string, utcOffsetMinutes: number | undefined): Ce
   return [text(CARD_LABELS.fetched), serial === undefined ? text(fetchedAt) : cell(serial, DATE_TIME_FORMAT)];
 }
 
-function cachedRow(cached: boolean, costUSD: number): CellRow {
-  const value = cached ? "Yes: from the relay's cache, not billed again" : `No: fetched now, cost $${costUSD.toFixed(2)}`;
+/** Nothing was fetched for an answer the relay had cached, or that the add-in's session gave itself. */
+function cachedRow(answer: SessionAnswer): CellRow {
+  const value =
+    answer.relay.cached || answer.session !== undefined ? "Yes: from the relay's cache, not billed again" : `No: fetched now, cost $${answer.relay.costUSD.toFixed(2)}`;
   return [text(CARD_LABELS.cached), text(value)];
 }

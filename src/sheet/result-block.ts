@@ -42,7 +42,7 @@ export function resultBlockWidth(fields: readonly FieldInfo[]): number {
 export function rowStatusOf(body: RelayAnswer | RelayErrorBody): RowStatus {
   if (!("relay" in body)) return "failed";
   if (body.relay.cached) return "cached";
-  return (body.relay as { shared?: unknown }).shared === true ? "duplicate" : "created";
+  return body.relay.shared === true ? "duplicate" : "created";
 }
 
 /** One row of the block: status, fetched (an Excel date), then the screening row. */

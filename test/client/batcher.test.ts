@@ -1,5 +1,5 @@
 import { BatchingClient, Cancelable, RelayCallError, RelayClient } from "../../src/client";
-import { BuyRequest } from "../../src/contract";
+import { BatchLine, BuyRequest, EnhanceRequest } from "../../src/contract";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 describe("calls made together go as one batch, and a recalculation sends nothing", () => {
@@ -82,11 +82,14 @@ describe("calls made together go as one batch, and a recalculation sends nothing
   });
 
   test("the same 200 calls again are answered from the session: no request at all", async () => {
-    await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.request("buy", body(n))));
+    const first = await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.request("buy", body(n))));
     const before = requests.length;
     const again = await Promise.all(Array.from({ length: 200 }, (_, n) => batcher.request("buy", body(n))));
     expect(requests).toHaveLength(before);
-    expect(again.every((a) => a.relay.cached && a.relay.costUSD === 0)).toBe(true);
+    // The session says it answered them; what the relay said of the first answers is left as it was.
+    expect(again.every((a) => a.session === "remembered")).toBe(true);
+    expect(again.map((a) => a.relay)).toEqual(first.map((a) => a.relay));
+    expect(first.some((a) => a.session !== undefined)).toBe(false);
   });
 
   test("small deliveries within the window go together: calls in separate ticks share one batch", async () => {
@@ -177,5 +180,49 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe("the version of an analysis the session keeps (what STR.WHATIF starts from)", () => {
+  let t: TestRelay;
+  let client: RelayClient;
+  beforeAll(async () => {
+    t = await startRelay();
+    await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
+    client = new RelayClient({ baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+  });
+  afterAll(() => t.close());
+
+  /** The relay's batch answer, its lines handed on once all have come: in item order, or the reverse. */
+  const delivering = (reversed: boolean): Pick<RelayClient, "batch"> => ({
+    async batch(items, options) {
+      const lines: BatchLine[] = [];
+      await client.batch(items, { ...options, onLine: (line) => lines.push(line) });
+      lines.sort((a, b) => (reversed ? b.index - a.index : a.index - b.index));
+      for (const line of lines) options.onLine(line);
+    },
+  });
+
+  test.each([
+    ["the create's line first", false],
+    ["the enhance's line first", true],
+  ])("a create and its enhance answered in one batch, %s: the session keeps the enhanced version", async (_order, reversed) => {
+    const buy = BuyRequest.parse(buyBody(reversed ? 41 : 40));
+    // An earlier session made both, so both are in the relay's cache and come back in one batch.
+    const earlier = new BatchingClient({ client });
+    const id = String((await earlier.request("buy", buy)).data?._id);
+    const enhance = EnhanceRequest.parse({ analysisId: id, addAIExpenseEstimates: true });
+    await earlier.request("enhance", enhance);
+
+    const b = new BatchingClient({ client: delivering(reversed) });
+    const [created, enhanced] = await Promise.all([b.request("buy", buy), b.request("enhance", enhance)]);
+    expect(b.batchesSent).toBe(1);
+    expect([created.data?._id, enhanced.data?._id]).toEqual([id, id]);
+    expect(created.data?.aiExpenseEstimatesApplied).toBe(false);
+    expect(b.analysis(id)?.relay.operation).toBe("enhance");
+    expect(b.analysis(id)?.data?.aiExpenseEstimatesApplied).toBe(true);
+    // The create's answer, remembered again later in the session, does not take the enhanced one's place.
+    expect(b.rememberAnalysis(created).relay.operation).toBe("enhance");
+    expect(b.analysis(id)?.data).toEqual(enhanced.data);
   });
 });

@@ -1,5 +1,5 @@
 import { ANALYSIS_SHAPE } from "../../src/contract";
-import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
+import { BUY_PATH, ENHANCE_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
 
 describe("the relay's cache makes a recalculation free", () => {
   let t: TestRelay;
@@ -64,6 +64,34 @@ describe("the relay's cache makes a recalculation free", () => {
     expect((await t.get("/v1/analyses/nope0000")).json.error.code).toBe("STR_ANALYSIS_NOT_FOUND");
     expect((await t.get("/v1/analyses/bad%20id")).status).toBe(400);
     expect(t.sandboxStats().arrivals).toBe(1);
+  });
+});
+
+describe("a failure is not an answer to keep", () => {
+  test("an enhance whose every AI step failed (free, warnings only) is not cached: the next call tries again", async () => {
+    const t = await startRelay();
+    try {
+      const created = await t.post(BUY_PATH, buyBody(7));
+      const enhance = { analysisId: created.json.data._id, addAIExpenseEstimates: true };
+      t.relay.sandbox?.setFaults({ aiFailureRate: 1 });
+      const failed = await t.post(ENHANCE_PATH, enhance);
+      expect(failed.status).toBe(200);
+      expect(failed.json.data).toBeUndefined();
+      expect(failed.json.relay).toMatchObject({ cached: false, costUSD: 0 });
+      const again = await t.post(ENHANCE_PATH, enhance);
+      expect(again.json.relay.cached).toBe(false);
+      expect(t.sandboxStats().arrivals).toBe(3);
+
+      t.relay.sandbox?.setFaults({ aiFailureRate: 0 });
+      const done = await t.post(ENHANCE_PATH, enhance);
+      expect(done.json.data._id).toBe(created.json.data._id);
+      expect(done.json.relay).toMatchObject({ cached: false, costUSD: 0.1 });
+      // A real answer is kept as before.
+      expect((await t.post(ENHANCE_PATH, enhance)).json.relay).toMatchObject({ cached: true, costUSD: 0 });
+      expect(t.sandboxStats()).toMatchObject({ arrivals: 4, billedCents: 30 });
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ClientErrorCode, RelayErrorCode } from "../../src/contract";
 import { ERRORS } from "../../src/relay/errors";
+import { ERROR_ADVICE, WHEN_RELAY_SAYS } from "../../src/sheet";
 
 /**
  * docs/errors.md is where users look a code up, so it must list every code the relay and the client
@@ -19,6 +20,7 @@ const VARIABLES = new Set(["STR_API_KEY", "STR_API_BASE_URL", "STR_RELAY_URL", "
 interface Row {
   code: string;
   status: number;
+  billed: string;
   meaning: string;
   action: string;
 }
@@ -32,18 +34,18 @@ function section(text: string, heading: string): string {
   return end < 0 ? rest : rest.slice(0, end);
 }
 
-/** The rows of the section's table "Code | HTTP status | Meaning | What to do". */
+/** The rows of the section's table "Code | HTTP status | Billed | Meaning | What to do". */
 function tableRows(text: string, heading: string): Row[] {
   const lines = section(text, heading).split("\n");
-  const header = lines.findIndex((l) => /^\|\s*Code\s*\|\s*HTTP status\s*\|\s*Meaning\s*\|\s*What to do\s*\|\s*$/.test(l));
-  if (header < 0) throw new Error(`"${heading}" has no table "Code | HTTP status | Meaning | What to do"`);
+  const header = lines.findIndex((l) => /^\|\s*Code\s*\|\s*HTTP status\s*\|\s*Billed\s*\|\s*Meaning\s*\|\s*What to do\s*\|\s*$/.test(l));
+  if (header < 0) throw new Error(`"${heading}" has no table "Code | HTTP status | Billed | Meaning | What to do"`);
   const rows: Row[] = [];
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith("|")) break;
     const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
     const code = /^`([A-Z0-9_]+)`$/.exec(cells[0] ?? "")?.[1];
     if (!code) throw new Error(`a row of "${heading}" does not start with a code in backticks: ${line.slice(0, 80)}`);
-    rows.push({ code, status: Number(cells[1]), meaning: cells[2] ?? "", action: cells[3] ?? "" });
+    rows.push({ code, status: Number(cells[1]), billed: cells[2] ?? "", meaning: cells[3] ?? "", action: cells[4] ?? "" });
   }
   return rows;
 }
@@ -93,6 +95,19 @@ describe("docs/errors.md documents every error code, and only those", () => {
     const all = [...relayRows, ...clientRows].map((r) => r.code);
     expect(all.filter((c, i) => all.indexOf(c) !== i)).toEqual([]);
     expect([...relayRows, ...clientRows].filter((r) => r.meaning === "" || r.action === "").map((r) => r.code)).toEqual([]);
+  });
+
+  test("each code's Billed is what the cells, the pane and the CLI say (src/sheet/errors.ts)", () => {
+    const words = { "not-billed": "no", billed: "yes", unknown: "unknown" } as const;
+    const expected = (code: string) => {
+      const billing = ERROR_ADVICE[code as keyof typeof ERROR_ADVICE].billing;
+      // A code whose bill the relay states per call: the page says which ways it can end.
+      const perCall = WHEN_RELAY_SAYS[code as RelayErrorCode];
+      if (!perCall) return words[billing];
+      return `${[...new Set([...Object.keys(perCall), billing])].map((b) => words[b as keyof typeof words]).join(" or ")}: see \`billing\``;
+    };
+    const wrong = [...relayRows, ...clientRows].filter((r) => r.billed !== expected(r.code)).map((r) => `${r.code}: documented "${r.billed}", said "${expected(r.code)}"`);
+    expect(wrong).toEqual([]);
   });
 
   test("the page names no code that does not exist, in prose either", () => {

@@ -145,6 +145,12 @@ describe("warnings, mode and freshness are visible", () => {
     expect(valueOf(analysisCard(arbAnswer), CARD_LABELS.cached)?.value).toMatch(/^Yes: .*not billed/);
   });
 
+  test("an answer the add-in's session gave again (or computed) was not billed now, whatever the relay said of it first", () => {
+    for (const session of ["remembered", "computed"] as const) {
+      expect(valueOf(analysisCard({ ...buyAnswer, session }), CARD_LABELS.cached)?.value).toMatch(/^Yes: .*not billed/);
+    }
+  });
+
   test("a card with no warnings ends with the cache row", () => {
     expect(analysisCard(arbAnswer).at(-1)?.[0]?.value).toBe(CARD_LABELS.cached);
   });

@@ -1,7 +1,7 @@
 import { ClientErrorCode, RelayErrorBody, RelayErrorCode } from "../../src/contract";
 import { RelayCallError } from "../../src/client";
 import { ERRORS } from "../../src/relay/errors";
-import { ERROR_ADVICE, EXCEL_ERROR_TEXT, MAX_ERROR_MESSAGE, errorText, invalidArgument, sheetError } from "../../src/sheet";
+import { BILLING_LABEL, ERROR_ADVICE, EXCEL_ERROR_TEXT, MAX_ERROR_MESSAGE, errorText, invalidArgument, sheetError } from "../../src/sheet";
 
 /**
  * Every code the relay or the client can fail with becomes a cell error that keeps the code and
@@ -63,7 +63,7 @@ describe("messages say what to do", () => {
 
   test("budget: raise the cap or wait", () => {
     expect(messageOf("STR_BUDGET_EXCEEDED")).toBe(
-      "[STR_BUDGET_EXCEEDED] Today's budget is spent: raise RELAY_BUDGET_USD_PER_DAY on the relay or wait until tomorrow. Nothing was sent or billed.",
+      "[STR_BUDGET_EXCEEDED] Not billed: Today's budget is spent: raise RELAY_BUDGET_USD_PER_DAY on the relay or wait until tomorrow. Nothing was sent.",
     );
   });
 
@@ -94,9 +94,10 @@ describe("messages say what to do", () => {
     expect(sheetError({ code: "STR_SOMETHING_NEW", message: "A newer relay's reason." })).toEqual({
       kind: "notAvailable",
       code: "STR_SOMETHING_NEW",
-      message: "[STR_SOMETHING_NEW] A newer relay's reason.",
-      detail: "[STR_SOMETHING_NEW] A newer relay's reason.",
+      message: "[STR_SOMETHING_NEW] Billing unknown: A newer relay's reason.",
+      detail: "[STR_SOMETHING_NEW] Billing unknown: A newer relay's reason.",
     });
+    expect(sheetError({ code: "STR_SOMETHING_NEW", message: "m", billing: "not-billed" }).message).toBe("[STR_SOMETHING_NEW] Not billed: m");
   });
 
   test("anything else thrown is an internal error that still reads as one", () => {
@@ -132,5 +133,35 @@ describe("arguments the function refuses itself", () => {
 
   test("a message (from parseFieldList or maxRows) is kept as it is", () => {
     expect(invalidArgument("maxRows must be a whole number of 1 or more; got 0").message).toBe("[STR_VALIDATION] maxRows must be a whole number of 1 or more; got 0");
+  });
+});
+
+describe("what a failed call cost, said first and the same wherever it is shown", () => {
+  const unknownCodes = ALL_CODES.filter((code) => ERROR_ADVICE[code].billing === "unknown");
+
+  test.each(ALL_CODES.filter((code) => ERROR_ADVICE[code].kind === "notAvailable"))("%s: the cell's message and the pane's and CLI's detail lead with the code and its billing", (code) => {
+    const error = sheetError(new RelayCallError(code, "the relay's own words"));
+    const lead = `[${code}] ${BILLING_LABEL[ERROR_ADVICE[code].billing]}: `;
+    expect(error.message.startsWith(lead)).toBe(true);
+    expect(error.detail.startsWith(lead)).toBe(true);
+  });
+
+  test("a code whose billing is unknown never says it was not billed", () => {
+    expect(unknownCodes).toEqual(expect.arrayContaining(["STR_OUTCOME_UNKNOWN", "STR_UPSTREAM_TIMEOUT", "STR_UPSTREAM_FAILED"]));
+    for (const code of unknownCodes) expect(`${code}: ${sheetError({ code, message: "m" }).message}`).not.toMatch(/not billed|nothing was (sent|billed)/i);
+  });
+
+  test("STR_UPSTREAM_FAILED says what the relay knows of the bill, and unknown when the relay does not say", () => {
+    const failed = (billing?: string) => sheetError({ code: "STR_UPSTREAM_FAILED", message: "m", ...(billing ? { billing } : {}) }).message;
+    expect(failed("not-billed")).toMatch(/^\[STR_UPSTREAM_FAILED\] Not billed: .*recalculate later; a new try is billed only if it succeeds/);
+    expect(failed("unknown")).toMatch(/^\[STR_UPSTREAM_FAILED\] Billing unknown: .*refresh explicitly .* billed again/);
+    expect(failed()).toBe(failed("unknown"));
+    // The relay's word on the bill travels through the client's error too.
+    const body: RelayErrorBody = { success: false, error: { code: "STR_UPSTREAM_FAILED", message: "m", billing: "not-billed" } };
+    expect(sheetError(RelayCallError.fromBody(502, body)).message).toBe(failed("not-billed"));
+  });
+
+  test("a billed failure says so, and that a new try is billed again", () => {
+    expect(sheetError({ code: "STR_UPSTREAM_BAD_ANSWER", message: "m" }).message).toMatch(/^\[STR_UPSTREAM_BAD_ANSWER\] Billed: .*billed again/);
   });
 });

@@ -27,7 +27,7 @@ describe("screening table: a header and one row per property", () => {
     const failed = grid[2] ?? [];
     expect(failed).toHaveLength(fields.length + 1);
     expect(failed.slice(0, -1).every((c) => c.value === "")).toBe(true);
-    expect(failed.at(-1)?.value).toMatch(/^✖ \[STR_BUDGET_EXCEEDED\] Today's budget is spent.*\$0\.10 is left/);
+    expect(failed.at(-1)?.value).toMatch(/^✖ \[STR_BUDGET_EXCEEDED\] Not billed: Today's budget is spent.*\$0\.10 is left/);
     expect(isRectangular(grid)).toBe(true);
   });
 
