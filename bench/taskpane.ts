@@ -1,9 +1,10 @@
 import { RelayClient } from "../src/client";
 import { BatchItem } from "../src/contract";
 import { CellInput, recognizeColumns } from "../src/inputs";
+import { maskBlock } from "../src/sheet";
 import { readSelectedTable } from "../taskpane/excel/read-table";
 import { DEFAULT_CHUNK_ROWS } from "../taskpane/excel/writer";
-import { TableInput, estimate, maskBlock, planScreening, runScreening } from "../taskpane/screen";
+import { TableInput, estimate, planScreening, runScreening } from "../taskpane/screen";
 import { FakeExcel, installFakeExcel } from "../test/taskpane/fake-excel";
 import { BENCH_KEY, BENCH_TOKEN, buyParams, startRelay, startSandbox, verdict } from "./support";
 

@@ -1,9 +1,10 @@
 import { RefreshGate, RelayClient } from "../src/client";
 import { PRICE_CENTS, STRATEGIES, Strategy, centsToUSD } from "../src/contract";
 import { missingLocation, recognizeColumns } from "../src/inputs";
+import { maskBlock } from "../src/sheet";
 import { ExcelRun } from "./excel/host";
 import { FormulaCell, RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
-import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, maskBlock, planScreening, runScreening } from "./screen";
+import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, planScreening, runScreening } from "./screen";
 
 /**
  * Refreshing a portfolio: in a scope (selection, sheet, workbook), the STR.* formulas and the

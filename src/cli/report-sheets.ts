@@ -1,7 +1,8 @@
 import { COMPARABLE_COLUMNS, FieldInfo, UNIT_FORMATS } from "../contract";
 import { Cell, DATE_TIME_FORMAT, ERROR_MARK, FormattedCell, LEADING_COLUMNS, MODE_TEXT, WARNING_MARK, excelDateTime } from "../sheet";
-import { Outcomes, RowOutcome } from "./outcomes";
-import { Plan, PlannedRow } from "./plan";
+import { PlannedRow } from "../screening";
+import { Outcomes, SpooledOutcome } from "./outcomes";
+import { Plan } from "./plan";
 import { RunSummary } from "./summary";
 
 /**
@@ -43,7 +44,7 @@ function isWebLink(value: Cell): value is string {
 }
 
 /** A row's result block as written: report links become hyperlinks. */
-export function blockCells(outcome: RowOutcome, fields: readonly FieldInfo[]): OutRow {
+export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]): OutRow {
   return outcome.cells.map((c, i) => {
     const field = fields[i - LEADING_COLUMNS];
     return field?.unit === "url" && isWebLink(c.value) ? { ...c, link: c.value } : c;
@@ -57,12 +58,11 @@ function strategyText(row: PlannedRow): string {
 /** Comparables of every answered row, in the table's order: the row, the property, then the comparable. */
 export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutRow> {
   yield COMPARABLES_HEADER.map(bold);
-  for (let r = 0; r < plan.rows.length; r++) {
-    const outcome = outcomes.get(r);
+  for (const row of plan.rows) {
+    const outcome = outcomes.get(row);
     if (!outcome?.comps) continue;
-    const row = plan.rows[r] as PlannedRow;
     for (const values of outcomes.comparables(outcome)) {
-      const cells: OutRow = [{ value: row.index + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }, { value: outcome.analysisId ?? "" }];
+      const cells: OutRow = [{ value: row.sheetRow + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }, { value: outcome.analysisId ?? "" }];
       COMPARABLE_COLUMNS.forEach((column, i) => {
         const value = values[i] ?? "";
         if (value === "") cells.push({ value: "" });
@@ -78,11 +78,10 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
 /** One row per warning and per failed row, in the table's order. */
 export function* warningsRows(plan: Plan, outcomes: Outcomes): Generator<OutRow> {
   yield WARNINGS_HEADER_ROW.map(bold);
-  for (let r = 0; r < plan.rows.length; r++) {
-    const outcome = outcomes.get(r);
+  for (const row of plan.rows) {
+    const outcome = outcomes.get(row);
     if (!outcome) continue;
-    const row = plan.rows[r] as PlannedRow;
-    const lead: OutRow = [{ value: row.index + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }];
+    const lead: OutRow = [{ value: row.sheetRow + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }];
     for (const warning of outcome.warnings) yield [...lead, { value: `${WARNING_MARK} Warning` }, { value: warning }];
     if (outcome.error) yield [...lead, { value: `${ERROR_MARK} ${outcome.status === "stopped" ? "Not screened" : "Error"}` }, { value: outcome.error }];
   }

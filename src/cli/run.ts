@@ -1,15 +1,15 @@
 import path from "node:path";
-import { DryRunTotals, RelayCallError, dryRunAll } from "../client";
+import { RelayCallError } from "../client";
 import { INPUT_FIELDS, isBlank } from "../inputs";
 import { RELAY_VERSION } from "../relay/version";
+import { PlannedRow, ScreeningCounts, ScreeningEstimate, estimateScreening, refusedRows, screenRows } from "../screening";
+import { columnName, isInBlock } from "../sheet";
 import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
 import { checkOutput } from "./output-checks";
 import { Outcomes } from "./outcomes";
-import { Plan, PlannedRow } from "./plan";
-import { planScreening } from "./plan";
+import { Plan, planScreening } from "./plan";
 import { ProgressStats, ProgressStream, progressReporter } from "./progress";
 import { RelayTarget, openRelayTarget } from "./relay-target";
-import { screenRows } from "./screen";
 import { summarize, summaryText, usd } from "./summary";
 import { InputTable, readTable } from "./table-reader";
 import { OutputError, refreshInPlace, writeNewWorkbook } from "./workbook-writer";
@@ -58,11 +58,11 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     target = await openRelayTarget(io.env);
     say(`Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`);
 
-    const estimate = await dryRunAll(target.client, plan.items, io.signal);
-    const invalid = plan.rows.filter((r) => r.kind === "invalid");
+    const estimate = await estimateScreening(target.client, [plan], io.signal);
+    const invalid = refusedRows(plan);
     if (options.dryRun || !output) {
       io.stdout.write(dryRunText(table, plan, estimate, invalid));
-      return invalid.length + estimate.invalid + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
+      return estimate.invalid + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
     }
     say(
       `Plan: ${plan.items.length.toLocaleString("en-US")} rows to screen: ${estimate.cached.toLocaleString("en-US")} cached, ${estimate.toCreate.toLocaleString("en-US")} to create, ${estimate.duplicates} ${estimate.duplicates === 1 ? "duplicate" : "duplicates"}; at most ${usd(estimate.estimatedCostUSD)}${invalid.length > 0 ? `; ${invalid.length} invalid rows are marked, not sent` : ""}.`,
@@ -74,32 +74,28 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       say(`Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`);
     }
 
-    outcomes = new Outcomes(plan.fields, options.comps);
+    outcomes = new Outcomes(options.comps);
+    const kept = outcomes;
     const progress = progressReporter(io.stderr);
-    const stats: ProgressStats = { total: plan.items.length, done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0 };
-    let spentCents = 0;
-    progress.update(stats);
-    const { stopped } = await screenRows(target.client, plan, outcomes, {
+    progress.update(progressOf(plan, undefined));
+    const { stopped, counts } = await screenRows(target.client, plan, {
       ...(io.signal ? { signal: io.signal } : {}),
       verdicts: estimate.verdicts,
-      onOutcome: (row, outcome) => {
-        if (row.kind !== "request") return;
-        stats.done++;
-        if (outcome.status === "cached" || outcome.status === "duplicate") stats.cached++;
-        if (outcome.status === "failed" || outcome.status === "stopped") stats.failed++;
-        if (outcome.warnings.length > 0) stats.warnings++;
-        spentCents += Math.round(outcome.costUSD * 100);
-        stats.spentUSD = spentCents / 100;
+      // Only the comparables the Comparables sheet shows: a line of 50 is ten times one of five.
+      maxComparables: options.comps,
+      again: "run again",
+      onOutcome: (row, outcome, answer, counts) => {
+        kept.record(row, outcome, answer);
         // Rows marked after a stop are not progress: the closing line counts them.
-        if (outcome.status !== "stopped") progress.update(stats);
+        if (row.kind === "request" && outcome.status !== "stopped") progress.update(progressOf(plan, counts));
       },
     });
-    progress.finish(stats);
+    progress.finish(progressOf(plan, counts));
     // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
     const closing = target.close();
     target = { ...target, close: () => closing };
 
-    const summary = summarize(plan, outcomes, {
+    const summary = summarize(plan, counts, {
       mode: target.mode,
       finishedAt: new Date(),
       elapsedSeconds: (Date.now() - started) / 1000,
@@ -160,8 +156,7 @@ function describeColumns(plan: Plan): string {
   const unused: string[] = [];
   plan.headers.forEach((h, c) => {
     if (isBlank(h)) return;
-    const block = plan.earlierBlock;
-    if (block && c >= block.start && c < block.start + block.width) return;
+    if (isInBlock(plan.earlierBlock, c)) return;
     const field = plan.mapping[c];
     if (field) used.push(`${JSON.stringify(String(h).trim())} → ${INPUT_FIELDS[field].label}`);
     else unused.push(JSON.stringify(String(h).trim()));
@@ -170,20 +165,20 @@ function describeColumns(plan: Plan): string {
   return `${used.join(", ")}${unused.length > 0 ? `; not used: ${unused.join(", ")}` : ""}${earlier}`;
 }
 
-/** 0 → A, 27 → AB. */
-export function columnName(index: number): string {
-  let name = "";
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
-  return name;
+/** The progress line's counts: the rows sent, of which those with an outcome (a stop's unreached rows included). */
+function progressOf(plan: Plan, c: Readonly<ScreeningCounts> | undefined): ProgressStats {
+  if (!c) return { total: plan.items.length, done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0 };
+  const failed = c.failed - c.refused + c.stopped;
+  return { total: plan.items.length, done: c.created + c.cached + c.duplicate + failed, cached: c.cached + c.duplicate, failed, warnings: c.withWarnings, spentUSD: c.spentUSD };
 }
 
-function dryRunText(table: InputTable, plan: Plan, e: DryRunTotals, invalid: PlannedRow[]): string {
+function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid: readonly PlannedRow[]): string {
   const blank = plan.rows.filter((r) => r.kind === "blank").length;
   const pad = (label: string, value: number | string, note = "") => `  ${label.padEnd(16)}${String(value).padStart(8)}${note ? `   ${note}` : ""}`;
   const lines = [
     `Dry run of ${path.basename(table.file)}${table.format === "xlsx" ? ` (sheet ${JSON.stringify(table.sheetName)})` : ""}: nothing sent, nothing spent.`,
     pad("Rows", plan.rows.length - blank, blank > 0 ? `and ${blank} blank` : ""),
-    pad("Invalid", invalid.length + e.invalid, invalid.length > 0 ? "marked in the output, never sent" : ""),
+    pad("Invalid", e.invalid, invalid.length > 0 ? "marked in the output, never sent" : ""),
     pad("Cached", e.cached, "free"),
     pad("To create", e.toCreate),
     pad("Duplicates", e.duplicates, e.duplicates > 0 ? "same as an earlier row: one call" : ""),
@@ -192,7 +187,7 @@ function dryRunText(table: InputTable, plan: Plan, e: DryRunTotals, invalid: Pla
   ];
   if (invalid.length > 0) {
     lines.push("Invalid rows:");
-    for (const row of invalid.slice(0, 20)) if (row.kind === "invalid") lines.push(`  row ${row.index + 1}: ${row.issues.map((i) => `${i.path} ${i.message}`).join("; ")}`);
+    for (const row of invalid.slice(0, 20)) if (row.kind === "invalid") lines.push(`  row ${row.sheetRow + 1}: ${row.issues.map((i) => `${i.path} ${i.message}`).join("; ")}`);
     if (invalid.length > 20) lines.push(`  … and ${invalid.length - 20} more`);
   }
   return `${lines.join("\n")}\n`;
@@ -200,10 +195,10 @@ function dryRunText(table: InputTable, plan: Plan, e: DryRunTotals, invalid: Pla
 
 function listFailures(plan: Plan, outcomes: Outcomes, say: (line: string) => void): void {
   const failed: string[] = [];
-  plan.rows.forEach((row, r) => {
-    const o = outcomes.get(r);
-    if (o?.error && o.status === "failed") failed.push(`  row ${row.index + 1}: ${o.error}`);
-  });
+  for (const row of plan.rows) {
+    const o = outcomes.get(row);
+    if (o?.error && o.status === "failed") failed.push(`  row ${row.sheetRow + 1}: ${o.error}`);
+  }
   if (failed.length === 0) return;
   say(`Failed rows (marked ✖ in the output):`);
   for (const line of failed.slice(0, 10)) say(line);

@@ -61,11 +61,10 @@ const REPORT_WIDTHS: Readonly<Record<string, number[]>> = {
 
 /** The block of a data row, by its table row index; undefined for blank rows and rows outside the table. */
 function blockByTableRow(plan: Plan, outcomes: Outcomes): (tableRow: number) => OutRow | undefined {
-  const planRowOf = new Map<number, number>();
-  plan.rows.forEach((row, r) => planRowOf.set(row.index, r));
+  const rowAt = new Map(plan.rows.map((row) => [row.sheetRow, row]));
   return (tableRow) => {
-    const r = planRowOf.get(tableRow);
-    const outcome = r === undefined ? undefined : outcomes.get(r);
+    const row = rowAt.get(tableRow);
+    const outcome = row === undefined ? undefined : outcomes.get(row);
     return outcome ? blockCells(outcome, plan.fields) : undefined;
   };
 }
@@ -184,8 +183,8 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
   header.forEach((c, i) => setCell(ws.getRow(plan.headerIndex + 1).getCell(start + i), { ...c, bold: true }));
   const blockOf = blockByTableRow(plan, w.outcomes);
   for (const row of plan.rows) {
-    const block = blockOf(row.index);
-    block?.forEach((c, i) => setCell(ws.getRow(row.index + 1).getCell(start + i), c));
+    const block = blockOf(row.sheetRow);
+    block?.forEach((c, i) => setCell(ws.getRow(row.sheetRow + 1).getCell(start + i), c));
   }
 
   for (const name of REPORT_SHEETS) {

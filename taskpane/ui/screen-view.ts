@@ -1,10 +1,10 @@
 import { RelayCallError } from "../../src/client";
 import { FIELD_CATALOGUE, FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
 import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, isBlank, missingLocation, recognizeColumns } from "../../src/inputs";
+import { columnName, isInBlock, maskBlock } from "../../src/sheet";
 import { describeError } from "../errors";
-import { columnName } from "../excel/host";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
-import { Estimate, ScreeningJob, estimate, maskBlock, planScreening, runScreening } from "../screen";
+import { Estimate, ScreeningJob, estimate, planScreening, runScreening } from "../screen";
 import { usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, say, show } from "./dom";
@@ -198,7 +198,7 @@ function renderSummary(el: HTMLElement, table: SheetTable): void {
 function renderMapping(root: HTMLElement, table: SheetTable, mapping: ColumnMapping, onChange: (column: number, field: InputField | null) => void): void {
   const rows: HTMLElement[] = [];
   table.headers.forEach((header, c) => {
-    if (table.block && c >= table.block.start && c < table.block.start + table.block.width) return;
+    if (isInBlock(table.block, c)) return;
     if (isBlank(header)) return;
     const name = headerText(header);
     const id = `map-${c}`;

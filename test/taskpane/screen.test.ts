@@ -1,9 +1,9 @@
 import { AddressInfo } from "node:net";
 import { RelayCallError, RelayClient } from "../../src/client";
 import { recognizeColumns } from "../../src/inputs";
-import { resultBlockWidth } from "../../src/sheet";
+import { maskBlock, resultBlockWidth } from "../../src/sheet";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
-import { estimate, maskBlock, planScreening, runScreening } from "../../taskpane/screen";
+import { estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import { mockWorkbook } from "./office-mock";
 

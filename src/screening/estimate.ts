@@ -1,0 +1,18 @@
+import { DryRunTotals, RelayClient, dryRunAll } from "../client";
+import { PlannedRows, refusedRows } from "./plan";
+
+/**
+ * What a screening would do and cost: the relay's dry run of every item (nothing sent, nothing
+ * spent). `invalid` also counts the rows refused before sending, which the relay never sees.
+ */
+export type ScreeningEstimate = DryRunTotals;
+
+export async function estimateScreening(client: Pick<RelayClient, "dryRun" | "usage">, plans: readonly PlannedRows[], signal?: AbortSignal): Promise<ScreeningEstimate> {
+  const refused = plans.reduce((n, p) => n + refusedRows(p).length, 0);
+  const totals = await dryRunAll(
+    client,
+    plans.flatMap((p) => p.items),
+    signal,
+  );
+  return { ...totals, invalid: totals.invalid + refused };
+}
