@@ -1,6 +1,6 @@
 import { RelayClient } from "../src/client";
 import { FieldInfo, Strategy } from "../src/contract";
-import { CellInput, ColumnMapping } from "../src/inputs";
+import { CellInput, ColumnMapping, NumberStyle } from "../src/inputs";
 import { ScreeningCounts, ScreeningEstimate, ScreeningPlan, estimateScreening, planRows, resultFields, screenRows } from "../src/screening";
 import { LEADING_COLUMNS, ResultBlockSpan, maskBlock, resultBlockHeader, resultBlockWidth } from "../src/sheet";
 import { ExcelRun } from "./excel/host";
@@ -44,10 +44,12 @@ export interface PlanOptions {
   fields?: readonly FieldInfo[];
   /** A billed refresh: every item bypasses the relay's cache. */
   refresh?: boolean;
+  /** How the workbook writes numbers as text (excel/number-style.ts). */
+  numbers: NumberStyle;
 }
 
 export function planScreening(table: TableInput, mapping: ColumnMapping, options: PlanOptions): ScreeningJob {
-  const planned = planRows(table.rows, mapping, { strategy: options.strategy, headers: maskBlock(table.headers, table.block), ...(options.refresh ? { refresh: true } : {}) });
+  const planned = planRows(table.rows, mapping, { strategy: options.strategy, headers: maskBlock(table.headers, table.block), numbers: options.numbers, ...(options.refresh ? { refresh: true } : {}) });
   const fields = resultFields(planned.strategy, { chosen: options.fields });
   const block = table.block;
   return {

@@ -35,6 +35,11 @@ Options:
   --fields LIST       result columns, e.g. "revenue.p50, yearOneCashFlowUSD, Cap rate"
                       (default: the usual screening figures for the strategy)
   --comps N           comparables per property in the Comparables sheet, 0 to ${MAX_COMPARABLES} (default ${DEFAULT_COMPS})
+  --decimal-comma     numbers typed as text use "," as the decimal mark and "." for thousands
+                      (450.000 is 450,000; the default for a ;-separated CSV)
+  --decimal-point     numbers typed as text use "." as the decimal mark and "," for thousands
+                      (the default for a comma-separated CSV and for .xlsx)
+  --accept-unusual    also send rows whose values are outside the plausible ranges (see --dry-run)
   -h, --help          this text
 
 Relay: STR_RELAY_URL and STR_RELAY_TOKEN name a running relay (npx str-relay). With neither set,
@@ -57,12 +62,16 @@ export interface ScreenOptions {
   fields: readonly FieldInfo[] | undefined;
   fieldsText: string | undefined;
   comps: number;
+  /** --decimal-comma or --decimal-point; undefined: the table's own convention. */
+  decimal: "comma" | "point" | undefined;
+  /** --accept-unusual: rows outside the plausible ranges are sent too. */
+  acceptUnusual: boolean;
   help: boolean;
 }
 
-type OptionName = "out" | "strategy" | "refresh" | "dry-run" | "sheet" | "fields" | "comps" | "help";
+type OptionName = "out" | "strategy" | "refresh" | "dry-run" | "sheet" | "fields" | "comps" | "decimal-comma" | "decimal-point" | "accept-unusual" | "help";
 const VALUE_OPTIONS = new Set<OptionName>(["out", "strategy", "sheet", "fields", "comps"]);
-const FLAG_OPTIONS = new Set<OptionName>(["refresh", "dry-run", "help"]);
+const FLAG_OPTIONS = new Set<OptionName>(["refresh", "dry-run", "decimal-comma", "decimal-point", "accept-unusual", "help"]);
 const ALL_OPTIONS = [...VALUE_OPTIONS, ...FLAG_OPTIONS];
 
 const got = (input: unknown) => (input === undefined ? "nothing" : JSON.stringify(input));
@@ -159,6 +168,7 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join("; "));
   const o = parsed.data;
   if (!o.out && !o.dryRun) throw new UsageError("--out must be given: the .xlsx workbook to write (or use --dry-run to only estimate)");
+  if (flags.has("decimal-comma") && flags.has("decimal-point")) throw new UsageError("--decimal-comma and --decimal-point cannot both be given: a table has one decimal mark");
   if (o.sheet !== undefined && !/\.xlsx$/i.test(o.input)) throw new UsageError(`--sheet applies to .xlsx input only; ${JSON.stringify(path.basename(o.input))} is a CSV file`);
 
   let fields: readonly FieldInfo[] | undefined;
@@ -178,6 +188,8 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     fields,
     fieldsText: o.fields,
     comps: o.comps,
+    decimal: flags.has("decimal-comma") ? "comma" : flags.has("decimal-point") ? "point" : undefined,
+    acceptUnusual: flags.has("accept-unusual"),
     help: false,
   };
 }
@@ -194,6 +206,8 @@ function emptyOptions(): ScreenOptions {
     fields: undefined,
     fieldsText: undefined,
     comps: DEFAULT_COMPS,
+    decimal: undefined,
+    acceptUnusual: false,
     help: true,
   };
 }

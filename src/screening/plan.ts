@@ -1,5 +1,5 @@
 import { BatchItem, FieldInfo, FieldIssue, Operation, Strategy, isCreate } from "../contract";
-import { CellInput, ColumnMapping, InputField, isBlank, readRow } from "../inputs";
+import { CellInput, ColumnMapping, InputField, NumberStyle, isBlank, readRow } from "../inputs";
 import { ResultBlockSpan, defaultScreeningFields } from "../sheet";
 
 /**
@@ -42,6 +42,8 @@ export interface PlanOptions {
   headers: readonly CellInput[];
   /** A billed refresh: every item bypasses the relay's cache. */
   refresh?: boolean;
+  /** How the table writes numbers as text (src/inputs/values.ts). */
+  numbers: NumberStyle;
 }
 
 export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, options: PlanOptions): PlannedRows {
@@ -51,7 +53,7 @@ export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, op
   const ops = new Set<Operation>();
   for (const { sheetRow, cells } of source) {
     const property = propertyText(cells, mapping);
-    const read = readRow(cells, mapping, { strategy: options.strategy, headers: options.headers });
+    const read = readRow(cells, mapping, { strategy: options.strategy, headers: options.headers, numbers: options.numbers });
     if (read.kind === "blank") rows.push({ sheetRow, property, kind: "blank" });
     else if (read.kind === "invalid") {
       if (read.op) ops.add(read.op);

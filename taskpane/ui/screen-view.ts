@@ -1,8 +1,9 @@
 import { RelayCallError } from "../../src/client";
 import { FIELD_CATALOGUE, FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
-import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, isBlank, missingLocation, recognizeColumns } from "../../src/inputs";
+import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, NumberStyle, isBlank, missingLocation, recognizeColumns } from "../../src/inputs";
 import { columnName, isInBlock, maskBlock } from "../../src/sheet";
 import { describeError } from "../errors";
+import { workbookNumberStyle } from "../excel/number-style";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
 import { Estimate, ScreeningJob, estimate, planScreening, runScreening } from "../screen";
 import { usd } from "../spend";
@@ -17,6 +18,8 @@ import { outcomeMessage, progressBinding } from "./progress-view";
  */
 interface State {
   table: SheetTable | undefined;
+  /** How the workbook writes numbers as text, asked of Excel when the table is read. */
+  numbers: NumberStyle;
   mapping: ColumnMapping;
   /** Result columns the user chose, by path; undefined until they change the defaults. */
   chosen: Set<string> | undefined;
@@ -46,15 +49,15 @@ export function mountScreen(ctx: PaneContext): void {
     message: byId("screen-message"),
   };
   const progress = progressBinding(byId("screen-bar"), byId("screen-progress-text"));
-  const state: State = { table: undefined, mapping: [], chosen: undefined, job: undefined, estimate: undefined, running: undefined };
+  const state: State = { table: undefined, numbers: "unknown", mapping: [], chosen: undefined, job: undefined, estimate: undefined, running: undefined };
 
   const plan = (): ScreeningJob | undefined => {
     if (!state.table) return undefined;
     const strategy = el.strategy.value as Strategy;
-    const defaults = planScreening(state.table, state.mapping, { strategy });
+    const defaults = planScreening(state.table, state.mapping, { strategy, numbers: state.numbers });
     if (!state.chosen) return defaults;
     const chosen = state.chosen;
-    return planScreening(state.table, state.mapping, { strategy, fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) });
+    return planScreening(state.table, state.mapping, { strategy, numbers: state.numbers, fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) });
   };
 
   /** Anything changed before the run: the estimate no longer holds. */
@@ -81,6 +84,7 @@ export function mountScreen(ctx: PaneContext): void {
     enable(el.read, false);
     try {
       const table = await readSelectedTable(ctx.run);
+      state.numbers = await workbookNumberStyle(ctx.run);
       state.table = table;
       state.mapping = recognizeColumns(maskBlock(table.headers, table.block));
       state.chosen = undefined;

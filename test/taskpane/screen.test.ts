@@ -52,7 +52,7 @@ describe("screening a table from the pane, on the real relay", () => {
     const read = await readSelectedTable(wb.run);
     const mapping = recognizeColumns(maskBlock(read.headers, read.block));
     expect(mapping).toEqual(["fullAddress", "purchasePriceUSD", "bedrooms", "bathrooms", "accomodates", null]);
-    const job = planScreening(read, mapping, { strategy: "buy" });
+    const job = planScreening(read, mapping, { strategy: "buy", numbers: "point" });
 
     const e = await estimate(relay.client, [job]);
     expect(e).toMatchObject({ items: 448, invalid: 1, cached: 0, toCreate: 448, estimatedCostUSD: 89.6, sandbox: true });
@@ -94,7 +94,7 @@ describe("screening a table from the pane, on the real relay", () => {
     const grid = table(30, "Again");
     const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
     const first = await readSelectedTable(wb.run);
-    const job = planScreening(first, recognizeColumns(first.headers), { strategy: "buy" });
+    const job = planScreening(first, recognizeColumns(first.headers), { strategy: "buy", numbers: "point" });
     await runScreening({ client: relay.client, run: wb.run }, job, { sandbox: true });
     const reports = relay.t.sandboxStats().reports;
 
@@ -104,7 +104,7 @@ describe("screening a table from the pane, on the real relay", () => {
     const wb2 = mockWorkbook({ sheets: [{ name: "Deals", grid: again }] });
     const second = await readSelectedTable(wb2.run);
     expect(second.block?.start).toBe(HEADER.length);
-    const job2 = planScreening(second, recognizeColumns(maskBlock(second.headers, second.block)), { strategy: "buy" });
+    const job2 = planScreening(second, recognizeColumns(maskBlock(second.headers, second.block)), { strategy: "buy", numbers: "point" });
     expect(job2.blockColumn).toBe(HEADER.length);
     expect(await estimate(relay.client, [job2])).toMatchObject({ items: 30, cached: 30, toCreate: 0, estimatedCostUSD: 0 });
     const result = await runScreening({ client: relay.client, run: wb2.run }, job2, { sandbox: true });
@@ -121,7 +121,7 @@ describe("Cancel", () => {
       const grid = table(200, "Cancel");
       const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
       const read = await readSelectedTable(wb.run);
-      const job = planScreening(read, recognizeColumns(read.headers), { strategy: "buy" });
+      const job = planScreening(read, recognizeColumns(read.headers), { strategy: "buy", numbers: "point" });
       const controller = new AbortController();
       const result = await runScreening({ client: relay.client, run: wb.run }, job, {
         sandbox: true,
