@@ -46,10 +46,12 @@ export interface PlanOptions {
   refresh?: boolean;
   /** How the workbook writes numbers as text (excel/number-style.ts). */
   numbers: NumberStyle;
+  /** The user ticked "Also send unusual rows": rows outside the plausibility bounds are sent too. */
+  acceptUnusual?: boolean;
 }
 
 export function planScreening(table: TableInput, mapping: ColumnMapping, options: PlanOptions): ScreeningJob {
-  const planned = planRows(table.rows, mapping, { strategy: options.strategy, headers: maskBlock(table.headers, table.block), numbers: options.numbers, ...(options.refresh ? { refresh: true } : {}) });
+  const planned = planRows(table.rows, mapping, { strategy: options.strategy, headers: maskBlock(table.headers, table.block), numbers: options.numbers, acceptUnusual: options.acceptUnusual === true, ...(options.refresh ? { refresh: true } : {}) });
   const fields = resultFields(planned.strategy, { chosen: options.fields });
   const block = table.block;
   return {
@@ -62,6 +64,9 @@ export function planScreening(table: TableInput, mapping: ColumnMapping, options
     writeWidth: Math.max(resultBlockWidth(fields), block?.width ?? 0),
   };
 }
+
+/** The pane's checkbox that confirms sending rows outside the plausibility bounds. */
+export const SEND_UNUSUAL_LABEL = "Also send unusual rows";
 
 /** What a run would do and cost, from the relay's dry run (nothing sent, nothing spent). */
 export type Estimate = Omit<ScreeningEstimate, "verdicts">;
@@ -136,6 +141,7 @@ export async function runScreening(deps: { client: Pick<RelayClient, "batch">; r
       // Screening rows show metrics only: without comparables a line is a tenth of the size.
       maxComparables: 0,
       again: "screen the table again",
+      acceptUnusual: `tick "${SEND_UNUSUAL_LABEL}" and screen the table again to send it`,
       onOutcome: (row, outcome, _answer, counts) => {
         writer.put(row.sheetRow, outcome.cells);
         options.onProgress?.(progressOf(counts));

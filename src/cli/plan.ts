@@ -23,13 +23,13 @@ export interface Plan extends ScreeningPlan {
 /** How far down a header row is looked for. */
 const HEADER_SEARCH_ROWS = 20;
 
-export function planScreening(table: InputTable, options: Pick<ScreenOptions, "strategy" | "strategyGiven" | "refresh" | "fieldsText" | "decimal">): Plan {
+export function planScreening(table: InputTable, options: Pick<ScreenOptions, "strategy" | "strategyGiven" | "refresh" | "fieldsText" | "decimal" | "acceptUnusual">): Plan {
   const { headerIndex, headers, mapping, earlierBlock } = findHeader(table);
   let last = table.rows.length - 1;
   while (last > headerIndex && isBlankRow(table.rows[last])) last--;
   const source = Array.from({ length: last - headerIndex }, (_, i) => ({ sheetRow: headerIndex + 1 + i, cells: table.rows[headerIndex + 1 + i] ?? [] }));
   const numbers = options.decimal ?? table.numbers;
-  const planned = planRows(source, mapping, { strategy: options.strategy, headers, numbers, ...(options.refresh ? { refresh: true } : {}) });
+  const planned = planRows(source, mapping, { strategy: options.strategy, headers, numbers, acceptUnusual: options.acceptUnusual, ...(options.refresh ? { refresh: true } : {}) });
 
   const { strategy } = planned;
   let chosen: readonly FieldInfo[] | undefined;

@@ -108,6 +108,7 @@ export function summaryRows(s: RunSummary): OutRow[] {
     count("Duplicates", s.duplicate),
     count("Failed", s.failed),
     count("Invalid (of the failed)", s.invalid),
+    count("Unusual, not sent (of the failed)", s.unusual),
     count("Not reached (of the failed)", s.notReached),
     count("With warnings", s.withWarnings),
     count("Blank", s.blank),

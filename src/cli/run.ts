@@ -2,7 +2,8 @@ import path from "node:path";
 import { RelayCallError } from "../client";
 import { INPUT_FIELDS, isBlank } from "../inputs";
 import { RELAY_VERSION } from "../relay/version";
-import { PlannedRow, ScreeningCounts, ScreeningEstimate, estimateScreening, refusedRows, screenRows } from "../screening";
+import { describeIssues } from "../contract";
+import { PlannedRow, ScreeningCounts, ScreeningEstimate, estimateScreening, refusedRows, screenRows, unusualRows } from "../screening";
 import { columnName, isInBlock } from "../sheet";
 import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
 import { checkOutput } from "./output-checks";
@@ -62,10 +63,10 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     const invalid = refusedRows(plan);
     if (options.dryRun || !output) {
       io.stdout.write(dryRunText(table, plan, estimate, invalid));
-      return estimate.invalid + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
+      return estimate.invalid + estimate.unusual + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
     }
     say(
-      `Plan: ${plan.items.length.toLocaleString("en-US")} rows to screen: ${estimate.cached.toLocaleString("en-US")} cached, ${estimate.toCreate.toLocaleString("en-US")} to create, ${estimate.duplicates} ${estimate.duplicates === 1 ? "duplicate" : "duplicates"}; at most ${usd(estimate.estimatedCostUSD)}${invalid.length > 0 ? `; ${invalid.length} invalid rows are marked, not sent` : ""}.`,
+      `Plan: ${plan.items.length.toLocaleString("en-US")} rows to screen: ${estimate.cached.toLocaleString("en-US")} cached, ${estimate.toCreate.toLocaleString("en-US")} to create, ${estimate.duplicates} ${estimate.duplicates === 1 ? "duplicate" : "duplicates"}; at most ${usd(estimate.estimatedCostUSD)}${invalid.length > 0 ? `; ${invalid.length} invalid rows are marked, not sent` : ""}${estimate.unusual > 0 ? `; ${estimate.unusual} rows with unusual values are marked, not sent (--accept-unusual sends them)` : ""}.`,
     );
     if (estimate.estimatedCostUSD > estimate.budgetRemainingUSD) {
       say(`Note: the relay's budget left today (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED, and nothing is billed for them.`);
@@ -84,6 +85,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       // Only the comparables the Comparables sheet shows: a line of 50 is ten times one of five.
       maxComparables: options.comps,
       again: "run again",
+      acceptUnusual: "run again with --accept-unusual to send it",
       onOutcome: (row, outcome, answer, counts) => {
         kept.record(row, outcome, answer);
         // Rows marked after a stop are not progress: the closing line counts them.
@@ -172,25 +174,32 @@ function progressOf(plan: Plan, c: Readonly<ScreeningCounts> | undefined): Progr
   return { total: plan.items.length, done: c.created + c.cached + c.duplicate + failed, cached: c.cached + c.duplicate, failed, warnings: c.withWarnings, spentUSD: c.spentUSD };
 }
 
-function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid: readonly PlannedRow[]): string {
+function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid: readonly HeldRow[]): string {
   const blank = plan.rows.filter((r) => r.kind === "blank").length;
   const pad = (label: string, value: number | string, note = "") => `  ${label.padEnd(16)}${String(value).padStart(8)}${note ? `   ${note}` : ""}`;
   const lines = [
     `Dry run of ${path.basename(table.file)}${table.format === "xlsx" ? ` (sheet ${JSON.stringify(table.sheetName)})` : ""}: nothing sent, nothing spent.`,
     pad("Rows", plan.rows.length - blank, blank > 0 ? `and ${blank} blank` : ""),
     pad("Invalid", e.invalid, invalid.length > 0 ? "marked in the output, never sent" : ""),
+    pad("Unusual", e.unusual, e.unusual > 0 ? "not sent without --accept-unusual" : ""),
     pad("Cached", e.cached, "free"),
     pad("To create", e.toCreate),
     pad("Duplicates", e.duplicates, e.duplicates > 0 ? "same as an earlier row: one call" : ""),
     pad("Unknown outcome", e.unknownOutcome, e.unknownOutcome > 0 ? "sent before with an unknown outcome: only --refresh sends them again" : ""),
     pad("Estimated cost", usd(e.estimatedCostUSD), `at most${e.sandbox ? " (sandbox: simulated money)" : ""}; budget left today ${usd(e.budgetRemainingUSD)}`),
   ];
-  if (invalid.length > 0) {
-    lines.push("Invalid rows:");
-    for (const row of invalid.slice(0, 20)) if (row.kind === "invalid") lines.push(`  row ${row.sheetRow + 1}: ${row.issues.map((i) => `${i.path} ${i.message}`).join("; ")}`);
-    if (invalid.length > 20) lines.push(`  … and ${invalid.length - 20} more`);
-  }
+  listRows(lines, "Invalid rows:", invalid);
+  listRows(lines, "Unusual rows (outside the plausible ranges; check them, or send them with --accept-unusual):", unusualRows(plan));
   return `${lines.join("\n")}\n`;
+}
+
+type HeldRow = Extract<PlannedRow, { kind: "invalid" | "unusual" }>;
+
+function listRows(lines: string[], title: string, rows: readonly HeldRow[]): void {
+  if (rows.length === 0) return;
+  lines.push(title);
+  for (const row of rows.slice(0, 20)) lines.push(`  row ${row.sheetRow + 1}: ${describeIssues(row.issues)}`);
+  if (rows.length > 20) lines.push(`  … and ${rows.length - 20} more`);
 }
 
 function listFailures(plan: Plan, outcomes: Outcomes, say: (line: string) => void): void {

@@ -28,6 +28,8 @@ export interface RunSummary {
   failed: number;
   /** Of the failed: refused before sending (bad values). */
   invalid: number;
+  /** Of the failed: held back as unusual (not sent without --accept-unusual). */
+  unusual: number;
   /** Of the failed: not reached because the run was stopped. */
   notReached: number;
   withWarnings: number;
@@ -35,7 +37,7 @@ export interface RunSummary {
   stopped: boolean;
 }
 
-export function summarize(plan: Plan, counts: ScreeningCounts, base: Omit<RunSummary, "rows" | "blank" | "done" | "created" | "cached" | "duplicate" | "failed" | "invalid" | "notReached" | "withWarnings" | "costUSD" | "perRowStrategy">): RunSummary {
+export function summarize(plan: Plan, counts: ScreeningCounts, base: Omit<RunSummary, "rows" | "blank" | "done" | "created" | "cached" | "duplicate" | "failed" | "invalid" | "unusual" | "notReached" | "withWarnings" | "costUSD" | "perRowStrategy">): RunSummary {
   return {
     ...base,
     perRowStrategy: plan.mapping.includes("strategy"),
@@ -47,6 +49,7 @@ export function summarize(plan: Plan, counts: ScreeningCounts, base: Omit<RunSum
     duplicate: counts.duplicate,
     failed: counts.failed + counts.stopped,
     invalid: counts.refused,
+    unusual: counts.unusual,
     notReached: counts.stopped,
     withWarnings: counts.withWarnings,
     costUSD: counts.spentUSD,

@@ -44,6 +44,11 @@ export function refusal(issues: FieldIssue[]): RelayErrorBody {
   return { success: false, error: { code: "STR_VALIDATION", message: describeIssues(issues), fields: issues } };
 }
 
+/** The error a row held back as unusual carries; `advice` says how the surface sends it anyway. */
+export function heldBack(issues: readonly FieldIssue[], advice: string): RelayErrorBody {
+  return { success: false, error: { code: "STR_UNUSUAL_INPUT", message: `Not sent: ${describeIssues(issues)}, outside the plausible range; check the row, or ${advice}.` } };
+}
+
 /** Counts of a run's outcomes, kept as they arrive; each surface shows them its own way. */
 export interface ScreeningCounts {
   /** Rows of the plan that are not blank. */
@@ -54,8 +59,10 @@ export interface ScreeningCounts {
   duplicate: number;
   /** Rows without figures, refused ones included (not those a stop never reached). */
   failed: number;
-  /** Of the failed: refused before sending. */
+  /** Of the failed: refused before sending (bad values). */
   refused: number;
+  /** Of the failed: held back as unusual, not sent. */
+  unusual: number;
   /** Rows a stopped run never reached. */
   stopped: number;
   withWarnings: number;
@@ -63,13 +70,14 @@ export interface ScreeningCounts {
 }
 
 export function emptyCounts(rows: number): ScreeningCounts {
-  return { rows, created: 0, cached: 0, duplicate: 0, failed: 0, refused: 0, stopped: 0, withWarnings: 0, spentUSD: 0 };
+  return { rows, created: 0, cached: 0, duplicate: 0, failed: 0, refused: 0, unusual: 0, stopped: 0, withWarnings: 0, spentUSD: 0 };
 }
 
 export function countOutcome(counts: ScreeningCounts, row: PlannedRow, outcome: RowOutcome): void {
   if (outcome.status === "stopped") counts.stopped++;
   else counts[outcome.status]++;
   if (row.kind === "invalid") counts.refused++;
+  if (row.kind === "unusual") counts.unusual++;
   if (outcome.warnings.length > 0) counts.withWarnings++;
   // Cents, so that many rows add up without floating-point dust.
   counts.spentUSD = centsToUSD(Math.round(counts.spentUSD * 100) + Math.round(outcome.costUSD * 100));

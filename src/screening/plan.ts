@@ -1,5 +1,5 @@
 import { BatchItem, FieldInfo, FieldIssue, Operation, Strategy, isCreate } from "../contract";
-import { CellInput, ColumnMapping, InputField, NumberStyle, isBlank, readRow } from "../inputs";
+import { CellInput, ColumnMapping, INPUT_FIELDS, InputField, NumberStyle, isBlank, readRow, unusualValues } from "../inputs";
 import { ResultBlockSpan, defaultScreeningFields } from "../sheet";
 
 /**
@@ -13,7 +13,14 @@ export type PlannedRow = {
   sheetRow: number;
   /** The location as the user wrote it: the address, or "lat, lng". */
   property: string;
-} & ({ kind: "blank" } | { kind: "invalid"; op: Operation | undefined; issues: FieldIssue[] } | { kind: "request"; op: Operation; item: number });
+} & (
+  | { kind: "blank" }
+  | { kind: "invalid"; op: Operation | undefined; issues: FieldIssue[] }
+  /** Valid, but outside the plausibility bounds (src/inputs/plausibility.ts): held back until the user confirms. */
+  | { kind: "unusual"; op: Operation; issues: FieldIssue[] }
+  /** `unusual`: the bounds it is outside of, when the user confirmed sending it anyway. */
+  | { kind: "request"; op: Operation; item: number; unusual: FieldIssue[] }
+);
 
 export interface PlannedRows {
   rows: PlannedRow[];
@@ -44,6 +51,8 @@ export interface PlanOptions {
   refresh?: boolean;
   /** How the table writes numbers as text (src/inputs/values.ts). */
   numbers: NumberStyle;
+  /** The user confirmed: rows outside the plausibility bounds are sent too. */
+  acceptUnusual?: boolean;
 }
 
 export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, options: PlanOptions): PlannedRows {
@@ -60,8 +69,13 @@ export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, op
       rows.push({ sheetRow, property, kind: "invalid", op: read.op, issues: read.issues });
     } else {
       ops.add(read.op);
+      const unusual = unusualValues(read.request).map((u) => ({ path: columnTitle(u.field, mapping, options.headers), message: `${u.value} is ${u.rule}` }));
+      if (unusual.length > 0 && !options.acceptUnusual) {
+        rows.push({ sheetRow, property, kind: "unusual", op: read.op, issues: unusual });
+        continue;
+      }
       itemRows.push(rows.length);
-      rows.push({ sheetRow, property, kind: "request", op: read.op, item: items.length });
+      rows.push({ sheetRow, property, kind: "request", op: read.op, item: items.length, unusual });
       items.push({ strategy: read.op, params: read.request, ...(options.refresh ? { refresh: true } : {}) });
     }
   }
@@ -80,9 +94,22 @@ export function resultFields(strategy: Strategy | undefined, given: { chosen?: r
   return defaultScreeningFields(strategy);
 }
 
-/** Rows with any refusal (a bad value), which are never sent. */
+/** Rows with a bad value, which are never sent. */
 export function refusedRows(plan: PlannedRows): Extract<PlannedRow, { kind: "invalid" }>[] {
   return plan.rows.flatMap((r) => (r.kind === "invalid" ? [r] : []));
+}
+
+/** Rows held back as unusual, sent only once the user confirms. */
+export function unusualRows(plan: PlannedRows): Extract<PlannedRow, { kind: "unusual" }>[] {
+  return plan.rows.flatMap((r) => (r.kind === "unusual" ? [r] : []));
+}
+
+/** A request field as the sheet titles it: its column's header, or the field's label. */
+function columnTitle(field: string, mapping: ColumnMapping, headers: readonly CellInput[]): string {
+  const column = mapping.indexOf(field as InputField);
+  const header = column < 0 ? undefined : headers[column];
+  if (header !== undefined && !isBlank(header)) return String(header).trim();
+  return field in INPUT_FIELDS ? INPUT_FIELDS[field as InputField].label : field;
 }
 
 /** The row's location as written: the address cell, or "lat, lng". */

@@ -1,6 +1,6 @@
 import { DryRunVerdict, RelayCallError, RelayClient } from "../client";
 import { MAX_BATCH_ITEMS, RelayAnswer } from "../contract";
-import { RowOutcome, ScreeningCounts, countOutcome, emptyCounts, failedOutcome, lineOutcome, refusal } from "./outcome";
+import { RowOutcome, ScreeningCounts, countOutcome, emptyCounts, failedOutcome, heldBack, lineOutcome, refusal } from "./outcome";
 import { PlannedRow, ScreeningPlan } from "./plan";
 
 /**
@@ -25,6 +25,8 @@ export interface RunHooks {
   maxComparables: number;
   /** What the user does to finish a stopped run, as the surface says it ("run again", "screen the table again"). */
   again: string;
+  /** How the user sends rows held back as unusual, as the surface says it ("run again with --accept-unusual"). */
+  acceptUnusual: string;
   /** Called once per row as its outcome is known; `answer` is the relay's answer, when there is one. */
   onOutcome?: (row: PlannedRow, outcome: RowOutcome, answer: RelayAnswer | undefined, counts: Readonly<ScreeningCounts>) => void;
 }
@@ -46,6 +48,7 @@ export async function screenRows(client: Pick<RelayClient, "batch">, plan: Scree
   };
   plan.rows.forEach((row, r) => {
     if (row.kind === "invalid") record(r, failedOutcome(refusal(row.issues), plan.fields));
+    else if (row.kind === "unusual") record(r, failedOutcome(heldBack(row.issues, hooks.acceptUnusual), plan.fields));
   });
 
   const cached: number[] = [];

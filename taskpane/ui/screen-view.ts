@@ -5,7 +5,7 @@ import { columnName, isInBlock, maskBlock } from "../../src/sheet";
 import { describeError } from "../errors";
 import { workbookNumberStyle } from "../excel/number-style";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
-import { Estimate, ScreeningJob, estimate, planScreening, runScreening } from "../screen";
+import { Estimate, SEND_UNUSUAL_LABEL, ScreeningJob, estimate, planScreening, runScreening } from "../screen";
 import { usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, say, show } from "./dom";
@@ -21,6 +21,8 @@ interface State {
   /** How the workbook writes numbers as text, asked of Excel when the table is read. */
   numbers: NumberStyle;
   mapping: ColumnMapping;
+  /** The user ticked "Also send unusual rows". */
+  acceptUnusual: boolean;
   /** Result columns the user chose, by path; undefined until they change the defaults. */
   chosen: Set<string> | undefined;
   job: ScreeningJob | undefined;
@@ -42,6 +44,8 @@ export function mountScreen(ctx: PaneContext): void {
     estimateBox: byId("screen-estimate"),
     estimateList: byId("screen-estimate-list"),
     estimateNote: byId("screen-estimate-note"),
+    unusualBox: byId("screen-unusual"),
+    acceptUnusual: byId<HTMLInputElement>("screen-accept-unusual"),
     run: byId("screen-run"),
     back: byId("screen-back"),
     progressBox: byId("screen-progress"),
@@ -49,15 +53,15 @@ export function mountScreen(ctx: PaneContext): void {
     message: byId("screen-message"),
   };
   const progress = progressBinding(byId("screen-bar"), byId("screen-progress-text"));
-  const state: State = { table: undefined, numbers: "unknown", mapping: [], chosen: undefined, job: undefined, estimate: undefined, running: undefined };
+  const state: State = { table: undefined, numbers: "unknown", acceptUnusual: false, mapping: [], chosen: undefined, job: undefined, estimate: undefined, running: undefined };
 
   const plan = (): ScreeningJob | undefined => {
     if (!state.table) return undefined;
-    const strategy = el.strategy.value as Strategy;
-    const defaults = planScreening(state.table, state.mapping, { strategy, numbers: state.numbers });
+    const options = { strategy: el.strategy.value as Strategy, numbers: state.numbers, acceptUnusual: state.acceptUnusual };
+    const defaults = planScreening(state.table, state.mapping, options);
     if (!state.chosen) return defaults;
     const chosen = state.chosen;
-    return planScreening(state.table, state.mapping, { strategy, numbers: state.numbers, fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) });
+    return planScreening(state.table, state.mapping, { ...options, fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) });
   };
 
   /** Anything changed before the run: the estimate no longer holds. */
@@ -88,6 +92,8 @@ export function mountScreen(ctx: PaneContext): void {
       state.table = table;
       state.mapping = recognizeColumns(maskBlock(table.headers, table.block));
       state.chosen = undefined;
+      state.acceptUnusual = false;
+      el.acceptUnusual.checked = false;
       renderSummary(el.summary, table);
       renderMapping(el.mapping, table, state.mapping, onMap);
       renderFields();
@@ -119,7 +125,7 @@ export function mountScreen(ctx: PaneContext): void {
     invalidate();
   });
 
-  el.dryRun.addEventListener("click", async () => {
+  const dryRun = async () => {
     const job = plan();
     if (!job) return;
     say(el.message, undefined);
@@ -135,6 +141,8 @@ export function mountScreen(ctx: PaneContext): void {
       state.job = job;
       state.estimate = answer;
       renderEstimate(el.estimateList, el.estimateNote, job, answer);
+      // Offered while the table has unusual rows (held back, or sent because the box is ticked).
+      show(el.unusualBox, job.rows.some((r) => r.kind === "unusual" || (r.kind === "request" && r.unusual.length > 0)));
       el.run.textContent = answer.items === 0 ? "Write the invalid rows" : `Screen ${answer.items.toLocaleString("en-US")} rows — up to ${usd(answer.estimatedCostUSD)}`;
       show(el.estimateBox, true);
       el.run.focus();
@@ -143,6 +151,12 @@ export function mountScreen(ctx: PaneContext): void {
     } finally {
       enable(el.dryRun, true);
     }
+  };
+  el.dryRun.addEventListener("click", dryRun);
+  // Confirming (or not) changes what is sent: the estimate is made again.
+  el.acceptUnusual.addEventListener("change", () => {
+    state.acceptUnusual = el.acceptUnusual.checked;
+    void dryRun();
   });
 
   el.back.addEventListener("click", () => {
@@ -241,6 +255,7 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
   figures(list, [
     ["Rows to send", e.items.toLocaleString("en-US")],
     ["Invalid rows", String(e.invalid), e.invalid > 0 ? "marked in their row, never sent" : undefined],
+    ...(e.unusual > 0 ? [["Unusual rows", String(e.unusual), `outside the plausible ranges: not sent unless you tick "${SEND_UNUSUAL_LABEL}"`] as const] : []),
     ["Cached", String(e.cached), "free"],
     ["To create", String(e.toCreate)],
     ...(e.duplicates > 0 ? [["Duplicates", String(e.duplicates), "same as an earlier row: one call"] as const] : []),
@@ -252,6 +267,9 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
   const invalid = job.rows.flatMap((r) => (r.kind === "invalid" ? [r] : []));
   for (const r of invalid.slice(0, 5)) notes.push(h("p", { class: "inline-error small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
   if (invalid.length > 5) notes.push(h("p", { class: "inline-error small" }, `… and ${invalid.length - 5} more invalid rows.`));
+  const unusual = job.rows.flatMap((r) => (r.kind === "unusual" ? [r] : []));
+  for (const r of unusual.slice(0, 5)) notes.push(h("p", { class: "inline-warning small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
+  if (unusual.length > 5) notes.push(h("p", { class: "inline-warning small" }, `… and ${unusual.length - 5} more unusual rows.`));
   if (e.estimatedCostUSD > e.budgetRemainingUSD) {
     notes.push(h("p", { class: "inline-error" }, `The estimate is more than the budget left today: rows past it fail with STR_BUDGET_EXCEEDED and are not billed.`));
   }
