@@ -22,7 +22,7 @@ export const DEFAULT_COMPS = 5;
 export const HELP = `Usage: str-screen IN.csv|IN.xlsx --out OUT.xlsx [options]
 
 Screens every row of a portfolio through the STR relay and writes the results beside the input
-columns, with Comparables, Warnings and Summary sheets. Rows already analysed come from the relay's
+columns, with STR Comparables, STR Warnings and STR Summary sheets. Rows already analysed come from the relay's
 cache and cost nothing; --dry-run says what a run would cost before it spends anything.
 
 Options:
@@ -34,7 +34,7 @@ Options:
   --sheet NAME        the sheet to screen in an .xlsx input (default: the first visible sheet)
   --fields LIST       result columns, e.g. "revenue.p50, yearOneCashFlowUSD, Cap rate"
                       (default: the usual screening figures for the strategy)
-  --comps N           comparables per property in the Comparables sheet, 0 to ${MAX_COMPARABLES} (default ${DEFAULT_COMPS})
+  --comps N           comparables per property in the STR Comparables sheet, 0 to ${MAX_COMPARABLES} (default ${DEFAULT_COMPS})
   --decimal-comma     numbers typed as text use "," as the decimal mark and "." for thousands
                       (450.000 is 450,000; the default for a ;-separated CSV)
   --decimal-point     numbers typed as text use "." as the decimal mark and "," for thousands

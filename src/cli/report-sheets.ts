@@ -18,10 +18,15 @@ export interface OutCell extends FormattedCell {
 
 export type OutRow = OutCell[];
 
-export const COMPARABLES_SHEET = "Comparables";
-export const WARNINGS_SHEET = "Warnings";
-export const SUMMARY_SHEET = "Summary";
+/** Names no user will have chosen for a sheet of their own, so that their own "Summary" never blocks a refresh. */
+export const COMPARABLES_SHEET = "STR Comparables";
+export const WARNINGS_SHEET = "STR Warnings";
+export const SUMMARY_SHEET = "STR Summary";
 export const REPORT_SHEETS = [COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET] as const;
+export type ReportSheet = (typeof REPORT_SHEETS)[number];
+
+/** The names str-screen wrote its report under before: an in-place refresh replaces such sheets when their first row is ours. */
+export const EARLIER_REPORT_NAMES: Readonly<Record<string, ReportSheet>> = { Comparables: COMPARABLES_SHEET, Warnings: WARNINGS_SHEET, Summary: SUMMARY_SHEET };
 
 const ROW = "Row";
 const PROPERTY = "Property";
@@ -29,12 +34,18 @@ export const COMPARABLES_HEADER = [ROW, PROPERTY, "Strategy", "Analysis id", ...
 export const WARNINGS_HEADER_ROW = [ROW, PROPERTY, "Strategy", "Kind", "Message"];
 export const SUMMARY_TITLE = "STR screening summary";
 
-/** True when a sheet's first row is the one str-screen writes there: only such a sheet is replaced. */
-export function isReportSheet(name: string, firstRow: readonly unknown[]): boolean {
+/** True when a sheet's first row is the one str-screen writes in report sheet `kind`: only such a sheet is replaced. */
+export function isReportSheet(kind: ReportSheet, firstRow: readonly unknown[]): boolean {
   const text = firstRow.map((v) => (typeof v === "string" ? v : ""));
-  if (name === SUMMARY_SHEET) return text[0] === SUMMARY_TITLE;
-  const header = name === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW;
+  if (kind === SUMMARY_SHEET) return text[0] === SUMMARY_TITLE;
+  const header = kind === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW;
   return header.slice(0, 4).every((h, i) => text[i] === h);
+}
+
+/** The first row of a sheet as values. */
+export function firstRowOf(sheet: { getRow(n: number): { values: unknown } }): unknown[] {
+  const first = sheet.getRow(1).values;
+  return Array.isArray(first) ? first.slice(1) : [];
 }
 
 const bold = (value: Cell): OutCell => ({ value, bold: true });

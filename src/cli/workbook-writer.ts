@@ -7,7 +7,7 @@ import { CellInput } from "../inputs";
 import { GENERAL_FORMAT, resultBlockHeader, resultBlockWidth } from "../sheet";
 import { Outcomes } from "./outcomes";
 import { Plan } from "./plan";
-import { OutCell, OutRow, REPORT_SHEETS, blockCells, comparablesRows, summaryRows, warningsRows, COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET } from "./report-sheets";
+import { EARLIER_REPORT_NAMES, OutCell, OutRow, REPORT_SHEETS, blockCells, firstRowOf, isReportSheet, comparablesRows, summaryRows, warningsRows, COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET } from "./report-sheets";
 import { RunSummary } from "./summary";
 import { InputTable } from "./table-reader";
 
@@ -190,6 +190,11 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
   for (const name of REPORT_SHEETS) {
     const existing = book.getWorksheet(name);
     if (existing) book.removeWorksheet(existing.id);
+  }
+  // A workbook screened before the report sheets had their STR names: its report sheets go, a user's own "Summary" stays.
+  for (const [name, kind] of Object.entries(EARLIER_REPORT_NAMES)) {
+    const earlier = book.getWorksheet(name);
+    if (earlier && isReportSheet(kind, firstRowOf(earlier))) book.removeWorksheet(earlier.id);
   }
   await writeReportSheets(book, w, false);
   await atomically(out, (temp) => book.xlsx.writeFile(temp));
