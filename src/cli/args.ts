@@ -40,6 +40,7 @@ Options:
   --decimal-point     numbers typed as text use "." as the decimal mark and "," for thousands
                       (the default for a comma-separated CSV and for .xlsx)
   --accept-unusual    also send rows whose values are outside the plausible ranges (see --dry-run)
+  --change-strategy   confirm a --strategy other than the one a screened workbook was screened with
   -h, --help          this text
 
 Relay: STR_RELAY_URL and STR_RELAY_TOKEN name a running relay (npx str-relay). With neither set,
@@ -66,12 +67,14 @@ export interface ScreenOptions {
   decimal: "comma" | "point" | undefined;
   /** --accept-unusual: rows outside the plausible ranges are sent too. */
   acceptUnusual: boolean;
+  /** --change-strategy: a screened workbook may be screened with another strategy than before. */
+  changeStrategy: boolean;
   help: boolean;
 }
 
-type OptionName = "out" | "strategy" | "refresh" | "dry-run" | "sheet" | "fields" | "comps" | "decimal-comma" | "decimal-point" | "accept-unusual" | "help";
+type OptionName = "out" | "strategy" | "refresh" | "dry-run" | "sheet" | "fields" | "comps" | "decimal-comma" | "decimal-point" | "accept-unusual" | "change-strategy" | "help";
 const VALUE_OPTIONS = new Set<OptionName>(["out", "strategy", "sheet", "fields", "comps"]);
-const FLAG_OPTIONS = new Set<OptionName>(["refresh", "dry-run", "decimal-comma", "decimal-point", "accept-unusual", "help"]);
+const FLAG_OPTIONS = new Set<OptionName>(["refresh", "dry-run", "decimal-comma", "decimal-point", "accept-unusual", "change-strategy", "help"]);
 const ALL_OPTIONS = [...VALUE_OPTIONS, ...FLAG_OPTIONS];
 
 const got = (input: unknown) => (input === undefined ? "nothing" : JSON.stringify(input));
@@ -190,6 +193,7 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     comps: o.comps,
     decimal: flags.has("decimal-comma") ? "comma" : flags.has("decimal-point") ? "point" : undefined,
     acceptUnusual: flags.has("accept-unusual"),
+    changeStrategy: flags.has("change-strategy"),
     help: false,
   };
 }
@@ -208,6 +212,7 @@ function emptyOptions(): ScreenOptions {
     comps: DEFAULT_COMPS,
     decimal: undefined,
     acceptUnusual: false,
+    changeStrategy: false,
     help: true,
   };
 }

@@ -98,6 +98,14 @@ export function* warningsRows(plan: Plan, outcomes: Outcomes): Generator<OutRow>
   }
 }
 
+/** The Summary row that records what a run sent by (read back by earlier-run.ts): the options that give it, as JSON. */
+export const SCREENED_WITH = "Screened with";
+
+function screenedWithRow(s: Pick<RunSummary, "strategy" | "decimal">): OutRow {
+  const args = ["--strategy", s.strategy, ...(s.decimal ? [`--decimal-${s.decimal}`] : [])];
+  return [{ value: SCREENED_WITH }, { value: JSON.stringify(args) }];
+}
+
 /** The Summary sheet: what ran, where, when, what it found and what it cost. */
 export function summaryRows(s: RunSummary): OutRow[] {
   const finished = excelDateTime(s.finishedAt.toISOString());
@@ -110,6 +118,7 @@ export function summaryRows(s: RunSummary): OutRow[] {
     [{ value: "Sheet" }, { value: s.sheet }],
     [{ value: "Output" }, { value: s.inPlace ? `${s.out} (refreshed in place)` : s.out }],
     [{ value: "Strategy" }, { value: s.perRowStrategy ? `${s.strategy} unless the row's strategy column says otherwise` : s.strategy }],
+    screenedWithRow(s),
     [{ value: "Refresh" }, { value: s.refresh ? "Yes: every row fetched again (billed)" : "No: analyses already made come from the cache" }],
     [{ value: "Relay" }, { value: s.relay }],
     count("Rows", s.rows),

@@ -6,6 +6,7 @@ import { describeIssues } from "../contract";
 import { PlannedRow, ScreeningCounts, ScreeningEstimate, estimateScreening, refusedRows, screenRows, unusualRows } from "../screening";
 import { columnName, isInBlock } from "../sheet";
 import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
+import { earlierRun, withEarlierRun } from "./earlier-run";
 import { checkOutput } from "./output-checks";
 import { Outcomes } from "./outcomes";
 import { Plan, planScreening } from "./plan";
@@ -52,10 +53,13 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
   let outcomes: Outcomes | undefined;
   try {
     const table = await readTable(options.input, options.sheet);
+    const earlier = earlierRun(table);
+    options = withEarlierRun(options, earlier);
     const plan = planScreening(table, options);
     const output = options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table) };
     say(`str-screen ${RELAY_VERSION}: ${describeTable(table, plan)}${output ? ` → ${output.out}${output.inPlace ? " (in place)" : ""}` : ""}`);
     say(`Columns: ${describeColumns(plan)}`);
+    if (earlier?.strategy) say(`Screened before with --strategy ${earlier.strategy}: ${options.strategy === earlier.strategy ? "kept" : `now ${options.strategy} (--change-strategy)`}.`);
     target = await openRelayTarget(io.env);
     say(`Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`);
 
@@ -106,6 +110,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       out: path.basename(output.out),
       inPlace: output.inPlace,
       strategy: options.strategy,
+      decimal: options.decimal,
       refresh: options.refresh,
       relay: target.description,
       stopped,
@@ -211,5 +216,5 @@ function listFailures(plan: Plan, outcomes: Outcomes, say: (line: string) => voi
   if (failed.length === 0) return;
   say(`Failed rows (marked ✖ in the output):`);
   for (const line of failed.slice(0, 10)) say(line);
-  if (failed.length > 10) say(`  … and ${failed.length - 10} more (see the Warnings sheet)`);
+  if (failed.length > 10) say(`  … and ${failed.length - 10} more (see the STR Warnings sheet)`);
 }

@@ -12,6 +12,8 @@ export interface RunSummary {
   out: string;
   inPlace: boolean;
   strategy: Strategy;
+  /** --decimal-comma or --decimal-point, when given or kept from an earlier run. */
+  decimal: "comma" | "point" | undefined;
   /** True when a column gives rows their own strategy. */
   perRowStrategy: boolean;
   refresh: boolean;
