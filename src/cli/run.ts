@@ -64,39 +64,13 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     say(`Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`);
 
     const estimate = await estimateScreening(target.client, [plan], io.signal);
-    const invalid = refusedRows(plan);
     if (options.dryRun || !output) {
-      io.stdout.write(dryRunText(table, plan, estimate, invalid));
+      io.stdout.write(dryRunText(table, plan, estimate, refusedRows(plan)));
       return estimate.invalid + estimate.unusual + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
     }
-    say(
-      `Plan: ${plan.items.length.toLocaleString("en-US")} rows to screen: ${estimate.cached.toLocaleString("en-US")} cached, ${estimate.toCreate.toLocaleString("en-US")} to create, ${estimate.duplicates} ${estimate.duplicates === 1 ? "duplicate" : "duplicates"}; at most ${usd(estimate.estimatedCostUSD)}${invalid.length > 0 ? `; ${invalid.length} invalid rows are marked, not sent` : ""}${estimate.unusual > 0 ? `; ${estimate.unusual} rows with unusual values are marked, not sent (--accept-unusual sends them)` : ""}.`,
-    );
-    if (estimate.estimatedCostUSD > estimate.budgetRemainingUSD) {
-      say(`Note: the relay's budget left today (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED, and nothing is billed for them.`);
-    }
-    if (estimate.unknownOutcome > 0) {
-      say(`Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`);
-    }
-
+    planNotes(plan, estimate, say);
     outcomes = new Outcomes(options.comps);
-    const kept = outcomes;
-    const progress = progressReporter(io.stderr);
-    progress.update(progressOf(plan, undefined));
-    const { stopped, counts } = await screenRows(target.client, plan, {
-      ...(io.signal ? { signal: io.signal } : {}),
-      verdicts: estimate.verdicts,
-      // Only the comparables the Comparables sheet shows: a line of 50 is ten times one of five.
-      maxComparables: options.comps,
-      again: "run again",
-      acceptUnusual: "run again with --accept-unusual to send it",
-      onOutcome: (row, outcome, answer, counts) => {
-        kept.record(row, outcome, answer);
-        // Rows marked after a stop are not progress: the closing line counts them.
-        if (row.kind === "request" && outcome.status !== "stopped") progress.update(progressOf(plan, counts));
-      },
-    });
-    progress.finish(progressOf(plan, counts));
+    const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
     // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
     const closing = target.close();
     target = { ...target, close: () => closing };
@@ -126,29 +100,69 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     listFailures(plan, outcomes, say);
     return summary.failed > 0 ? EXIT.failed : EXIT.done;
   } catch (error) {
-    if (error instanceof UsageError) {
-      say(`str-screen: ${error.message}`);
-      return EXIT.usage;
-    }
-    if (error instanceof OutputError) {
-      say(`str-screen: ${error.message}`);
-      return EXIT.failed;
-    }
-    if (error instanceof RelayCallError) {
-      // Before the run itself (the dry run): nothing was sent.
-      if (error.code === "STR_CANCELLED") {
-        say("Stopped before anything was sent.");
-        return EXIT.failed;
-      }
-      say(`str-screen: the relay failed before anything was sent: [${error.code}] ${error.message}`);
-      return EXIT.usage;
-    }
-    say(`str-screen failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return EXIT.failed;
+    return failureExit(error, say);
   } finally {
     outcomes?.close();
     await target?.close();
   }
+}
+
+/** The run's plan in one line, and what the user should know before it spends. */
+function planNotes(plan: Plan, estimate: ScreeningEstimate, say: (line: string) => void): void {
+  const invalid = refusedRows(plan).length;
+  say(
+    `Plan: ${plan.items.length.toLocaleString("en-US")} rows to screen: ${estimate.cached.toLocaleString("en-US")} cached, ${estimate.toCreate.toLocaleString("en-US")} to create, ${estimate.duplicates} ${estimate.duplicates === 1 ? "duplicate" : "duplicates"}; at most ${usd(estimate.estimatedCostUSD)}${invalid > 0 ? `; ${invalid} invalid rows are marked, not sent` : ""}${estimate.unusual > 0 ? `; ${estimate.unusual} rows with unusual values are marked, not sent (--accept-unusual sends them)` : ""}.`,
+  );
+  if (estimate.estimatedCostUSD > estimate.budgetRemainingUSD) {
+    say(`Note: the relay's budget left today (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED, and nothing is billed for them.`);
+  }
+  if (estimate.unknownOutcome > 0) {
+    say(`Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`);
+  }
+}
+
+/** The run through the shared pipeline, its outcomes kept for the workbook and its progress on stderr. */
+async function sendRows(target: RelayTarget, plan: Plan, estimate: ScreeningEstimate, outcomes: Outcomes, io: RunIO): Promise<{ stopped: boolean; counts: ScreeningCounts }> {
+  const progress = progressReporter(io.stderr);
+  progress.update(progressOf(plan, undefined));
+  const result = await screenRows(target.client, plan, {
+    ...(io.signal ? { signal: io.signal } : {}),
+    verdicts: estimate.verdicts,
+    // Only the comparables the Comparables sheet shows: a line of 50 is ten times one of five.
+    maxComparables: outcomes.compsPerRow,
+    again: "run again",
+    acceptUnusual: "run again with --accept-unusual to send it",
+    onOutcome: (row, outcome, answer, counts) => {
+      outcomes.record(row, outcome, answer);
+      // Rows marked after a stop are not progress: the closing line counts them.
+      if (row.kind === "request" && outcome.status !== "stopped") progress.update(progressOf(plan, counts));
+    },
+  });
+  progress.finish(progressOf(plan, result.counts));
+  return result;
+}
+
+/** The exit code of a run that threw, and what it says. */
+function failureExit(error: unknown, say: (line: string) => void): number {
+  if (error instanceof UsageError) {
+    say(`str-screen: ${error.message}`);
+    return EXIT.usage;
+  }
+  if (error instanceof OutputError) {
+    say(`str-screen: ${error.message}`);
+    return EXIT.failed;
+  }
+  if (error instanceof RelayCallError) {
+    // Before the run itself (the dry run): nothing was sent.
+    if (error.code === "STR_CANCELLED") {
+      say("Stopped before anything was sent.");
+      return EXIT.failed;
+    }
+    say(`str-screen: the relay failed before anything was sent: [${error.code}] ${error.message}`);
+    return EXIT.usage;
+  }
+  say(`str-screen failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return EXIT.failed;
 }
 
 function describeTable(table: InputTable, plan: Plan): string {
