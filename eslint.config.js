@@ -16,7 +16,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ["src/client/**", "src/sheet/**", "src/contract/**", "src/inputs/**", "functions/**", "taskpane/**"],
+    files: ["src/client/**", "src/sheet/**", "src/contract/**", "src/inputs/**", "src/screening/**", "functions/**", "taskpane/**"],
     rules: {
       "no-restricted-imports": ["error", { paths: nodeModules.map((name) => ({ name, message: "This code runs in Excel's browser runtime." })) }],
     },

@@ -1,9 +1,10 @@
 import { RelayClient } from "../src/client";
 import { BatchItem } from "../src/contract";
 import { CellInput, recognizeColumns } from "../src/inputs";
+import { maskBlock } from "../src/sheet";
 import { readSelectedTable } from "../taskpane/excel/read-table";
 import { DEFAULT_CHUNK_ROWS } from "../taskpane/excel/writer";
-import { TableInput, estimate, maskBlock, planScreening, runScreening } from "../taskpane/screen";
+import { TableInput, estimate, planScreening, runScreening } from "../taskpane/screen";
 import { FakeExcel, installFakeExcel } from "../test/taskpane/fake-excel";
 import { BENCH_KEY, BENCH_TOKEN, buyParams, startRelay, startSandbox, verdict } from "./support";
 
@@ -59,7 +60,7 @@ function sheet(from: number): unknown[][] {
 function itemsOf(from: number): BatchItem[] {
   const [headers = [], ...rows] = sheet(from) as CellInput[][];
   const table: TableInput = { sheetId: "bench", sheetName: "Deals", headerRow: 0, left: 0, headers, rows: rows.map((cells, i) => ({ sheetRow: i + 1, cells })), block: undefined };
-  return planScreening(table, recognizeColumns(headers), { strategy: "buy" }).items;
+  return planScreening(table, recognizeColumns(headers), { strategy: "buy", numbers: "point" }).items;
 }
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
@@ -69,7 +70,7 @@ async function screenInPane(client: RelayClient, from: number): Promise<PaneRun>
   const excel: FakeExcel = installFakeExcel({ sheets: [{ name: "Deals", rows: sheet(from) }], selection: { row: 1, column: 0 }, syncLatencyMs: SYNC_MS });
   const t0 = performance.now();
   const table = await readSelectedTable(excel.run);
-  const job = planScreening(table, recognizeColumns(maskBlock(table.headers, table.block)), { strategy: "buy" });
+  const job = planScreening(table, recognizeColumns(maskBlock(table.headers, table.block)), { strategy: "buy", numbers: "point" });
   const read = seconds(t0);
   const readSyncs = excel.syncs;
   if (job.items.length !== ROWS) throw new Error(`the pane read ${job.items.length} requests of ${ROWS} rows`);

@@ -1,9 +1,11 @@
 import { RefreshGate, RelayClient } from "../src/client";
 import { PRICE_CENTS, STRATEGIES, Strategy, centsToUSD } from "../src/contract";
 import { missingLocation, recognizeColumns } from "../src/inputs";
+import { maskBlock } from "../src/sheet";
 import { ExcelRun } from "./excel/host";
+import { SupportsApi, workbookNumberStyle } from "./excel/number-style";
 import { FormulaCell, RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
-import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, maskBlock, planScreening, runScreening } from "./screen";
+import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, planScreening, runScreening } from "./screen";
 
 /**
  * Refreshing a portfolio: in a scope (selection, sheet, workbook), the STR.* formulas and the
@@ -25,8 +27,9 @@ export interface RefreshPlan {
   tables: Estimate;
 }
 
-export async function planRefresh(deps: { client: Pick<RelayClient, "dryRun" | "usage">; run: ExcelRun }, scope: RefreshScope, options: { strategy: Strategy; signal?: AbortSignal }): Promise<RefreshPlan> {
+export async function planRefresh(deps: { client: Pick<RelayClient, "dryRun" | "usage">; run: ExcelRun }, scope: RefreshScope, options: { strategy: Strategy; signal?: AbortSignal; supports?: SupportsApi }): Promise<RefreshPlan> {
   const targets = await findRefreshTargets(deps.run, scope);
+  const numbers = await workbookNumberStyle(deps.run, options.supports);
   const { calls, cents } = formulaCost(targets.formulas);
   const jobs: ScreeningJob[] = [];
   const skipped: RefreshPlan["skipped"] = [];
@@ -38,7 +41,7 @@ export async function planRefresh(deps: { client: Pick<RelayClient, "dryRun" | "
       continue;
     }
     const strategy = strategyOfBlock(table) ?? options.strategy;
-    jobs.push(planScreening(table, mapping, { strategy, fields: table.block.fields, refresh: true }));
+    jobs.push(planScreening(table, mapping, { strategy, fields: table.block.fields, refresh: true, numbers }));
   }
   const tables = await estimate(deps.client, jobs, options.signal);
   return { targets, formulaCalls: calls, formulaCostUSD: centsToUSD(cents), jobs, skipped, tables };

@@ -1,24 +1,21 @@
-import { DryRunTotals, RelayCallError, RelayClient, dryRunAll } from "../src/client";
-import { BatchItem, FieldInfo, FieldIssue, MAX_BATCH_ITEMS, Operation, Strategy, centsToUSD, describeIssues, isCreate } from "../src/contract";
-import { CellInput, ColumnMapping, readRow } from "../src/inputs";
-import { LEADING_COLUMNS, ResultBlockSpan, ScreeningResult, defaultScreeningFields, resultBlockHeader, resultBlockRow, resultBlockWidth, rowStatusOf, screeningResultOf, warningTexts } from "../src/sheet";
+import { RelayClient } from "../src/client";
+import { FieldInfo, Strategy } from "../src/contract";
+import { CellInput, ColumnMapping, NumberStyle } from "../src/inputs";
+import { ScreeningCounts, ScreeningEstimate, ScreeningPlan, estimateScreening, planRows, resultFields, screenRows } from "../src/screening";
+import { LEADING_COLUMNS, ResultBlockSpan, maskBlock, resultBlockHeader, resultBlockWidth } from "../src/sheet";
 import { ExcelRun } from "./excel/host";
 import { TableRow } from "./excel/read-table";
 import { ChunkedWriter, DEFAULT_CHUNK_ROWS, DEFAULT_MAX_DELAY_MS } from "./excel/writer";
 
 /**
- * Screening a table from the pane: its rows read into requests with the column mapping the user
- * confirmed (src/inputs, as str-screen reads them), a dry run of what it would cost, then one
- * POST /v1/batch whose lines become result rows (src/sheet, the block str-screen writes) written
- * beside the table in chunks as they arrive. A bad row gets its error in its own row and the run
- * goes on; Cancel cuts the stream, so the relay sends nothing more, and the rows it had not answered
- * say so. A portfolio refresh runs screened tables through here again with `refresh`.
+ * Screening a table from the pane: the shared pipeline (src/screening, as str-screen runs it) with
+ * the pane's own reading and writing — the rows come from the sheet with the column mapping the user
+ * confirmed, and result rows are written beside the table in chunks as they arrive. A bad row gets
+ * its error in its own row and the run goes on; Cancel cuts the stream, so the relay sends nothing
+ * more, and the rows it had not answered say so. A portfolio refresh runs screened tables through
+ * here again with `refresh`.
  */
-
-/** A row of the table as the run sees it. */
-export type JobRow = { sheetRow: number } & ({ kind: "blank" } | { kind: "invalid"; issues: FieldIssue[] } | { kind: "request"; item: number });
-
-export interface ScreeningJob {
+export interface ScreeningJob extends ScreeningPlan {
   sheetId: string;
   sheetName: string;
   /** 0-based sheet row of the header; the block's header goes there too. */
@@ -27,13 +24,6 @@ export interface ScreeningJob {
   blockColumn: number;
   /** Columns written: the new block's, or more when an earlier, wider block is being replaced (the rest blanked). */
   writeWidth: number;
-  fields: FieldInfo[];
-  rows: JobRow[];
-  items: BatchItem[];
-  /** For each item, its index in `rows`. */
-  itemRows: number[];
-  /** The one strategy of every row, when they share one. */
-  strategy: Strategy | undefined;
 }
 
 /** A table as read from the sheet (a selection, or a screened table found by a refresh). */
@@ -54,64 +44,39 @@ export interface PlanOptions {
   fields?: readonly FieldInfo[];
   /** A billed refresh: every item bypasses the relay's cache. */
   refresh?: boolean;
-}
-
-/** The earlier block's columns never hold input, whatever their headers say. */
-export function maskBlock(headers: readonly CellInput[], block: ResultBlockSpan | undefined): CellInput[] {
-  return headers.map((h, c) => (block && c >= block.start && c < block.start + block.width ? null : h));
+  /** How the workbook writes numbers as text (excel/number-style.ts). */
+  numbers: NumberStyle;
+  /** The user ticked "Also send unusual rows": rows outside the plausibility bounds are sent too. */
+  acceptUnusual?: boolean;
 }
 
 export function planScreening(table: TableInput, mapping: ColumnMapping, options: PlanOptions): ScreeningJob {
-  const rows: JobRow[] = [];
-  const items: BatchItem[] = [];
-  const itemRows: number[] = [];
-  const ops = new Set<Operation>();
-  const headers = maskBlock(table.headers, table.block);
-  for (const { sheetRow, cells } of table.rows) {
-    const read = readRow(cells, mapping, { strategy: options.strategy, headers });
-    if (read.kind === "blank") rows.push({ sheetRow, kind: "blank" });
-    else if (read.kind === "invalid") {
-      if (read.op) ops.add(read.op);
-      rows.push({ sheetRow, kind: "invalid", issues: read.issues });
-    } else {
-      ops.add(read.op);
-      itemRows.push(rows.length);
-      rows.push({ sheetRow, kind: "request", item: items.length });
-      items.push({ strategy: read.op, params: read.request, ...(options.refresh ? { refresh: true } : {}) });
-    }
-  }
-  const only = ops.size === 1 ? [...ops][0] : ops.size === 0 ? options.strategy : undefined;
-  const strategy = only !== undefined && isCreate(only) ? only : undefined;
-  const fields = options.fields ? [...options.fields] : defaultScreeningFields(strategy);
-  const width = resultBlockWidth(fields);
+  const planned = planRows(table.rows, mapping, { strategy: options.strategy, headers: maskBlock(table.headers, table.block), numbers: options.numbers, acceptUnusual: options.acceptUnusual === true, ...(options.refresh ? { refresh: true } : {}) });
+  const fields = resultFields(planned.strategy, { chosen: options.fields });
   const block = table.block;
   return {
+    ...planned,
+    fields,
     sheetId: table.sheetId,
     sheetName: table.sheetName,
     headerRow: table.headerRow,
     blockColumn: table.left + (block ? block.start : table.headers.length),
-    writeWidth: Math.max(width, block?.width ?? 0),
-    fields,
-    rows,
-    items,
-    itemRows,
-    strategy,
+    writeWidth: Math.max(resultBlockWidth(fields), block?.width ?? 0),
   };
 }
 
-/**
- * What a run would do and cost, from the relay's dry run (nothing sent, nothing spent); `invalid`
- * also counts the rows refused here, before sending.
- */
-export type Estimate = Omit<DryRunTotals, "verdicts">;
+/** The pane's checkbox that confirms sending rows outside the plausibility bounds. */
+export const SEND_UNUSUAL_LABEL = "Also send unusual rows";
+
+/** What a run would do and cost, from the relay's dry run (nothing sent, nothing spent). */
+export type Estimate = Omit<ScreeningEstimate, "verdicts">;
 
 export async function estimate(client: Pick<RelayClient, "dryRun" | "usage">, jobs: readonly ScreeningJob[], signal?: AbortSignal): Promise<Estimate> {
-  const refused = jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind === "invalid").length, 0);
-  const { verdicts: _verdicts, ...totals } = await dryRunAll(client, jobs.flatMap((j) => j.items), signal);
-  // Rows refused here never reach the relay: they count with those its validation refused.
-  return { ...totals, invalid: totals.invalid + refused };
+  const { verdicts: _verdicts, ...totals } = await estimateScreening(client, jobs, signal);
+  return totals;
 }
 
+/** The progress bar's counts. */
 export interface ScreeningProgress {
   /** Rows to answer: those sent and those refused before sending. */
   total: number;
@@ -123,6 +88,10 @@ export interface ScreeningProgress {
   spentUSD: number;
   /** Rows a cancelled run never reached (not counted as done). */
   stopped: number;
+}
+
+export function progressOf(c: Readonly<ScreeningCounts>): ScreeningProgress {
+  return { total: c.rows, done: c.created + c.cached + c.duplicate + c.failed, cached: c.cached + c.duplicate, failed: c.failed, warnings: c.withWarnings, spentUSD: c.spentUSD, stopped: c.stopped };
 }
 
 export interface RunOptions {
@@ -150,79 +119,37 @@ export async function runScreening(deps: { client: Pick<RelayClient, "batch">; r
   if (options.signal?.aborted) stop();
   options.signal?.addEventListener("abort", stop, { once: true });
 
-  const { fields } = job;
-  const linkColumns = fields.flatMap((f, i) => (f.unit === "url" ? [LEADING_COLUMNS + i] : []));
   const writer = new ChunkedWriter({
     run: deps.run,
     sheetId: job.sheetId,
     left: job.blockColumn,
     width: job.writeWidth,
-    linkColumns,
+    linkColumns: job.fields.flatMap((f, i) => (f.unit === "url" ? [LEADING_COLUMNS + i] : [])),
     chunkRows: options.chunkRows ?? DEFAULT_CHUNK_ROWS,
     maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
     // Results that cannot be written are not worth paying for: stop sending.
     onError: (error) => controller.abort(error),
   });
-  const progress: ScreeningProgress = { total: job.rows.filter((r) => r.kind !== "blank").length, done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0, stopped: 0 };
-  let spentCents = 0;
-  const answered = new Set<number>();
-  const record = (row: JobRow, result: ScreeningResult, status: ReturnType<typeof rowStatusOf>) => {
-    writer.put(row.sheetRow, resultBlockRow(result, fields, status));
-    if (status === "stopped") {
-      progress.stopped++;
-      options.onProgress?.({ ...progress });
-      return;
-    }
-    progress.done++;
-    if (status === "cached" || status === "duplicate") progress.cached++;
-    if (status === "failed") progress.failed++;
-    if ("answer" in result) {
-      if (warningTexts(result.answer).length > 0) progress.warnings++;
-      spentCents += Math.round(result.answer.relay.costUSD * 100);
-      progress.spentUSD = centsToUSD(spentCents);
-    }
-    options.onProgress?.({ ...progress });
-  };
+  writer.header(job.headerRow, resultBlockHeader(job.fields, options.sandbox));
+  // Blank rows are written blank too: an earlier run's results there would otherwise stay.
+  for (const row of job.rows) if (row.kind === "blank") writer.put(row.sheetRow, []);
 
-  writer.header(job.headerRow, resultBlockHeader(fields, options.sandbox));
-  for (const row of job.rows) {
-    // Blank rows are written blank too: an earlier run's results there would otherwise stay.
-    if (row.kind === "blank") writer.put(row.sheetRow, []);
-    else if (row.kind === "invalid") {
-      record(row, { error: { success: false, error: { code: "STR_VALIDATION", message: describeIssues(row.issues), fields: row.issues } } }, "failed");
-    }
-  }
-
-  let failure: unknown;
+  let run: Awaited<ReturnType<typeof screenRows>>;
   try {
-    for (let start = 0; start < job.items.length && !controller.signal.aborted; start += MAX_BATCH_ITEMS) {
-      await deps.client.batch(job.items.slice(start, start + MAX_BATCH_ITEMS), {
-        signal: controller.signal,
-        // Screening rows show metrics only: without comparables a line is a tenth of the size.
-        maxComparables: 0,
-        onLine: (line) => {
-          const item = start + line.index;
-          const r = job.itemRows[item];
-          if (r === undefined || answered.has(item)) return;
-          answered.add(item);
-          record(job.rows[r] as JobRow, screeningResultOf(line.body), rowStatusOf(line.body));
-        },
-      });
-    }
-  } catch (error) {
-    failure = error;
+    run = await screenRows(deps.client, job, {
+      signal: controller.signal,
+      // Screening rows show metrics only: without comparables a line is a tenth of the size.
+      maxComparables: 0,
+      again: "screen the table again",
+      acceptUnusual: `tick "${SEND_UNUSUAL_LABEL}" and screen the table again to send it`,
+      onOutcome: (row, outcome, _answer, counts) => {
+        writer.put(row.sheetRow, outcome.cells);
+        options.onProgress?.(progressOf(counts));
+      },
+    });
   } finally {
     options.signal?.removeEventListener("abort", stop);
   }
-
-  const stopped = controller.signal.aborted;
-  job.itemRows.forEach((r, item) => {
-    if (answered.has(item)) return;
-    const error = stopped
-      ? new RelayCallError("STR_CANCELLED", "Stopped before this row was answered: screen the table again to finish (rows already answered come from the cache, free).")
-      : (failure ?? new RelayCallError("STR_RELAY_BAD_ANSWER", "The relay's batch answer ended without this row; screen the table again to fill it in."));
-    record(job.rows[r] as JobRow, { error }, stopped ? "stopped" : "failed");
-  });
 
   let writeError: unknown = writer.failure;
   try {
@@ -230,5 +157,5 @@ export async function runScreening(deps: { client: Pick<RelayClient, "batch">; r
   } catch (error) {
     writeError = error;
   }
-  return { progress, stopped: stopped && writeError === undefined, syncs: writer.syncs, writeError };
+  return { progress: progressOf(run.counts), stopped: run.stopped && writeError === undefined, syncs: writer.syncs, writeError };
 }

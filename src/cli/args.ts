@@ -22,7 +22,7 @@ export const DEFAULT_COMPS = 5;
 export const HELP = `Usage: str-screen IN.csv|IN.xlsx --out OUT.xlsx [options]
 
 Screens every row of a portfolio through the STR relay and writes the results beside the input
-columns, with Comparables, Warnings and Summary sheets. Rows already analysed come from the relay's
+columns, with STR Comparables, STR Warnings and STR Summary sheets. Rows already analysed come from the relay's
 cache and cost nothing; --dry-run says what a run would cost before it spends anything.
 
 Options:
@@ -34,7 +34,13 @@ Options:
   --sheet NAME        the sheet to screen in an .xlsx input (default: the first visible sheet)
   --fields LIST       result columns, e.g. "revenue.p50, yearOneCashFlowUSD, Cap rate"
                       (default: the usual screening figures for the strategy)
-  --comps N           comparables per property in the Comparables sheet, 0 to ${MAX_COMPARABLES} (default ${DEFAULT_COMPS})
+  --comps N           comparables per property in the STR Comparables sheet, 0 to ${MAX_COMPARABLES} (default ${DEFAULT_COMPS})
+  --decimal-comma     numbers typed as text use "," as the decimal mark and "." for thousands
+                      (450.000 is 450,000; the default for a ;-separated CSV)
+  --decimal-point     numbers typed as text use "." as the decimal mark and "," for thousands
+                      (the default for a comma-separated CSV and for .xlsx)
+  --accept-unusual    also send rows whose values are outside the plausible ranges (see --dry-run)
+  --change-strategy   confirm a --strategy other than the one a screened workbook was screened with
   -h, --help          this text
 
 Relay: STR_RELAY_URL and STR_RELAY_TOKEN name a running relay (npx str-relay). With neither set,
@@ -57,12 +63,18 @@ export interface ScreenOptions {
   fields: readonly FieldInfo[] | undefined;
   fieldsText: string | undefined;
   comps: number;
+  /** --decimal-comma or --decimal-point; undefined: the table's own convention. */
+  decimal: "comma" | "point" | undefined;
+  /** --accept-unusual: rows outside the plausible ranges are sent too. */
+  acceptUnusual: boolean;
+  /** --change-strategy: a screened workbook may be screened with another strategy than before. */
+  changeStrategy: boolean;
   help: boolean;
 }
 
-type OptionName = "out" | "strategy" | "refresh" | "dry-run" | "sheet" | "fields" | "comps" | "help";
+type OptionName = "out" | "strategy" | "refresh" | "dry-run" | "sheet" | "fields" | "comps" | "decimal-comma" | "decimal-point" | "accept-unusual" | "change-strategy" | "help";
 const VALUE_OPTIONS = new Set<OptionName>(["out", "strategy", "sheet", "fields", "comps"]);
-const FLAG_OPTIONS = new Set<OptionName>(["refresh", "dry-run", "help"]);
+const FLAG_OPTIONS = new Set<OptionName>(["refresh", "dry-run", "decimal-comma", "decimal-point", "accept-unusual", "change-strategy", "help"]);
 const ALL_OPTIONS = [...VALUE_OPTIONS, ...FLAG_OPTIONS];
 
 const got = (input: unknown) => (input === undefined ? "nothing" : JSON.stringify(input));
@@ -159,6 +171,7 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join("; "));
   const o = parsed.data;
   if (!o.out && !o.dryRun) throw new UsageError("--out must be given: the .xlsx workbook to write (or use --dry-run to only estimate)");
+  if (flags.has("decimal-comma") && flags.has("decimal-point")) throw new UsageError("--decimal-comma and --decimal-point cannot both be given: a table has one decimal mark");
   if (o.sheet !== undefined && !/\.xlsx$/i.test(o.input)) throw new UsageError(`--sheet applies to .xlsx input only; ${JSON.stringify(path.basename(o.input))} is a CSV file`);
 
   let fields: readonly FieldInfo[] | undefined;
@@ -178,6 +191,9 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     fields,
     fieldsText: o.fields,
     comps: o.comps,
+    decimal: flags.has("decimal-comma") ? "comma" : flags.has("decimal-point") ? "point" : undefined,
+    acceptUnusual: flags.has("accept-unusual"),
+    changeStrategy: flags.has("change-strategy"),
     help: false,
   };
 }
@@ -194,6 +210,9 @@ function emptyOptions(): ScreenOptions {
     fields: undefined,
     fieldsText: undefined,
     comps: DEFAULT_COMPS,
+    decimal: undefined,
+    acceptUnusual: false,
+    changeStrategy: false,
     help: true,
   };
 }

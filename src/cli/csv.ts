@@ -28,16 +28,18 @@ function decodeWindows1252(bytes: Uint8Array): string {
 
 const DELIMITERS = [",", ";", "\t"] as const;
 
+/** The delimiter of CSV text: Excel's "sep=" first line, else the most frequent of , ; and tab in the first line. */
+export function csvDelimiter(input: string): string {
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  return /^sep=(.)\r?\n/i.exec(text)?.[1] ?? sniffDelimiter(text);
+}
+
 /** Parses CSV text into rows of fields (strings). Rows keep their own lengths; a final line break adds no row. */
 export function parseCsv(input: string): string[][] {
   let text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
-  let delimiter: string | undefined;
+  const delimiter = csvDelimiter(text);
   const sep = /^sep=(.)\r?\n/i.exec(text);
-  if (sep) {
-    delimiter = sep[1];
-    text = text.slice(sep[0].length);
-  }
-  delimiter ??= sniffDelimiter(text);
+  if (sep) text = text.slice(sep[0].length);
 
   const rows: string[][] = [];
   let row: string[] = [];

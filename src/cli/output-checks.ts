@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { UsageError } from "./args";
-import { REPORT_SHEETS, isReportSheet } from "./report-sheets";
+import { REPORT_SHEETS, firstRowOf, isReportSheet } from "./report-sheets";
 import { InputTable } from "./table-reader";
 
 /**
@@ -52,12 +52,11 @@ export function checkOutput(out: string, table: InputTable): { inPlace: boolean 
   }
   if (!inPlace) return { inPlace };
 
+  // Sheets under the names str-screen used before ("Summary"…) are the user's unless their first row is ours: left alone either way here.
   for (const name of REPORT_SHEETS) {
     const sheet = table.workbook?.getWorksheet(name);
     if (!sheet) continue;
-    const first = sheet.getRow(1).values;
-    const firstRow = Array.isArray(first) ? first.slice(1) : [];
-    if (!isReportSheet(name, firstRow)) {
+    if (!isReportSheet(name, firstRowOf(sheet))) {
       throw new UsageError(
         `${path.basename(out)} has a sheet named ${JSON.stringify(name)} that str-screen did not write; rename it, or write the results to another file with --out (str-screen writes its report in sheets named ${REPORT_SHEETS.join(", ")})`,
       );

@@ -1,7 +1,8 @@
 import { COMPARABLE_COLUMNS, FieldInfo, UNIT_FORMATS } from "../contract";
 import { Cell, DATE_TIME_FORMAT, ERROR_MARK, FormattedCell, LEADING_COLUMNS, MODE_TEXT, WARNINGS_HEADER, WARNING_MARK, excelDateTime, warningsCell } from "../sheet";
-import { Outcomes, RowOutcome } from "./outcomes";
-import { Plan, PlannedRow } from "./plan";
+import { PlannedRow } from "../screening";
+import { Outcomes, SpooledOutcome } from "./outcomes";
+import { Plan } from "./plan";
 import { RunSummary } from "./summary";
 
 /**
@@ -17,10 +18,15 @@ export interface OutCell extends FormattedCell {
 
 export type OutRow = OutCell[];
 
-export const COMPARABLES_SHEET = "Comparables";
-export const WARNINGS_SHEET = "Warnings";
-export const SUMMARY_SHEET = "Summary";
+/** Names no user will have chosen for a sheet of their own, so that their own "Summary" never blocks a refresh. */
+export const COMPARABLES_SHEET = "STR Comparables";
+export const WARNINGS_SHEET = "STR Warnings";
+export const SUMMARY_SHEET = "STR Summary";
 export const REPORT_SHEETS = [COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET] as const;
+export type ReportSheet = (typeof REPORT_SHEETS)[number];
+
+/** The names str-screen wrote its report under before: an in-place refresh replaces such sheets when their first row is ours. */
+export const EARLIER_REPORT_NAMES: Readonly<Record<string, ReportSheet>> = { Comparables: COMPARABLES_SHEET, Warnings: WARNINGS_SHEET, Summary: SUMMARY_SHEET };
 
 const ROW = "Row";
 const PROPERTY = "Property";
@@ -28,12 +34,18 @@ export const COMPARABLES_HEADER = [ROW, PROPERTY, "Strategy", "Analysis id", ...
 export const WARNINGS_HEADER_ROW = [ROW, PROPERTY, "Strategy", "Kind", "Message"];
 export const SUMMARY_TITLE = "STR screening summary";
 
-/** True when a sheet's first row is the one str-screen writes there: only such a sheet is replaced. */
-export function isReportSheet(name: string, firstRow: readonly unknown[]): boolean {
+/** True when a sheet's first row is the one str-screen writes in report sheet `kind`: only such a sheet is replaced. */
+export function isReportSheet(kind: ReportSheet, firstRow: readonly unknown[]): boolean {
   const text = firstRow.map((v) => (typeof v === "string" ? v : ""));
-  if (name === SUMMARY_SHEET) return text[0] === SUMMARY_TITLE;
-  const header = name === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW;
+  if (kind === SUMMARY_SHEET) return text[0] === SUMMARY_TITLE;
+  const header = kind === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW;
   return header.slice(0, 4).every((h, i) => text[i] === h);
+}
+
+/** The first row of a sheet as values. */
+export function firstRowOf(sheet: { getRow(n: number): { values: unknown } }): unknown[] {
+  const first = sheet.getRow(1).values;
+  return Array.isArray(first) ? first.slice(1) : [];
 }
 
 const bold = (value: Cell): OutCell => ({ value, bold: true });
@@ -43,7 +55,7 @@ function isWebLink(value: Cell): value is string {
 }
 
 /** A row's result block as written: report links become hyperlinks. */
-export function blockCells(outcome: RowOutcome, fields: readonly FieldInfo[]): OutRow {
+export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]): OutRow {
   return outcome.cells.map((c, i) => {
     const field = fields[i - LEADING_COLUMNS];
     return field?.unit === "url" && isWebLink(c.value) ? { ...c, link: c.value } : c;
@@ -57,13 +69,12 @@ function strategyText(row: PlannedRow): string {
 /** Comparables of every answered row, in the table's order: the row, the property, the comparable, then the row's warnings (as STR.COMPS). */
 export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutRow> {
   yield COMPARABLES_HEADER.map(bold);
-  for (let r = 0; r < plan.rows.length; r++) {
-    const outcome = outcomes.get(r);
+  for (const row of plan.rows) {
+    const outcome = outcomes.get(row);
     if (!outcome?.comps) continue;
-    const row = plan.rows[r] as PlannedRow;
     const warnings: OutCell = { value: warningsCell(outcome.warnings) };
     for (const values of outcomes.comparables(outcome)) {
-      const cells: OutRow = [{ value: row.index + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }, { value: outcome.analysisId ?? "" }];
+      const cells: OutRow = [{ value: row.sheetRow + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }, { value: outcome.analysisId ?? "" }];
       COMPARABLE_COLUMNS.forEach((column, i) => {
         const value = values[i] ?? "";
         if (value === "") cells.push({ value: "" });
@@ -80,14 +91,21 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
 /** One row per warning and per failed row, in the table's order. */
 export function* warningsRows(plan: Plan, outcomes: Outcomes): Generator<OutRow> {
   yield WARNINGS_HEADER_ROW.map(bold);
-  for (let r = 0; r < plan.rows.length; r++) {
-    const outcome = outcomes.get(r);
+  for (const row of plan.rows) {
+    const outcome = outcomes.get(row);
     if (!outcome) continue;
-    const row = plan.rows[r] as PlannedRow;
-    const lead: OutRow = [{ value: row.index + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }];
+    const lead: OutRow = [{ value: row.sheetRow + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }];
     for (const warning of outcome.warnings) yield [...lead, { value: `${WARNING_MARK} Warning` }, { value: warning }];
     if (outcome.error) yield [...lead, { value: `${ERROR_MARK} ${outcome.status === "stopped" ? "Not screened" : "Error"}` }, { value: outcome.error }];
   }
+}
+
+/** The Summary row that records what a run sent by (read back by earlier-run.ts): the options that give it, as JSON. */
+export const SCREENED_WITH = "Screened with";
+
+function screenedWithRow(s: Pick<RunSummary, "strategy" | "decimal">): OutRow {
+  const args = ["--strategy", s.strategy, ...(s.decimal ? [`--decimal-${s.decimal}`] : [])];
+  return [{ value: SCREENED_WITH }, { value: JSON.stringify(args) }];
 }
 
 /** The Summary sheet: what ran, where, when, what it found and what it cost. */
@@ -102,6 +120,7 @@ export function summaryRows(s: RunSummary): OutRow[] {
     [{ value: "Sheet" }, { value: s.sheet }],
     [{ value: "Output" }, { value: s.inPlace ? `${s.out} (refreshed in place)` : s.out }],
     [{ value: "Strategy" }, { value: s.perRowStrategy ? `${s.strategy} unless the row's strategy column says otherwise` : s.strategy }],
+    screenedWithRow(s),
     [{ value: "Refresh" }, { value: s.refresh ? "Yes: every row fetched again (billed)" : "No: analyses already made come from the cache" }],
     [{ value: "Relay" }, { value: s.relay }],
     count("Rows", s.rows),
@@ -111,6 +130,7 @@ export function summaryRows(s: RunSummary): OutRow[] {
     count("Duplicates", s.duplicate),
     count("Failed", s.failed),
     count("Invalid (of the failed)", s.invalid),
+    count("Unusual, not sent (of the failed)", s.unusual),
     count("Not reached (of the failed)", s.notReached),
     count("With warnings", s.withWarnings),
     count("Blank", s.blank),

@@ -1,15 +1,17 @@
 import path from "node:path";
-import { DryRunTotals, RelayCallError, dryRunAll } from "../client";
+import { RelayCallError } from "../client";
 import { INPUT_FIELDS, isBlank } from "../inputs";
 import { RELAY_VERSION } from "../relay/version";
+import { describeIssues } from "../contract";
+import { PlannedRow, ScreeningCounts, ScreeningEstimate, estimateScreening, refusedRows, screenRows, unusualRows } from "../screening";
+import { columnName, isInBlock } from "../sheet";
 import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
+import { earlierRun, withEarlierRun } from "./earlier-run";
 import { checkOutput } from "./output-checks";
 import { Outcomes } from "./outcomes";
-import { Plan, PlannedRow } from "./plan";
-import { planScreening } from "./plan";
+import { Plan, planScreening } from "./plan";
 import { ProgressStats, ProgressStream, progressReporter } from "./progress";
 import { RelayTarget, openRelayTarget } from "./relay-target";
-import { screenRows } from "./screen";
 import { summarize, summaryText, usd } from "./summary";
 import { InputTable, readTable } from "./table-reader";
 import { OutputError, refreshInPlace, writeNewWorkbook } from "./workbook-writer";
@@ -51,55 +53,29 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
   let outcomes: Outcomes | undefined;
   try {
     const table = await readTable(options.input, options.sheet);
+    const earlier = earlierRun(table);
+    options = withEarlierRun(options, earlier);
     const plan = planScreening(table, options);
     const output = options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table) };
     say(`str-screen ${RELAY_VERSION}: ${describeTable(table, plan)}${output ? ` → ${output.out}${output.inPlace ? " (in place)" : ""}` : ""}`);
     say(`Columns: ${describeColumns(plan)}`);
+    if (earlier?.strategy) say(`Screened before with --strategy ${earlier.strategy}: ${options.strategy === earlier.strategy ? "kept" : `now ${options.strategy} (--change-strategy)`}.`);
     target = await openRelayTarget(io.env);
     say(`Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`);
 
-    const estimate = await dryRunAll(target.client, plan.items, io.signal);
-    const invalid = plan.rows.filter((r) => r.kind === "invalid");
+    const estimate = await estimateScreening(target.client, [plan], io.signal);
     if (options.dryRun || !output) {
-      io.stdout.write(dryRunText(table, plan, estimate, invalid));
-      return invalid.length + estimate.invalid + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
+      io.stdout.write(dryRunText(table, plan, estimate, refusedRows(plan)));
+      return estimate.invalid + estimate.unusual + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
     }
-    say(
-      `Plan: ${plan.items.length.toLocaleString("en-US")} rows to screen: ${estimate.cached.toLocaleString("en-US")} cached, ${estimate.toCreate.toLocaleString("en-US")} to create, ${estimate.duplicates} ${estimate.duplicates === 1 ? "duplicate" : "duplicates"}; at most ${usd(estimate.estimatedCostUSD)}${invalid.length > 0 ? `; ${invalid.length} invalid rows are marked, not sent` : ""}.`,
-    );
-    if (estimate.estimatedCostUSD > estimate.budgetRemainingUSD) {
-      say(`Note: the relay's budget left today (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED, and nothing is billed for them.`);
-    }
-    if (estimate.unknownOutcome > 0) {
-      say(`Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`);
-    }
-
-    outcomes = new Outcomes(plan.fields, options.comps);
-    const progress = progressReporter(io.stderr);
-    const stats: ProgressStats = { total: plan.items.length, done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0 };
-    let spentCents = 0;
-    progress.update(stats);
-    const { stopped } = await screenRows(target.client, plan, outcomes, {
-      ...(io.signal ? { signal: io.signal } : {}),
-      verdicts: estimate.verdicts,
-      onOutcome: (row, outcome) => {
-        if (row.kind !== "request") return;
-        stats.done++;
-        if (outcome.status === "cached" || outcome.status === "duplicate") stats.cached++;
-        if (outcome.status === "failed" || outcome.status === "stopped") stats.failed++;
-        if (outcome.warnings.length > 0) stats.warnings++;
-        spentCents += Math.round(outcome.costUSD * 100);
-        stats.spentUSD = spentCents / 100;
-        // Rows marked after a stop are not progress: the closing line counts them.
-        if (outcome.status !== "stopped") progress.update(stats);
-      },
-    });
-    progress.finish(stats);
+    planNotes(plan, estimate, say);
+    outcomes = new Outcomes(options.comps);
+    const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
     // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
     const closing = target.close();
     target = { ...target, close: () => closing };
 
-    const summary = summarize(plan, outcomes, {
+    const summary = summarize(plan, counts, {
       mode: target.mode,
       finishedAt: new Date(),
       elapsedSeconds: (Date.now() - started) / 1000,
@@ -108,6 +84,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       out: path.basename(output.out),
       inPlace: output.inPlace,
       strategy: options.strategy,
+      decimal: options.decimal,
       refresh: options.refresh,
       relay: target.description,
       stopped,
@@ -123,29 +100,69 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     listFailures(plan, outcomes, say);
     return summary.failed > 0 ? EXIT.failed : EXIT.done;
   } catch (error) {
-    if (error instanceof UsageError) {
-      say(`str-screen: ${error.message}`);
-      return EXIT.usage;
-    }
-    if (error instanceof OutputError) {
-      say(`str-screen: ${error.message}`);
-      return EXIT.failed;
-    }
-    if (error instanceof RelayCallError) {
-      // Before the run itself (the dry run): nothing was sent.
-      if (error.code === "STR_CANCELLED") {
-        say("Stopped before anything was sent.");
-        return EXIT.failed;
-      }
-      say(`str-screen: the relay failed before anything was sent: [${error.code}] ${error.message}`);
-      return EXIT.usage;
-    }
-    say(`str-screen failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return EXIT.failed;
+    return failureExit(error, say);
   } finally {
     outcomes?.close();
     await target?.close();
   }
+}
+
+/** The run's plan in one line, and what the user should know before it spends. */
+function planNotes(plan: Plan, estimate: ScreeningEstimate, say: (line: string) => void): void {
+  const invalid = refusedRows(plan).length;
+  say(
+    `Plan: ${plan.items.length.toLocaleString("en-US")} rows to screen: ${estimate.cached.toLocaleString("en-US")} cached, ${estimate.toCreate.toLocaleString("en-US")} to create, ${estimate.duplicates} ${estimate.duplicates === 1 ? "duplicate" : "duplicates"}; at most ${usd(estimate.estimatedCostUSD)}${invalid > 0 ? `; ${invalid} invalid rows are marked, not sent` : ""}${estimate.unusual > 0 ? `; ${estimate.unusual} rows with unusual values are marked, not sent (--accept-unusual sends them)` : ""}.`,
+  );
+  if (estimate.estimatedCostUSD > estimate.budgetRemainingUSD) {
+    say(`Note: the relay's budget left today (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED, and nothing is billed for them.`);
+  }
+  if (estimate.unknownOutcome > 0) {
+    say(`Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`);
+  }
+}
+
+/** The run through the shared pipeline, its outcomes kept for the workbook and its progress on stderr. */
+async function sendRows(target: RelayTarget, plan: Plan, estimate: ScreeningEstimate, outcomes: Outcomes, io: RunIO): Promise<{ stopped: boolean; counts: ScreeningCounts }> {
+  const progress = progressReporter(io.stderr);
+  progress.update(progressOf(plan, undefined));
+  const result = await screenRows(target.client, plan, {
+    ...(io.signal ? { signal: io.signal } : {}),
+    verdicts: estimate.verdicts,
+    // Only the comparables the Comparables sheet shows: a line of 50 is ten times one of five.
+    maxComparables: outcomes.compsPerRow,
+    again: "run again",
+    acceptUnusual: "run again with --accept-unusual to send it",
+    onOutcome: (row, outcome, answer, counts) => {
+      outcomes.record(row, outcome, answer);
+      // Rows marked after a stop are not progress: the closing line counts them.
+      if (row.kind === "request" && outcome.status !== "stopped") progress.update(progressOf(plan, counts));
+    },
+  });
+  progress.finish(progressOf(plan, result.counts));
+  return result;
+}
+
+/** The exit code of a run that threw, and what it says. */
+function failureExit(error: unknown, say: (line: string) => void): number {
+  if (error instanceof UsageError) {
+    say(`str-screen: ${error.message}`);
+    return EXIT.usage;
+  }
+  if (error instanceof OutputError) {
+    say(`str-screen: ${error.message}`);
+    return EXIT.failed;
+  }
+  if (error instanceof RelayCallError) {
+    // Before the run itself (the dry run): nothing was sent.
+    if (error.code === "STR_CANCELLED") {
+      say("Stopped before anything was sent.");
+      return EXIT.failed;
+    }
+    say(`str-screen: the relay failed before anything was sent: [${error.code}] ${error.message}`);
+    return EXIT.usage;
+  }
+  say(`str-screen failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return EXIT.failed;
 }
 
 function describeTable(table: InputTable, plan: Plan): string {
@@ -160,8 +177,7 @@ function describeColumns(plan: Plan): string {
   const unused: string[] = [];
   plan.headers.forEach((h, c) => {
     if (isBlank(h)) return;
-    const block = plan.earlierBlock;
-    if (block && c >= block.start && c < block.start + block.width) return;
+    if (isInBlock(plan.earlierBlock, c)) return;
     const field = plan.mapping[c];
     if (field) used.push(`${JSON.stringify(String(h).trim())} → ${INPUT_FIELDS[field].label}`);
     else unused.push(JSON.stringify(String(h).trim()));
@@ -170,42 +186,49 @@ function describeColumns(plan: Plan): string {
   return `${used.join(", ")}${unused.length > 0 ? `; not used: ${unused.join(", ")}` : ""}${earlier}`;
 }
 
-/** 0 → A, 27 → AB. */
-export function columnName(index: number): string {
-  let name = "";
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
-  return name;
+/** The progress line's counts: the rows sent, of which those with an outcome (a stop's unreached rows included). */
+function progressOf(plan: Plan, c: Readonly<ScreeningCounts> | undefined): ProgressStats {
+  if (!c) return { total: plan.items.length, done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0 };
+  const failed = c.failed - c.refused + c.stopped;
+  return { total: plan.items.length, done: c.created + c.cached + c.duplicate + failed, cached: c.cached + c.duplicate, failed, warnings: c.withWarnings, spentUSD: c.spentUSD };
 }
 
-function dryRunText(table: InputTable, plan: Plan, e: DryRunTotals, invalid: PlannedRow[]): string {
+function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid: readonly HeldRow[]): string {
   const blank = plan.rows.filter((r) => r.kind === "blank").length;
   const pad = (label: string, value: number | string, note = "") => `  ${label.padEnd(16)}${String(value).padStart(8)}${note ? `   ${note}` : ""}`;
   const lines = [
     `Dry run of ${path.basename(table.file)}${table.format === "xlsx" ? ` (sheet ${JSON.stringify(table.sheetName)})` : ""}: nothing sent, nothing spent.`,
     pad("Rows", plan.rows.length - blank, blank > 0 ? `and ${blank} blank` : ""),
-    pad("Invalid", invalid.length + e.invalid, invalid.length > 0 ? "marked in the output, never sent" : ""),
+    pad("Invalid", e.invalid, invalid.length > 0 ? "marked in the output, never sent" : ""),
+    pad("Unusual", e.unusual, e.unusual > 0 ? "not sent without --accept-unusual" : ""),
     pad("Cached", e.cached, "free"),
     pad("To create", e.toCreate),
     pad("Duplicates", e.duplicates, e.duplicates > 0 ? "same as an earlier row: one call" : ""),
     pad("Unknown outcome", e.unknownOutcome, e.unknownOutcome > 0 ? "sent before with an unknown outcome: only --refresh sends them again" : ""),
     pad("Estimated cost", usd(e.estimatedCostUSD), `at most${e.sandbox ? " (sandbox: simulated money)" : ""}; budget left today ${usd(e.budgetRemainingUSD)}`),
   ];
-  if (invalid.length > 0) {
-    lines.push("Invalid rows:");
-    for (const row of invalid.slice(0, 20)) if (row.kind === "invalid") lines.push(`  row ${row.index + 1}: ${row.issues.map((i) => `${i.path} ${i.message}`).join("; ")}`);
-    if (invalid.length > 20) lines.push(`  … and ${invalid.length - 20} more`);
-  }
+  listRows(lines, "Invalid rows:", invalid);
+  listRows(lines, "Unusual rows (outside the plausible ranges; check them, or send them with --accept-unusual):", unusualRows(plan));
   return `${lines.join("\n")}\n`;
+}
+
+type HeldRow = Extract<PlannedRow, { kind: "invalid" | "unusual" }>;
+
+function listRows(lines: string[], title: string, rows: readonly HeldRow[]): void {
+  if (rows.length === 0) return;
+  lines.push(title);
+  for (const row of rows.slice(0, 20)) lines.push(`  row ${row.sheetRow + 1}: ${describeIssues(row.issues)}`);
+  if (rows.length > 20) lines.push(`  … and ${rows.length - 20} more`);
 }
 
 function listFailures(plan: Plan, outcomes: Outcomes, say: (line: string) => void): void {
   const failed: string[] = [];
-  plan.rows.forEach((row, r) => {
-    const o = outcomes.get(r);
-    if (o?.error && o.status === "failed") failed.push(`  row ${row.index + 1}: ${o.error}`);
-  });
+  for (const row of plan.rows) {
+    const o = outcomes.get(row);
+    if (o?.error && o.status === "failed") failed.push(`  row ${row.sheetRow + 1}: ${o.error}`);
+  }
   if (failed.length === 0) return;
   say(`Failed rows (marked ✖ in the output):`);
   for (const line of failed.slice(0, 10)) say(line);
-  if (failed.length > 10) say(`  … and ${failed.length - 10} more (see the Warnings sheet)`);
+  if (failed.length > 10) say(`  … and ${failed.length - 10} more (see the STR Warnings sheet)`);
 }

@@ -1,6 +1,6 @@
 import { Strategy } from "../contract";
+import { ScreeningCounts } from "../screening";
 import { Plan } from "./plan";
-import { Outcomes } from "./outcomes";
 
 /** What a run did, counted once for the Summary sheet and the closing line. */
 export interface RunSummary {
@@ -12,6 +12,8 @@ export interface RunSummary {
   out: string;
   inPlace: boolean;
   strategy: Strategy;
+  /** --decimal-comma or --decimal-point, when given or kept from an earlier run. */
+  decimal: "comma" | "point" | undefined;
   /** True when a column gives rows their own strategy. */
   perRowStrategy: boolean;
   refresh: boolean;
@@ -28,6 +30,8 @@ export interface RunSummary {
   failed: number;
   /** Of the failed: refused before sending (bad values). */
   invalid: number;
+  /** Of the failed: held back as unusual (not sent without --accept-unusual). */
+  unusual: number;
   /** Of the failed: not reached because the run was stopped. */
   notReached: number;
   withWarnings: number;
@@ -35,30 +39,23 @@ export interface RunSummary {
   stopped: boolean;
 }
 
-export function summarize(plan: Plan, outcomes: Outcomes, base: Omit<RunSummary, "rows" | "blank" | "done" | "created" | "cached" | "duplicate" | "failed" | "invalid" | "notReached" | "withWarnings" | "costUSD" | "perRowStrategy">): RunSummary {
-  const s = { ...base, rows: 0, blank: 0, done: 0, created: 0, cached: 0, duplicate: 0, failed: 0, invalid: 0, notReached: 0, withWarnings: 0, costUSD: 0, perRowStrategy: plan.mapping.includes("strategy") };
-  let cents = 0;
-  plan.rows.forEach((row, r) => {
-    if (row.kind === "blank") {
-      s.blank++;
-      return;
-    }
-    s.rows++;
-    const o = outcomes.get(r);
-    if (!o) return;
-    if (row.kind === "invalid") s.invalid++;
-    if (o.status === "created" || o.status === "cached" || o.status === "duplicate") {
-      s.done++;
-      s[o.status]++;
-    } else {
-      s.failed++;
-      if (o.status === "stopped") s.notReached++;
-    }
-    if (o.warnings.length > 0) s.withWarnings++;
-    cents += Math.round(o.costUSD * 100);
-  });
-  s.costUSD = cents / 100;
-  return s;
+export function summarize(plan: Plan, counts: ScreeningCounts, base: Omit<RunSummary, "rows" | "blank" | "done" | "created" | "cached" | "duplicate" | "failed" | "invalid" | "unusual" | "notReached" | "withWarnings" | "costUSD" | "perRowStrategy">): RunSummary {
+  return {
+    ...base,
+    perRowStrategy: plan.mapping.includes("strategy"),
+    rows: counts.rows,
+    blank: plan.rows.length - counts.rows,
+    done: counts.created + counts.cached + counts.duplicate,
+    created: counts.created,
+    cached: counts.cached,
+    duplicate: counts.duplicate,
+    failed: counts.failed + counts.stopped,
+    invalid: counts.refused,
+    unusual: counts.unusual,
+    notReached: counts.stopped,
+    withWarnings: counts.withWarnings,
+    costUSD: counts.spentUSD,
+  };
 }
 
 const n = (x: number) => x.toLocaleString("en-US");

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import ExcelJS from "exceljs";
-import { CellInput } from "../inputs";
+import { CellInput, NumberStyle } from "../inputs";
 import { UsageError } from "./args";
-import { decodeCsv, parseCsv } from "./csv";
+import { csvDelimiter, decodeCsv, parseCsv } from "./csv";
 
 /**
  * The user's table as cells: every row of a CSV file, or of one sheet of a workbook (--sheet, or the
@@ -21,6 +21,11 @@ export interface InputTable {
   formats: (string | undefined)[][];
   /** The widest row. */
   width: number;
+  /**
+   * How its text numbers are written: a ;-separated CSV is written where "," is the decimal mark;
+   * a comma-separated one, and a workbook's text cells, where "." is; a tab-separated one cannot say.
+   */
+  numbers: NumberStyle;
   /** The loaded workbook and sheet (.xlsx), for an in-place refresh. */
   workbook?: ExcelJS.Workbook;
   worksheet?: ExcelJS.Worksheet;
@@ -38,8 +43,11 @@ export async function readTable(file: string, sheet: string | undefined): Promis
     throw new UsageError(code === "ENOENT" ? `IN ${JSON.stringify(file)} does not exist` : `IN ${JSON.stringify(file)} cannot be read (${code ?? String(error)})`);
   }
   if (/\.xlsx$/i.test(file)) return readWorkbook(file, bytes, sheet);
-  const rows: CellInput[][] = parseCsv(decodeCsv(bytes));
-  return { format: "csv", file, sheetName: CSV_SHEET_NAME, rows, formats: [], width: widest(rows) };
+  const text = decodeCsv(bytes);
+  const rows: CellInput[][] = parseCsv(text);
+  const delimiter = csvDelimiter(text);
+  const numbers = delimiter === ";" ? "comma" : delimiter === "," ? "point" : "unknown";
+  return { format: "csv", file, sheetName: CSV_SHEET_NAME, rows, formats: [], width: widest(rows), numbers };
 }
 
 async function readWorkbook(file: string, bytes: Buffer, sheet: string | undefined): Promise<InputTable> {
@@ -66,7 +74,7 @@ async function readWorkbook(file: string, bytes: Buffer, sheet: string | undefin
     rows[rowNumber - 1] = cells;
     formats[rowNumber - 1] = fmts;
   });
-  return { format: "xlsx", file, sheetName: worksheet.name, rows, formats, width: widest(rows), workbook, worksheet };
+  return { format: "xlsx", file, sheetName: worksheet.name, rows, formats, width: widest(rows), numbers: "point", workbook, worksheet };
 }
 
 function pickSheet(workbook: ExcelJS.Workbook, name: string | undefined, file: string): ExcelJS.Worksheet {

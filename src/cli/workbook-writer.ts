@@ -7,7 +7,7 @@ import { CellInput } from "../inputs";
 import { GENERAL_FORMAT, resultBlockHeader, resultBlockWidth } from "../sheet";
 import { Outcomes } from "./outcomes";
 import { Plan } from "./plan";
-import { OutCell, OutRow, REPORT_SHEETS, blockCells, comparablesRows, summaryRows, warningsRows, COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET } from "./report-sheets";
+import { EARLIER_REPORT_NAMES, OutCell, OutRow, REPORT_SHEETS, blockCells, firstRowOf, isReportSheet, comparablesRows, summaryRows, warningsRows, COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET } from "./report-sheets";
 import { RunSummary } from "./summary";
 import { InputTable } from "./table-reader";
 
@@ -61,11 +61,10 @@ const REPORT_WIDTHS: Readonly<Record<string, number[]>> = {
 
 /** The block of a data row, by its table row index; undefined for blank rows and rows outside the table. */
 function blockByTableRow(plan: Plan, outcomes: Outcomes): (tableRow: number) => OutRow | undefined {
-  const planRowOf = new Map<number, number>();
-  plan.rows.forEach((row, r) => planRowOf.set(row.index, r));
+  const rowAt = new Map(plan.rows.map((row) => [row.sheetRow, row]));
   return (tableRow) => {
-    const r = planRowOf.get(tableRow);
-    const outcome = r === undefined ? undefined : outcomes.get(r);
+    const row = rowAt.get(tableRow);
+    const outcome = row === undefined ? undefined : outcomes.get(row);
     return outcome ? blockCells(outcome, plan.fields) : undefined;
   };
 }
@@ -184,13 +183,18 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
   header.forEach((c, i) => setCell(ws.getRow(plan.headerIndex + 1).getCell(start + i), { ...c, bold: true }));
   const blockOf = blockByTableRow(plan, w.outcomes);
   for (const row of plan.rows) {
-    const block = blockOf(row.index);
-    block?.forEach((c, i) => setCell(ws.getRow(row.index + 1).getCell(start + i), c));
+    const block = blockOf(row.sheetRow);
+    block?.forEach((c, i) => setCell(ws.getRow(row.sheetRow + 1).getCell(start + i), c));
   }
 
   for (const name of REPORT_SHEETS) {
     const existing = book.getWorksheet(name);
     if (existing) book.removeWorksheet(existing.id);
+  }
+  // A workbook screened before the report sheets had their STR names: its report sheets go, a user's own "Summary" stays.
+  for (const [name, kind] of Object.entries(EARLIER_REPORT_NAMES)) {
+    const earlier = book.getWorksheet(name);
+    if (earlier && isReportSheet(kind, firstRowOf(earlier))) book.removeWorksheet(earlier.id);
   }
   await writeReportSheets(book, w, false);
   await atomically(out, (temp) => book.xlsx.writeFile(temp));

@@ -115,6 +115,8 @@ export const ClientErrorCode = z.enum([
   "STR_RELAY_BAD_ANSWER",
   /** The caller cancelled (a deleted cell, Cancel in the pane, Ctrl-C). */
   "STR_CANCELLED",
+  /** A screening row outside the plausibility bounds, held back until the user confirms (never sent). */
+  "STR_UNUSUAL_INPUT",
 ]);
 export type ClientErrorCode = z.infer<typeof ClientErrorCode>;
 

@@ -1,4 +1,4 @@
-import { CellInput, Read, readBoolean, readLocation, readMoney, readNumber, readPercent, readStrategy, readText } from "./values";
+import { CellInput, Read, ReadOptions, readBoolean, readLocation, readMoney, readNumber, readPercent, readStrategy, readText } from "./values";
 
 /**
  * Which column of a user's table holds what: recognised by header, in the words real portfolios
@@ -39,7 +39,7 @@ export const INPUT_FIELDS = {
   cohostCommissionPercentage: { label: "Commission", read: readPercent, names: ["commission", "cohost commission", "co host commission", "management fee", "fee", "cohostcommissionpercentage"] },
   addAIComps: { label: "AI comps", read: readBoolean, names: ["ai comps", "aicomps", "addaicomps", "ai comparables"] },
   addAIExpenseEstimates: { label: "AI expenses", read: readBoolean, names: ["ai expenses", "aiexpenses", "addaiexpenseestimates", "ai expense estimates"] },
-} as const satisfies Record<string, { label: string; read: (v: CellInput) => Read<unknown>; names: readonly string[] }>;
+} as const satisfies Record<string, { label: string; read: (v: CellInput, options?: ReadOptions) => Read<unknown>; names: readonly string[] }>;
 
 export type InputField = keyof typeof INPUT_FIELDS;
 export const INPUT_FIELD_NAMES = Object.keys(INPUT_FIELDS) as InputField[];

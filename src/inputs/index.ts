@@ -4,3 +4,4 @@ export * from "./columns";
 export * from "./rows";
 export * from "./arguments";
 export * from "./whatif-variables";
+export * from "./plausibility";

@@ -1,6 +1,6 @@
 import { AnyRequest, FieldIssue, Operation, Strategy, requestFieldNames, validateRequest } from "../contract";
 import { ColumnMapping, INPUT_FIELDS, InputField } from "./columns";
-import { CellInput, isBlank } from "./values";
+import { CellInput, NumberStyle, isBlank } from "./values";
 
 /**
  * One row of a user's table turned into a request for the service, or into the reasons it cannot
@@ -19,6 +19,8 @@ export interface RowOptions {
   headers?: readonly CellInput[];
   /** Optional parameters added to every row (a row's own column wins). */
   extra?: Record<string, unknown>;
+  /** How the table writes numbers as text; omitted, the readers' first behaviour. */
+  numbers?: NumberStyle;
 }
 
 export function readRow(cells: readonly CellInput[], mapping: ColumnMapping, options: RowOptions = {}): RowRequest {
@@ -34,7 +36,7 @@ export function readRow(cells: readonly CellInput[], mapping: ColumnMapping, opt
   const issues: FieldIssue[] = [];
   const values: Record<string, unknown> = {};
   for (const [field, column] of columnOf) {
-    const read = INPUT_FIELDS[field].read(cells[column]);
+    const read = INPUT_FIELDS[field].read(cells[column], options.numbers ? { numbers: options.numbers } : {});
     if (!read.ok) issues.push({ path: nameOf(field), message: `must be ${read.message}` });
     else if (read.value !== undefined) values[field] = read.value;
   }

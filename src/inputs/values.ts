@@ -25,24 +25,79 @@ export function isBlank(input: CellInput): boolean {
  */
 const MAX_NUMBER_TEXT = 100;
 
+/**
+ * How a table writes numbers as text: "point" — "." is the decimal mark and "," groups thousands
+ * (US, UK); "comma" — "," is the decimal mark and "." groups thousands (most of Europe); "unknown" —
+ * not said, so a text value whose amount depends on it ("450.000", "$415,000", "1,5") is refused,
+ * naming both readings. Numbers Excel holds as numbers need no convention. docs/inputs.md lists the
+ * rules.
+ */
+export type NumberStyle = "point" | "comma" | "unknown";
+
+export interface ReadOptions {
+  /** Omitted: the readers' first behaviour (commas dropped, "." the decimal mark). */
+  numbers?: NumberStyle;
+}
+
+/** The digits of a number as typed: digits, "." and ",", ending in a digit. */
+const NUMBER_TEXT = String.raw`[\d.,]*\d`;
+
+const POINT_STRICT = /^(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/;
+const COMMA_STRICT = /^(?:\d{1,3}(?:\.\d{3})+|\d+)?(?:,\d+)?$/;
+const POINT_LOOSE = /^[\d,]*\.?\d+$/;
+const COMMA_LOOSE = /^[\d.]*,?\d+$/;
+const pointValue = (t: string) => Number(t.replace(/,/g, ""));
+const commaValue = (t: string) => Number(t.replace(/\./g, "").replace(",", "."));
+
+/**
+ * The value of `digits` (NUMBER_TEXT) in a table's convention, or why it cannot be told. In a known
+ * convention, text that is not written in it but reads as another amount ("1,5" in a decimal-point
+ * table: 1.5, or 15 with the commas dropped) is refused; in an unknown one, any text whose strict
+ * readings differ, or differ from the commas-dropped reading the readers once gave, is refused.
+ */
+function decimalValue(digits: string, style: NumberStyle | undefined, legacy: RegExp): { value: number } | { readings: number[] } | undefined {
+  if (style === undefined) return legacy.test(digits) ? { value: pointValue(digits) } : undefined;
+  const strictPoint = POINT_STRICT.test(digits) ? pointValue(digits) : undefined;
+  const strictComma = COMMA_STRICT.test(digits) ? commaValue(digits) : undefined;
+  const loosePoint = POINT_LOOSE.test(digits) ? pointValue(digits) : undefined;
+  const looseComma = COMMA_LOOSE.test(digits) ? commaValue(digits) : undefined;
+  let readings: (number | undefined)[];
+  if (style === "point") {
+    if (strictPoint !== undefined) return { value: strictPoint };
+    readings = [strictComma, loosePoint];
+  } else if (style === "comma") {
+    if (strictComma !== undefined) return { value: strictComma };
+    readings = [strictPoint, looseComma];
+  } else readings = [strictPoint, strictComma, loosePoint];
+  const distinct = [...new Set(readings.filter((r): r is number => r !== undefined && Number.isFinite(r)))];
+  if (distinct.length === 0) return undefined;
+  return distinct.length === 1 ? { value: distinct[0] as number } : { readings: distinct };
+}
+
+function ambiguous(input: string, what: string, readings: readonly number[]): Read<never> {
+  const shown = readings.map((r) => String(r));
+  return fail(`${what} that reads one way only: ${JSON.stringify(input.trim())} could mean ${shown.join(" or ")} (is "," or "." the decimal mark?); write it as ${shown.join(" or ")}, without thousands marks`);
+}
+
 function show(input: CellInput): string {
   if (typeof input === "string") return JSON.stringify(input.length > 40 ? `${input.slice(0, 37)}...` : input);
   return String(input);
 }
 
 /** An amount of money: "$415,000", "415000", "415k", "1.2M", "USD 2,100.50". Negative amounts are kept (the contract refuses them). */
-export function readMoney(input: CellInput): Read<number> {
+export function readMoney(input: CellInput, options: ReadOptions = {}): Read<number> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input === "number") return Number.isFinite(input) ? ok(input) : fail(`an amount; got ${show(input)}`);
   if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
   const text = input.trim().replace(/^\((.*)\)$/, "-$1");
-  const m = /^(-)?\s*(?:usd|us\$|\$)?\s*(-)?\s*([\d,]*\.?\d+)\s*([km])?\s*(?:usd)?$/i.exec(text.replace(/\s+/g, " "));
-  if (!m) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
-  const digits = (m[3] as string).replace(/,/g, "");
-  let value = Number(digits);
-  if (!Number.isFinite(value)) return fail(`an amount; got ${show(input)}`);
-  if (m[4]) value *= m[4].toLowerCase() === "k" ? 1_000 : 1_000_000;
-  return ok(m[1] || m[2] ? -value : value);
+  const m = new RegExp(String.raw`^(-)?\s*(?:usd|us\$|\$)?\s*(-)?\s*(${NUMBER_TEXT})\s*([km])?\s*(?:usd)?$`, "i").exec(text.replace(/\s+/g, " "));
+  const read = m ? decimalValue(m[3] as string, options.numbers, POINT_LOOSE) : undefined;
+  if (!m || !read) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
+  const scale = m[4] ? (m[4].toLowerCase() === "k" ? 1_000 : 1_000_000) : 1;
+  const sign = m[1] || m[2] ? -1 : 1;
+  if ("readings" in read) return ambiguous(input, "an amount", read.readings.map((r) => sign * r * scale));
+  if (!Number.isFinite(read.value)) return fail(`an amount; got ${show(input)}`);
+  return ok(sign * read.value * scale);
 }
 
 /**
@@ -51,27 +106,33 @@ export function readMoney(input: CellInput): Read<number> {
  * — no interest rate, down payment or commission the service accepts is that low, so the fraction
  * reading is the one that is right in practice; write "0.5%" to mean half a percent.
  */
-export function readPercent(input: CellInput): Read<number> {
+export function readPercent(input: CellInput, options: ReadOptions = {}): Read<number> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input === "number") {
     if (!Number.isFinite(input)) return fail(`a percentage; got ${show(input)}`);
     return ok(input > 0 && input < 1 ? round(input * 100) : input);
   }
   if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`a percentage such as 6.5%; got ${show(input)}`);
-  const m = /^(-?\d*\.?\d+)\s*(%)?$/.exec(input.trim());
-  if (!m) return fail(`a percentage such as 6.5%; got ${show(input)}`);
-  const n = Number(m[1]);
-  return ok(!m[2] && n > 0 && n < 1 ? round(n * 100) : n);
+  const m = new RegExp(String.raw`^(-)?(${NUMBER_TEXT})\s*(%)?$`).exec(input.trim());
+  // Before decimal marks were read, a percentage had no thousands mark at all.
+  const read = m ? decimalValue(m[2] as string, options.numbers, /^\d*\.?\d+$/) : undefined;
+  if (!m || !read) return fail(`a percentage such as 6.5%; got ${show(input)}`);
+  const asPercent = (v: number) => (m[1] ? -v : !m[3] && v > 0 && v < 1 ? round(v * 100) : v);
+  if ("readings" in read) return ambiguous(input, "a percentage", read.readings.map(asPercent));
+  return ok(asPercent(read.value));
 }
 
 /** A count or size: "3", "3.0", "3 bd", "2.5 baths", "1,200 sqft". */
-export function readNumber(input: CellInput): Read<number> {
+export function readNumber(input: CellInput, options: ReadOptions = {}): Read<number> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input === "number") return Number.isFinite(input) ? ok(input) : fail(`a number; got ${show(input)}`);
   if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`a number; got ${show(input)}`);
-  const m = /^(-?[\d,]*\.?\d+)\s*[a-z.\s/]*$/i.exec(input.trim());
-  if (!m) return fail(`a number; got ${show(input)}`);
-  return ok(Number((m[1] as string).replace(/,/g, "")));
+  const m = new RegExp(String.raw`^(-)?(${NUMBER_TEXT})\s*[a-z.\s/]*$`, "i").exec(input.trim());
+  const read = m ? decimalValue(m[2] as string, options.numbers, POINT_LOOSE) : undefined;
+  if (!m || !read) return fail(`a number; got ${show(input)}`);
+  const sign = m[1] ? -1 : 1;
+  if ("readings" in read) return ambiguous(input, "a number", read.readings.map((r) => sign * r));
+  return ok(sign * read.value);
 }
 
 /** TRUE/FALSE, yes/no, y/n, 1/0, on/off. */

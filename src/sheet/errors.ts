@@ -65,6 +65,7 @@ export const ERROR_ADVICE: Readonly<Record<RelayErrorCode | ClientErrorCode, Adv
   STR_VALIDATION: { kind: "value", billing: "not-billed", advice: null },
   STR_BAD_REQUEST: { kind: "value", billing: "not-billed", advice: null },
   STR_UPSTREAM_REJECTED: { kind: "value", billing: "not-billed", advice: null },
+  STR_UNUSUAL_INPUT: { kind: "value", billing: "not-billed", advice: null },
   // The connection to the relay.
   STR_NOT_CONFIGURED: { kind: "notAvailable", billing: "not-billed", advice: `Not connected to a relay yet: open ${SETTINGS}, check the relay URL and paste the relay token.` },
   STR_UNAUTHORIZED: { kind: "notAvailable", billing: "not-billed", advice: `The relay refused the token: open ${SETTINGS} and paste the relay token (the relay prints it at its first start).` },

@@ -17,3 +17,4 @@ export * from "./errors";
 export * from "./entity";
 export * from "./sensitivity";
 export * from "./result-block";
+export * from "./column-name";

@@ -92,3 +92,13 @@ export function findResultBlock(headers: readonly unknown[]): ResultBlockSpan | 
 function headerText(h: unknown): string {
   return typeof h === "string" ? h.trim() : "";
 }
+
+/** Whether column `c` of a header row lies in the block: an earlier run's results are never input, whatever their labels look like. */
+export function isInBlock(block: ResultBlockSpan | undefined, c: number): boolean {
+  return block !== undefined && c >= block.start && c < block.start + block.width;
+}
+
+/** The headers with the block's columns blanked, for recognising the input columns. */
+export function maskBlock<T>(headers: readonly T[], block: ResultBlockSpan | undefined): (T | null)[] {
+  return headers.map((h, c) => (isInBlock(block, c) ? null : h));
+}

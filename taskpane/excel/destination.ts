@@ -1,4 +1,5 @@
-import { ExcelRun, a1Address, columnName } from "./host";
+import { columnName } from "../../src/sheet";
+import { ExcelRun, a1Address } from "./host";
 import { Bounds, READ_CHUNK_ROWS, boundsOf, intersect } from "./read-table";
 
 /**

@@ -1,3 +1,5 @@
+import { columnName } from "../../src/sheet";
+
 /**
  * The one door from the task pane to the workbook. Everything the pane does in Excel goes through an
  * `ExcelRun`: `Excel.run` in Office, a stand-in with the same shape in the tests and the benchmark
@@ -8,13 +10,6 @@ export type ExcelRun = <T>(batch: (context: Excel.RequestContext) => Promise<T>)
 
 /** Office's own runner, looked up when called: office.js defines `Excel` once it has loaded. */
 export const officeExcelRun: ExcelRun = (batch) => Excel.run(batch);
-
-/** A1 column letters: 0 → A, 27 → AB. */
-export function columnName(index: number): string {
-  let name = "";
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
-  return name;
-}
 
 /** "Sheet1!B2:D9" from 0-based indexes, for messages (quotes a sheet name that needs them). */
 export function a1Address(sheetName: string, row: number, column: number, rows = 1, columns = 1): string {

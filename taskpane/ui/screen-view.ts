@@ -1,12 +1,12 @@
 import { RelayCallError } from "../../src/client";
 import { FIELD_CATALOGUE, FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
-import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, isBlank, missingLocation, recognizeColumns } from "../../src/inputs";
-import { resultBlockWidth } from "../../src/sheet";
+import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, NumberStyle, isBlank, missingLocation, recognizeColumns } from "../../src/inputs";
+import { columnName, isInBlock, maskBlock, resultBlockWidth } from "../../src/sheet";
 import { describeError } from "../errors";
 import { DestinationCheck, Placement, checkDestination, columnsText, destinationOf, placeBlock } from "../excel/destination";
-import { columnName } from "../excel/host";
+import { workbookNumberStyle } from "../excel/number-style";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
-import { Estimate, ScreeningJob, estimate, maskBlock, planScreening, runScreening } from "../screen";
+import { Estimate, SEND_UNUSUAL_LABEL, ScreeningJob, estimate, planScreening, runScreening } from "../screen";
 import { usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, say, show } from "./dom";
@@ -21,7 +21,11 @@ import { outcomeMessage, progressBinding } from "./progress-view";
  */
 interface State {
   table: SheetTable | undefined;
+  /** How the workbook writes numbers as text, asked of Excel when the table is read. */
+  numbers: NumberStyle;
   mapping: ColumnMapping;
+  /** The user ticked "Also send unusual rows". */
+  acceptUnusual: boolean;
   /** Result columns the user chose, by path; undefined until they change the defaults. */
   chosen: Set<string> | undefined;
   job: ScreeningJob | undefined;
@@ -49,6 +53,8 @@ export function mountScreen(ctx: PaneContext): void {
     overwriteText: byId("screen-overwrite-text"),
     placeRight: byId("screen-place-right"),
     placeOver: byId("screen-place-over"),
+    unusualBox: byId("screen-unusual"),
+    acceptUnusual: byId<HTMLInputElement>("screen-accept-unusual"),
     run: byId("screen-run"),
     back: byId("screen-back"),
     progressBox: byId("screen-progress"),
@@ -56,7 +62,7 @@ export function mountScreen(ctx: PaneContext): void {
     message: byId("screen-message"),
   };
   const progress = progressBinding(byId("screen-bar"), byId("screen-progress-text"));
-  const state: State = { table: undefined, mapping: [], chosen: undefined, job: undefined, estimate: undefined, destination: undefined, running: undefined };
+  const state: State = { table: undefined, numbers: "unknown", acceptUnusual: false, mapping: [], chosen: undefined, job: undefined, estimate: undefined, destination: undefined, running: undefined };
   const placement = (): Placement => (document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite" ? "overwrite" : "right");
   /** The job as it will write, and whether anything of the user's is in its way now (read again just before writing). */
   const placed = async (job: ScreeningJob, check: DestinationCheck) => {
@@ -67,11 +73,11 @@ export function mountScreen(ctx: PaneContext): void {
 
   const plan = (): ScreeningJob | undefined => {
     if (!state.table) return undefined;
-    const strategy = el.strategy.value as Strategy;
-    const defaults = planScreening(state.table, state.mapping, { strategy });
+    const options = { strategy: el.strategy.value as Strategy, numbers: state.numbers, acceptUnusual: state.acceptUnusual };
+    const defaults = planScreening(state.table, state.mapping, options);
     if (!state.chosen) return defaults;
     const chosen = state.chosen;
-    return planScreening(state.table, state.mapping, { strategy, fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) });
+    return planScreening(state.table, state.mapping, { ...options, fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) });
   };
 
   /** Anything changed before the run: the estimate no longer holds. */
@@ -99,9 +105,12 @@ export function mountScreen(ctx: PaneContext): void {
     enable(el.read, false);
     try {
       const table = await readSelectedTable(ctx.run);
+      state.numbers = await workbookNumberStyle(ctx.run);
       state.table = table;
       state.mapping = recognizeColumns(maskBlock(table.headers, table.block));
       state.chosen = undefined;
+      state.acceptUnusual = false;
+      el.acceptUnusual.checked = false;
       renderSummary(el.summary, table);
       renderMapping(el.mapping, table, state.mapping, onMap);
       renderFields();
@@ -133,7 +142,7 @@ export function mountScreen(ctx: PaneContext): void {
     invalidate();
   });
 
-  el.dryRun.addEventListener("click", async () => {
+  const dryRun = async () => {
     const job = plan();
     if (!job) return;
     say(el.message, undefined);
@@ -152,6 +161,8 @@ export function mountScreen(ctx: PaneContext): void {
       state.destination = destination;
       renderEstimate(el.estimateList, el.estimateNote, job, answer);
       renderOverwrite(el, job, destination);
+      // Offered while the table has unusual rows (held back, or sent because the box is ticked).
+      show(el.unusualBox, job.rows.some((r) => r.kind === "unusual" || (r.kind === "request" && r.unusual.length > 0)));
       el.run.textContent = answer.items === 0 ? "Write the invalid rows" : `Screen ${answer.items.toLocaleString("en-US")} rows — up to ${usd(answer.estimatedCostUSD)}`;
       show(el.estimateBox, true);
       el.run.focus();
@@ -160,6 +171,12 @@ export function mountScreen(ctx: PaneContext): void {
     } finally {
       enable(el.dryRun, true);
     }
+  };
+  el.dryRun.addEventListener("click", dryRun);
+  // Confirming (or not) changes what is sent: the estimate is made again.
+  el.acceptUnusual.addEventListener("change", () => {
+    state.acceptUnusual = el.acceptUnusual.checked;
+    void dryRun();
   });
 
   el.back.addEventListener("click", () => {
@@ -226,7 +243,7 @@ function renderSummary(el: HTMLElement, table: SheetTable): void {
 function renderMapping(root: HTMLElement, table: SheetTable, mapping: ColumnMapping, onChange: (column: number, field: InputField | null) => void): void {
   const rows: HTMLElement[] = [];
   table.headers.forEach((header, c) => {
-    if (table.block && c >= table.block.start && c < table.block.start + table.block.width) return;
+    if (isInBlock(table.block, c)) return;
     if (isBlank(header)) return;
     const name = headerText(header);
     const id = `map-${c}`;
@@ -265,6 +282,7 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
   figures(list, [
     ["Rows to send", e.items.toLocaleString("en-US")],
     ["Invalid rows", String(e.invalid), e.invalid > 0 ? "marked in their row, never sent" : undefined],
+    ...(e.unusual > 0 ? [["Unusual rows", String(e.unusual), `outside the plausible ranges: not sent unless you tick "${SEND_UNUSUAL_LABEL}"`] as const] : []),
     ["Cached", String(e.cached), "free"],
     ["To create", String(e.toCreate)],
     ...(e.duplicates > 0 ? [["Duplicates", String(e.duplicates), "same as an earlier row: one call"] as const] : []),
@@ -276,6 +294,9 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
   const invalid = job.rows.flatMap((r) => (r.kind === "invalid" ? [r] : []));
   for (const r of invalid.slice(0, 5)) notes.push(h("p", { class: "inline-error small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
   if (invalid.length > 5) notes.push(h("p", { class: "inline-error small" }, `… and ${invalid.length - 5} more invalid rows.`));
+  const unusual = job.rows.flatMap((r) => (r.kind === "unusual" ? [r] : []));
+  for (const r of unusual.slice(0, 5)) notes.push(h("p", { class: "inline-warning small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
+  if (unusual.length > 5) notes.push(h("p", { class: "inline-warning small" }, `… and ${unusual.length - 5} more unusual rows.`));
   if (e.estimatedCostUSD > e.budgetRemainingUSD) {
     notes.push(h("p", { class: "inline-error" }, `The estimate is more than the budget left today: rows past it fail with STR_BUDGET_EXCEEDED and are not billed.`));
   }

@@ -34,7 +34,7 @@ describe("screening the messy CSV portfolio", () => {
   });
 
   test("writes the input sheet, then Comparables, Warnings and Summary", () => {
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Screening", "Comparables", "Warnings", "Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual(["Screening", "STR Comparables", "STR Warnings", "STR Summary"]);
   });
 
   test("keeps the input columns as they were, then the results under a bold header", () => {
@@ -100,7 +100,7 @@ describe("screening the messy CSV portfolio", () => {
 
   test("warnings are data: in the row's warnings cell and in the Warnings sheet, with the failed rows", () => {
     expect(ws.getRow(8).getCell(columnOf(ws, 1, /^Warnings/)).value).toMatch(/^⚠ SANDBOX: simulated data \| addAIComps skipped: AI comparables are available for US properties only/);
-    const warnings = sheet(book, "Warnings");
+    const warnings = sheet(book, "STR Warnings");
     expect(rowValues(warnings, 1)).toEqual(["Row", "Property", "Strategy", "Kind", "Message"]);
     const all = Array.from({ length: warnings.rowCount - 1 }, (_, i) => rowValues(warnings, i + 2));
     // Every answered row is simulated, and says so; the other rows are the service's warnings and the errors.
@@ -117,7 +117,7 @@ describe("screening the messy CSV portfolio", () => {
   });
 
   test("the Comparables sheet lists the nearest comparables of each property (five by default), with links and formats", () => {
-    const comps = sheet(book, "Comparables");
+    const comps = sheet(book, "STR Comparables");
     expect(rowValues(comps, 1).slice(0, 5)).toEqual(["Row", "Property", "Strategy", "Analysis id", "Listing"]);
     const byRow = new Map<number, number>();
     for (let r = 2; r <= comps.rowCount; r++) byRow.set(comps.getRow(r).getCell(1).value as number, (byRow.get(comps.getRow(r).getCell(1).value as number) ?? 0) + 1);
@@ -187,7 +187,7 @@ describe("screening the messy CSV portfolio", () => {
     expect(r.code).toBe(1);
     const b = await readWorkbook(file);
     expect(rowValues(sheet(b, "Screening"), 1).slice(15)).toEqual(["STR status", "STR fetched", "Annual revenue, median", "Occupancy, median", "Report", "Warnings (sandbox: simulated data)"]);
-    expect(sheet(b, "Comparables").rowCount).toBe(1);
+    expect(sheet(b, "STR Comparables").rowCount).toBe(1);
   });
 
   test("--strategy is the strategy of rows without one, and --fields is checked against it", async () => {

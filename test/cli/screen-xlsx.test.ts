@@ -18,7 +18,7 @@ describe("screening an .xlsx portfolio into a new workbook", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('portfolio-messy.xlsx (sheet "Portfolio"), header in row 3');
     const book = await readWorkbook(out);
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "Comparables", "Warnings", "Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "STR Comparables", "STR Warnings", "STR Summary"]);
     const ws = sheet(book, "Portfolio");
     expect(ws.getCell("A1").value).toBe("My STR portfolio — Q3 review");
     expect(ws.views[0]).toMatchObject({ state: "frozen", ySplit: 3 });
@@ -63,7 +63,7 @@ describe("refreshing a portfolio workbook in place", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("(refreshed in place)");
     const book = await readWorkbook(file);
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "Assumptions", "Comparables", "Warnings", "Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "Assumptions", "STR Comparables", "STR Warnings", "STR Summary"]);
     const other = sheet(book, "Assumptions");
     expect(other.getCell("B1").value).toBe(0.08);
     expect(other.getCell("B1").numFmt).toBe("0.0%");
@@ -98,7 +98,7 @@ describe("refreshing a portfolio workbook in place", () => {
     expect(score).toBe(columnOf(ws, 3, /^Warnings/) + 1);
     expect(ws.getRow(4).getCell(score).value).toBe(7);
     expect(ws.getRow(4).getCell(columnOf(ws, 3, "STR status")).value).toBe("Cached");
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "Assumptions", "Comparables", "Warnings", "Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "Assumptions", "STR Comparables", "STR Warnings", "STR Summary"]);
     expect(summaryOf(book)).toMatchObject({ Created: 0, Cached: 6, "Cost (USD)": 0, Output: "portfolio.xlsx (refreshed in place)" });
   });
 
@@ -122,12 +122,12 @@ describe("refreshing a portfolio workbook in place", () => {
     const mine = path.join(dir, "mine.xlsx");
     const book = new ExcelJS.Workbook();
     await book.xlsx.readFile(MESSY_XLSX);
-    book.addWorksheet("Summary").getCell("A1").value = "My own summary";
+    book.addWorksheet("STR Summary").getCell("A1").value = "My own summary";
     await book.xlsx.writeFile(mine);
     const before = fs.readFileSync(mine);
     const r = await screen([mine, "--out", mine], env);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/has a sheet named "Summary" that str-screen did not write/);
+    expect(r.stderr).toMatch(/has a sheet named "STR Summary" that str-screen did not write/);
     expect(fs.readFileSync(mine).equals(before)).toBe(true);
   });
 });

@@ -66,7 +66,7 @@ export function columnOf(ws: ExcelJS.Worksheet, headerRow: number, name: string 
 /** The Summary sheet as label → value. */
 export function summaryOf(book: ExcelJS.Workbook): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  sheet(book, "Summary").eachRow((row) => {
+  sheet(book, "STR Summary").eachRow((row) => {
     const [label, value] = (row.values as unknown[]).slice(1);
     if (typeof label === "string") out[label] = value;
   });

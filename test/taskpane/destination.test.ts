@@ -29,7 +29,7 @@ function sheet(extra: (rows: unknown[][]) => void = () => undefined) {
 
 async function plan(run: ExcelRun) {
   const table = await readSelectedTable(run);
-  const job = planScreening(table, recognizeColumns(table.headers), { strategy: "buy" });
+  const job = planScreening(table, recognizeColumns(table.headers), { strategy: "buy", numbers: "point" });
   const earlier = table.block ? { left: table.left + table.block.start, width: table.block.width } : undefined;
   return { table, job, destination: destinationOf(job, earlier) };
 }

@@ -1,9 +1,9 @@
 import { AddressInfo } from "node:net";
 import { RelayCallError, RelayClient } from "../../src/client";
 import { recognizeColumns } from "../../src/inputs";
-import { resultBlockWidth } from "../../src/sheet";
+import { maskBlock, resultBlockWidth } from "../../src/sheet";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
-import { estimate, maskBlock, planScreening, runScreening } from "../../taskpane/screen";
+import { estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import { mockWorkbook } from "./office-mock";
 
@@ -52,7 +52,7 @@ describe("screening a table from the pane, on the real relay", () => {
     const read = await readSelectedTable(wb.run);
     const mapping = recognizeColumns(maskBlock(read.headers, read.block));
     expect(mapping).toEqual(["fullAddress", "purchasePriceUSD", "bedrooms", "bathrooms", "accomodates", null]);
-    const job = planScreening(read, mapping, { strategy: "buy" });
+    const job = planScreening(read, mapping, { strategy: "buy", numbers: "point" });
 
     const e = await estimate(relay.client, [job]);
     expect(e).toMatchObject({ items: 448, invalid: 1, cached: 0, toCreate: 448, estimatedCostUSD: 89.6, sandbox: true });
@@ -96,7 +96,7 @@ describe("screening a table from the pane, on the real relay", () => {
     const grid = table(30, "Again");
     const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
     const first = await readSelectedTable(wb.run);
-    const job = planScreening(first, recognizeColumns(first.headers), { strategy: "buy" });
+    const job = planScreening(first, recognizeColumns(first.headers), { strategy: "buy", numbers: "point" });
     await runScreening({ client: relay.client, run: wb.run }, job, { sandbox: true });
     const reports = relay.t.sandboxStats().reports;
 
@@ -106,7 +106,7 @@ describe("screening a table from the pane, on the real relay", () => {
     const wb2 = mockWorkbook({ sheets: [{ name: "Deals", grid: again }] });
     const second = await readSelectedTable(wb2.run);
     expect(second.block?.start).toBe(HEADER.length);
-    const job2 = planScreening(second, recognizeColumns(maskBlock(second.headers, second.block)), { strategy: "buy" });
+    const job2 = planScreening(second, recognizeColumns(maskBlock(second.headers, second.block)), { strategy: "buy", numbers: "point" });
     expect(job2.blockColumn).toBe(HEADER.length);
     expect(await estimate(relay.client, [job2])).toMatchObject({ items: 30, cached: 30, toCreate: 0, estimatedCostUSD: 0 });
     const result = await runScreening({ client: relay.client, run: wb2.run }, job2, { sandbox: true });
@@ -118,7 +118,7 @@ describe("screening a table from the pane, on the real relay", () => {
   test("screened again 40 days later: cached and free, each row marked stale with the price of a refresh", async () => {
     const grid = table(3, "Stale");
     const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
-    const job = planScreening(await readSelectedTable(wb.run), recognizeColumns(HEADER), { strategy: "buy" });
+    const job = planScreening(await readSelectedTable(wb.run), recognizeColumns(HEADER), { strategy: "buy", numbers: "point" });
     await runScreening({ client: relay.client, run: wb.run }, job, { sandbox: true });
     const now = Date.now();
     jest.spyOn(Date, "now").mockReturnValue(now + 40 * 86_400_000);
@@ -140,7 +140,7 @@ describe("Cancel", () => {
       const grid = table(200, "Cancel");
       const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
       const read = await readSelectedTable(wb.run);
-      const job = planScreening(read, recognizeColumns(read.headers), { strategy: "buy" });
+      const job = planScreening(read, recognizeColumns(read.headers), { strategy: "buy", numbers: "point" });
       const controller = new AbortController();
       const result = await runScreening({ client: relay.client, run: wb.run }, job, {
         sandbox: true,
