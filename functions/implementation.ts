@@ -1,7 +1,7 @@
 import { AnyRequest, FieldIssue, Operation, RelayAnswer, SessionAnswer, Strategy, WhatIfInputs, findField, idField, validateRequest, whatIf } from "../src/contract";
 import { RequestSource, addinConnection, refreshGate } from "../src/client";
 import { CellInput, POSITIONAL_ARGUMENTS, RangeInput, STRATEGY_NAMES, WHATIF_VARIABLES, findWhatIfVariable, functionRequest, readBoolean, readStrategy, readValueList, single } from "../src/inputs";
-import { Grid, analysisCard, analysisEntity, analysisOf, comparablesTable, fieldsRow, invalidArgument, parseFieldList, readMaxRows, sensitivityGrid } from "../src/sheet";
+import { Grid, analysisCard, analysisEntity, analysisOf, comparablesTable, fieldsRow, invalidArgument, parseFieldList, warningTexts, readMaxRows, sensitivityGrid } from "../src/sheet";
 import { Call, Invocation, billable, cancelled, free, hostSupport } from "./custom-function";
 
 /**
@@ -63,7 +63,8 @@ export function comps(analysisId: Arg, maxRows?: Arg, invocation?: Invocation): 
     },
     answer: async (args, call) => {
       const answer = await storedFullAnswer(args(), call);
-      const table = comparablesTable(analysisOf(answer), single(maxRows) ?? undefined);
+      // The answer's notices (SANDBOX, STALE) and warnings travel with every comparable row.
+      const table = comparablesTable(analysisOf(answer), single(maxRows) ?? undefined, warningTexts(answer));
       if (!table.ok) throw invalidArgument(table.message);
       return table.grid;
     },

@@ -95,7 +95,8 @@ export function textField(maxLength: number) {
     .refine((s) => !HIDDEN_CONTROL.test(s), {
       error: (issue) => `must be plain text: it holds a control, bidirectional-override or broken character (${hiddenCharacterOf(String(issue.input))})`,
     })
-    .refine((s) => s.replace(INVISIBLE, "") !== "", { error: "must hold visible text; it has only invisible characters" })
+    // An empty text is already refused by its length, with one message.
+    .refine((s) => s === "" || s.replace(INVISIBLE, "") !== "", { error: "must hold visible text; it has only invisible characters" })
     .describe(text);
 }
 

@@ -56,6 +56,12 @@ export const OFFICE_APIS: Record<string, OfficeApi> = {
   // *OrNullObject methods, which came with ExcelApi 1.4.
   "Excel.run": excel("1.1"),
   "Excel.RequestContext.workbook": excel("1.1"),
+  // The workbook's decimal mark (taskpane/excel/number-style.ts), checked with isSetSupported first.
+  "Excel.RequestContext.application": excel("1.1"),
+  "Excel.Application.cultureInfo": excel("1.11"),
+  "Excel.CultureInfo.numberFormat": excel("1.11"),
+  "Excel.NumberFormatInfo.load": excel("1.11"),
+  "Excel.NumberFormatInfo.numberDecimalSeparator": excel("1.11"),
   "OfficeExtension.ClientRequestContext.sync": excel("1.1"),
   "OfficeExtension.ClientObject.isNullObject": excel("1.4"),
   "Excel.Range.load": excel("1.1"),

@@ -86,6 +86,10 @@ describe("the STR.* functions, end to end through the real relay and sandbox", (
     const comps = await STR.comps([[id]], 5);
     expect(comps[0]?.[0]).toBe("Listing");
     expect(comps).toHaveLength(6);
+    // Simulated figures say so in their own cells, so a copied comparable row carries it.
+    const warningsColumn = (comps[0] as unknown[]).length - 1;
+    expect(comps[0]?.[warningsColumn]).toBe("Warnings");
+    expect(String(comps[1]?.[warningsColumn])).toMatch(/SANDBOX: simulated data/);
     expect((await excelError(STR.comps("no such id!", 5))).code).toBe("#VALUE!");
     expect((await excelError(STR.comps("0123456789abcdef01234567", 5))).message).toMatch(/STR_ANALYSIS_NOT_FOUND/);
   });
