@@ -1,4 +1,10 @@
-import { LocalPacer, PACING_MARGIN_MS, pacingRule } from "../../src/relay/pacer";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { JITTER_MARGIN_MS, LocalPacer, PACING_MARGIN_MS, pacingRule } from "../../src/relay/pacer";
+import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { RelayStore } from "../../src/relay/store/store";
+import { buyBody, startRelay } from "../support/relay";
 
 /** Grants every acquire, recording when each was granted. */
 async function grantTimes(pacer: LocalPacer, n: number): Promise<number[]> {
@@ -79,5 +85,41 @@ describe("the pacer never lets more than the limit through in any sliding window
     const waiting = pacer.acquire();
     await pacer.close();
     await expect(waiting).rejects.toThrow(/closed/);
+  });
+});
+
+describe("the limit holds on the sends themselves, not only on the grants", () => {
+  /** A SQLite store whose round trips take 0–4 ms, as a busy host's do. */
+  function slowStore(file: string): RelayStore {
+    const store = new SqliteStore(file);
+    const slow = new Set(["acquireLock", "getCached", "lastCall", "getAnalysis", "reserveCall", "committedCents"]);
+    return new Proxy(store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== "function") return value;
+        const fn = value as (...args: unknown[]) => unknown;
+        if (!slow.has(String(prop))) return fn.bind(target);
+        return async (...args: unknown[]) => {
+          await new Promise((r) => setTimeout(r, Math.random() * 4));
+          return fn.apply(target, args);
+        };
+      },
+    });
+  }
+
+  test("with a slow store, the request 20 places back reached the service at least 1 s plus the jitter margin earlier", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-pacer-sends-"));
+    const t = await startRelay({ RELAY_UPSTREAM_RPS: "20" }, { dataDir, store: slowStore(path.join(dataDir, "relay.sqlite")) });
+    try {
+      const items = Array.from({ length: 70 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
+      const r = await t.post("/v1/batch", { items });
+      expect(r.status).toBe(200);
+      const state = t.relay.sandbox?.state;
+      expect(state?.arrivals.length).toBe(70);
+      // The window counts a slot for its lifetime; the jitter margin is left whole for the way there.
+      expect(state?.maxInWindow(1000 + JITTER_MARGIN_MS)).toBeLessThanOrEqual(20);
+    } finally {
+      await t.close();
+    }
   });
 });
