@@ -190,11 +190,9 @@ export class Gateway {
     const signal = flight.controller.signal;
     const owner = this.#o.owner;
     const most = maxCharge(op, request);
-    // Cheap refusals first, before waiting in the queue.
+    // Cheap refusals first, before waiting for the lock.
     if (!refresh) await this.#refuseUnknownOutcome(key);
     await this.#checkBudget(most.cents);
-    await pacer.acquire(signal);
-    const grantedAt = performance.now();
     await this.#lock(key, signal);
     try {
       // Another replica may have finished this very request meanwhile.
@@ -208,6 +206,9 @@ export class Gateway {
         const kept = await this.#answerFromLedger(key, last);
         if (kept) return kept;
       }
+      // Only a call that will be sent waits for a send slot: under the lock, with the cache and the
+      // ledger checked, so a replica that lost the race for this request spends none.
+      const slot = await pacer.acquire(signal);
       // The ledger row is written before the call is sent, with the budget check in the same step.
       const reservation = await this.#storeCall(() =>
         store.reserveCall({ op, cacheKey: key, maxCents: most.cents, owner, startedAt: Date.now() }, this.#o.budgetCents, this.#dayStart(Date.now())),
@@ -215,15 +216,15 @@ export class Gateway {
       if (!reservation.ok) throw this.#budgetError(reservation.committedCents, most.cents);
       flight.sent = true;
 
-      // A slot older than its lifetime (the store was slow, or this process stalled) is traded for
-      // the next one, ahead of the queue: sent late, the request would reach the service bunched
-      // with those granted after it, and the service would count them over its limit.
-      if (performance.now() - grantedAt > pacer.slotLifetimeMs) {
+      // A slot older than its lifetime (the ledger was slow, or this process stalled) is traded for
+      // the next one, ahead of the queue: the window counts a slot only for its lifetime, and sent
+      // later the request would reach the service bunched with those granted after it.
+      if (performance.now() - slot.grantedAt > pacer.slotLifetimeMs) {
         metrics.slotsRenewed.inc();
-        const slot = await this.#slotNow();
-        if (slot !== true) {
-          await this.#record(reservation.id, { state: "failed", status: undefined, charge: NO_CHARGE, error: slot });
-          throw slot;
+        const renewed = await this.#slotNow();
+        if (renewed !== true) {
+          await this.#record(reservation.id, { state: "failed", status: undefined, charge: NO_CHARGE, error: renewed });
+          throw renewed;
         }
       }
       let result: UpstreamResult;

@@ -4,21 +4,25 @@ import { Waiters } from "./waiters";
  * Pacing of calls to the service: never more than the account's limit in any sliding window.
  *
  * A token bucket would allow a burst of its capacity on top of the rate (100 + 100 in one second),
- * and the service counts requests per second, so this is a sliding log instead: at most `limit`
- * sends in any `windowMs`, the window stretched by a small margin for the time between a send here
- * and its arrival there. Sends are also spaced evenly (`windowMs / limit` apart) rather than let
- * out in bursts: a burst queues up at the receiving end and arrives there bunched with the next
- * one, which the service would count as over the limit. When the service answers 429 anyway
- * (another client shares the key), sends stop until its Retry-After and then run at nine tenths
- * of the limit for a while.
+ * and the service counts requests per second, so this is a sliding log instead. The rule holds by
+ * construction on the sends themselves, not only on the grants: a call takes its slot as the last
+ * step before it sends and must send within the slot's lifetime, and the window is one second plus
+ * that lifetime plus a margin for jitter between here and the service. So the send `limit` places
+ * back left at least one second plus the jitter margin earlier, whatever the timers did: a timer
+ * that fires late lets the sends it delayed catch up, but only as far as the window allows.
+ *
+ * Sends are also spaced evenly (`windowMs / limit` apart) rather than let out in bursts: a burst
+ * queues up at the receiving end and arrives there bunched with the next one, which the service
+ * would count as over the limit. When the service answers 429 anyway (another client shares the
+ * key), sends stop until its Retry-After and then run at nine tenths of the limit for a while.
  */
 export interface Pacer {
   /** Resolves when a send slot is granted; rejects with the signal's reason if aborted first. */
-  acquire(signal?: AbortSignal, options?: AcquireOptions): Promise<void>;
+  acquire(signal?: AbortSignal, options?: AcquireOptions): Promise<Slot>;
   /**
-   * How long a granted slot stays good, ms. The window's margin allows for the time between a
-   * grant and the request's arrival; a request that could not leave within this (a slow store, a
-   * stalled process) would arrive bunched with those granted after it, so it takes a new slot.
+   * How long a granted slot stays good, ms, from its `grantedAt`. The window counts it: a request
+   * that could not leave within this (a slow store, a stalled process) would arrive bunched with
+   * those granted after it, so it takes a new slot.
    */
   readonly slotLifetimeMs: number;
   /** The service throttled: no sends before `until` (epoch ms), then slower for a while. */
@@ -26,6 +30,12 @@ export interface Pacer {
   /** Calls waiting for a slot. */
   readonly waiting: number;
   close(): Promise<void>;
+}
+
+/** A granted send slot. */
+export interface Slot {
+  /** No later than the slot was granted, on performance.now()'s clock: its age counts from here. */
+  grantedAt: number;
 }
 
 export interface AcquireOptions {
@@ -40,14 +50,21 @@ export interface PacingRule {
   windowMs: number;
 }
 
-/** Margin added to the window for network jitter between here and the service, ms. */
-export const PACING_MARGIN_MS = 40;
+/** Margin for network jitter between a send here and its arrival at the service, ms. */
+export const JITTER_MARGIN_MS = 40;
+/**
+ * How long a slot of the local pacer stays good. It is taken right before the send, with only the
+ * ledger row (one SQLite write) between the two.
+ */
+export const LOCAL_SLOT_LIFETIME_MS = 15;
+/** Margin added to the local pacer's window: the jitter and the slot's lifetime, ms. */
+export const PACING_MARGIN_MS = JITTER_MARGIN_MS + LOCAL_SLOT_LIFETIME_MS;
 /** How many spacings late a timer may be and still have the sends it delayed catch up. */
 const CATCH_UP = 4;
 /** How long sends stay slower after the service throttled, ms. */
 export const SLOW_DOWN_MS = 10_000;
 
-/** The sliding-window rule for a rate in requests a second: 100 → 100 per 1,015 ms; 0.5 → 1 per 2,015 ms. */
+/** The sliding-window rule for a rate in requests a second: 100 → 100 per 1,055 ms; 0.5 → 1 per 2,055 ms. */
 export function pacingRule(requestsPerSecond: number, marginMs = PACING_MARGIN_MS): PacingRule {
   if (!Number.isFinite(requestsPerSecond) || requestsPerSecond <= 0) {
     throw new RangeError(`Expected requestsPerSecond to be a number greater than 0, got ${requestsPerSecond}`);
@@ -75,14 +92,13 @@ export class LocalPacer implements Pacer {
     this.#now = now;
   }
 
-  /** Half the margin: the other half is for the network and the service's own clock. */
-  readonly slotLifetimeMs = PACING_MARGIN_MS / 2;
+  readonly slotLifetimeMs = LOCAL_SLOT_LIFETIME_MS;
 
   get waiting(): number {
     return this.#waiters.size;
   }
 
-  acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<void> {
+  acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<Slot> {
     const waiting = this.#waiters.wait(signal, options.first);
     this.#pump();
     return waiting;
@@ -124,7 +140,7 @@ export class LocalPacer implements Pacer {
       if (now < this.#due) return this.#schedule(this.#due - now);
       this.#due = (now - this.#due > spacing * CATCH_UP ? now : this.#due) + spacing;
       this.#sent.push(now);
-      this.#waiters.grant();
+      this.#waiters.grant({ grantedAt: performance.now() });
     }
   }
 

@@ -1,5 +1,5 @@
 import Redis from "ioredis";
-import { AcquireOptions, Pacer, PacingRule, SLOW_DOWN_MS } from "./pacer";
+import { AcquireOptions, JITTER_MARGIN_MS, Pacer, PacingRule, SLOW_DOWN_MS, Slot } from "./pacer";
 import { RedisScript, partError, redisScript } from "./store/shared-clients";
 import { Waiters } from "./waiters";
 
@@ -65,15 +65,18 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(slow, slowUntil) - now + 60000
 return 1`;
 
 /**
- * The window's margin for replicas (LocalPacer's is PACING_MARGIN_MS, 40 ms). Between a slot
- * granted here and the request leaving, a replica makes a few round trips to Redis and Postgres
- * (the request's lock, the cache, the ledger row), and on a busy host each can take tens of
- * milliseconds: requests granted apart can leave bunched, and the service counts them as they
- * arrive. Measured on a 2-core host running two replicas, Redis, Postgres and the sandbox, 40 ms
- * let 101–105 arrive in a second; the wider margin costs about 5 % of the rate (91 rather than 96
- * a second at RELAY_UPSTREAM_RPS=100).
+ * How long a slot of the Redis pacer stays good, counted from when it was asked for: Redis decided
+ * it somewhere within the round trip, and the replica's clock cannot tell where without trusting
+ * the two clocks to agree. It covers that round trip and the ledger row written in Postgres before
+ * the send; a grant that took longer to arrive is not used (it stays counted), so Redis must be
+ * a few milliseconds away at most, as it is beside the replicas.
  */
-export const SHARED_PACING_MARGIN_MS = 100;
+export const SHARED_SLOT_LIFETIME_MS = 30;
+/** The window's margin for replicas: the jitter and the slot's lifetime, ms. */
+export const SHARED_PACING_MARGIN_MS = JITTER_MARGIN_MS + SHARED_SLOT_LIFETIME_MS;
+
+/** Grants in a row that arrive too late to use before the waiting callers are told Redis is too slow. */
+const STALE_GRANTS_TO_FAIL = 20;
 
 /** As in LocalPacer: how many spacings late a poll may be and still have the sends it delayed catch up. */
 const CATCH_UP = 4;
@@ -85,7 +88,8 @@ export class RedisPacer implements Pacer {
   readonly #throttled: RedisScript;
   readonly #waiters = new Waiters();
   #polling = false;
-  #fastestRoundTrip = Infinity;
+  /** Grants in a row that arrived older than a slot's lifetime. */
+  #staleGrants = 0;
   #closed = false;
   #sleep: { timer: NodeJS.Timeout; wake: () => void } | undefined;
 
@@ -97,14 +101,13 @@ export class RedisPacer implements Pacer {
     this.#throttled = redisScript(redis, "strRelayThrottled", THROTTLED);
   }
 
-  /** Half the margin, as LocalPacer's. */
-  readonly slotLifetimeMs = SHARED_PACING_MARGIN_MS / 2;
+  readonly slotLifetimeMs = SHARED_SLOT_LIFETIME_MS;
 
   get waiting(): number {
     return this.#waiters.size;
   }
 
-  acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<void> {
+  acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<Slot> {
     const waiting = this.#waiters.wait(signal, options.first);
     void this.#poll();
     return waiting;
@@ -141,15 +144,20 @@ export class RedisPacer implements Pacer {
         }
         if (this.#closed) return;
         const [granted, waitMs] = answer as [number, string?];
-        const roundTrip = performance.now() - asked;
-        this.#fastestRoundTrip = Math.min(this.#fastestRoundTrip, roundTrip);
-        // A grant that reached this process late (it stalled, or Redis did) is old already: sent
-        // now, it would leave bunched with grants made since. It stays counted, and is not used.
-        // "Late" is against the fastest round trip seen, so a distant Redis does not make every grant late.
-        if (granted === 1 && roundTrip - this.#fastestRoundTrip > this.slotLifetimeMs) continue;
         if (granted === 1) {
+          // A grant that reached this process late (it stalled, or Redis did) may be old already:
+          // sent now, it would leave bunched with grants made since. It stays counted, and is not used.
+          if (performance.now() - asked > this.slotLifetimeMs) {
+            // Redis that answers this slowly every time would keep every caller waiting for good.
+            if (++this.#staleGrants >= STALE_GRANTS_TO_FAIL) {
+              this.#staleGrants = 0;
+              this.#waiters.failAll(partError("Redis", new Error(`its answers take over ${this.slotLifetimeMs} ms, too slow to pace sends`)));
+            }
+            continue;
+          }
+          this.#staleGrants = 0;
           // The caller it was asked for may have left meanwhile: the next one takes the slot.
-          this.#waiters.grant();
+          this.#waiters.grant({ grantedAt: asked });
           continue;
         }
         await this.#nap(Math.max(1, Math.ceil(Number(waitMs))));

@@ -1,9 +1,12 @@
+import type { Slot } from "./pacer";
+
 /**
  * The callers waiting for a send slot, in order, shared by both pacers: each waits on a promise
  * that the pacer grants (first in line first), fails, or that its own abort signal withdraws.
+ * `grant` is the one place a waiting call is given a slot (the place to choose whom, too).
  */
 interface Waiter {
-  resolve: () => void;
+  resolve: (slot: Slot) => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -18,10 +21,10 @@ export class Waiters {
   }
 
   /** Waits in line (at its head with `first`); rejects with the signal's reason if it fires first, or at once once closed. */
-  wait(signal: AbortSignal | undefined, first = false): Promise<void> {
+  wait(signal: AbortSignal | undefined, first = false): Promise<Slot> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#closed) return Promise.reject(new Error("pacer closed"));
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<Slot>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
       if (signal) {
         waiter.onAbort = () => {
@@ -36,12 +39,12 @@ export class Waiters {
     });
   }
 
-  /** Lets the first in line go; false when nobody waits. */
-  grant(): boolean {
+  /** Gives `slot` to the first in line; false when nobody waits. */
+  grant(slot: Slot): boolean {
     const waiter = this.#queue.shift();
     if (!waiter) return false;
     this.#release(waiter);
-    waiter.resolve();
+    waiter.resolve(slot);
     return true;
   }
 

@@ -1,4 +1,11 @@
-import { LocalPacer, PACING_MARGIN_MS, pacingRule } from "../../src/relay/pacer";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { JITTER_MARGIN_MS, LocalPacer, PACING_MARGIN_MS, pacingRule } from "../../src/relay/pacer";
+import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { RelayStore } from "../../src/relay/store/store";
+import { Upstream } from "../../src/relay/upstream";
+import { buyBody, startRelay } from "../support/relay";
 
 /** Grants every acquire, recording when each was granted. */
 async function grantTimes(pacer: LocalPacer, n: number): Promise<number[]> {
@@ -79,5 +86,50 @@ describe("the pacer never lets more than the limit through in any sliding window
     const waiting = pacer.acquire();
     await pacer.close();
     await expect(waiting).rejects.toThrow(/closed/);
+  });
+});
+
+describe("the limit holds on the sends themselves, not only on the grants", () => {
+  /** A SQLite store whose round trips take 0 or 4.5 ms, as a busy host's do. */
+  function slowStore(file: string): RelayStore {
+    const store = new SqliteStore(file);
+    const slow = new Set(["acquireLock", "getCached", "lastCall", "getAnalysis", "reserveCall", "committedCents"]);
+    return new Proxy(store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== "function") return value;
+        const fn = value as (...args: unknown[]) => unknown;
+        if (!slow.has(String(prop))) return fn.bind(target);
+        return async (...args: unknown[]) => {
+          await new Promise((r) => setTimeout(r, Math.random() < 0.5 ? 0 : 4.5));
+          return fn.apply(target, args);
+        };
+      },
+    });
+  }
+
+  test("with a slow store, the request 20 places back left at least 1 s plus the jitter margin earlier", async () => {
+    // When the relay hands each request to its connection: the jitter margin is for the way there.
+    const departures: number[] = [];
+    const call = Upstream.prototype.call;
+    const spy = jest.spyOn(Upstream.prototype, "call").mockImplementation(function (this: Upstream, ...args) {
+      departures.push(performance.now());
+      return call.apply(this, args);
+    });
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-pacer-sends-"));
+    const t = await startRelay({ RELAY_UPSTREAM_RPS: "20" }, { dataDir, store: slowStore(path.join(dataDir, "relay.sqlite")) });
+    try {
+      const items = Array.from({ length: 70 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
+      const r = await t.post("/v1/batch", { items });
+      expect(r.status).toBe(200);
+      expect(t.relay.sandbox?.state.arrivals.length).toBe(70);
+      expect(departures).toHaveLength(70);
+      // The window counts a slot for its lifetime, so the time a slow store takes before the send
+      // does not eat into the margin.
+      expect(maxInWindow(departures, 1000 + JITTER_MARGIN_MS)).toBeLessThanOrEqual(20);
+    } finally {
+      spy.mockRestore();
+      await t.close();
+    }
   });
 });

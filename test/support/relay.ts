@@ -29,7 +29,7 @@ export interface TestRelay {
 
 export async function startRelay(
   env: Record<string, string> = {},
-  options: { sandbox?: SandboxOptionsInput; dataDir?: string } & Partial<Pick<RelayOptions, "retryPolicy" | "heartbeatMs" | "addinDir" | "store">> = {},
+  options: { sandbox?: SandboxOptionsInput; dataDir?: string } & Partial<Pick<RelayOptions, "retryPolicy" | "heartbeatMs" | "addinDir" | "store" | "pacer">> = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "str-relay-test-"));
   const config = loadConfig({ RELAY_DATA_DIR: dataDir, RELAY_TOKENS: TEST_TOKEN, RELAY_CALLER_RPS: "100000", ...env });
@@ -49,6 +49,7 @@ export async function startRelay(
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.addinDir ? { addinDir: options.addinDir } : {}),
     ...(options.store ? { store: options.store } : {}),
+    ...(options.pacer ? { pacer: options.pacer } : {}),
   });
   const auth = { authorization: `Bearer ${TEST_TOKEN}` };
   const wrap = answerOf;

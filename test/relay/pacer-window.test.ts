@@ -1,0 +1,68 @@
+import fc from "fast-check";
+import { JITTER_MARGIN_MS, LocalPacer, pacingRule } from "../../src/relay/pacer";
+
+/**
+ * The account's limit by construction: whatever the timers do, at most 100 sends in any 1-s window,
+ * and the jitter margin on top left whole. A fake clock drives the pacer; the process "stalls" at
+ * random (the clock jumps while no timer runs, so every timer due meanwhile fires late at once);
+ * callers arrive in random bursts, some renew a slot ahead of the queue, some leave, the service
+ * throttles now and then; and each caller sends at some moment within its slot's lifetime.
+ */
+function maxInWindow(times: number[], windowMs: number): number {
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while ((times[end] as number) - (times[start] as number) >= windowMs) start++;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+const step = fc.record({
+  arrivals: fc.nat({ max: 60 }),
+  runMs: fc.integer({ min: 0, max: 400 }),
+  stallMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 1500 })),
+  throttleMs: fc.oneof(fc.constant(-1), fc.integer({ min: 0, max: 2000 })),
+  firsts: fc.nat({ max: 5 }),
+  aborts: fc.nat({ max: 5 }),
+  /** Where within its slot's lifetime each caller of this step sends (0: at once, 1: at its end), in turn. */
+  sendsAt: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 8 }),
+});
+
+describe("the local pacer keeps the window under any timer stalls", () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  test("at most 100 sends in every 1-s window, with callers arriving in bursts and timers firing late", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+        let stalled = 0;
+        const now = () => Date.now() + stalled;
+        const pacer = new LocalPacer(pacingRule(100), now);
+        const sent: number[] = [];
+        const send = (at: number[], i: number) => () => void sent.push(now() + (at[i % at.length] as number) * pacer.slotLifetimeMs);
+        const waiting: Promise<void>[] = [];
+        for (const s of steps) {
+          for (let i = 0; i < s.arrivals; i++) waiting.push(pacer.acquire().then(send(s.sendsAt, i)));
+          for (let i = 0; i < s.firsts; i++) waiting.push(pacer.acquire(undefined, { first: true }).then(send(s.sendsAt, i)));
+          const c = new AbortController();
+          for (let i = 0; i < s.aborts; i++) pacer.acquire(c.signal).then(send(s.sendsAt, i), () => undefined);
+          if (s.throttleMs >= 0) pacer.throttled(now() + s.throttleMs);
+          await jest.advanceTimersByTimeAsync(s.runMs / 2);
+          c.abort();
+          await jest.advanceTimersByTimeAsync(s.runMs / 2);
+          stalled += s.stallMs;
+          await jest.advanceTimersByTimeAsync(0);
+        }
+        await jest.advanceTimersByTimeAsync(60_000);
+        await Promise.all(waiting);
+        await pacer.close();
+        expect(sent.length).toBeGreaterThanOrEqual(waiting.length);
+        sent.sort((a, b) => a - b);
+        expect(maxInWindow(sent, 1000)).toBeLessThanOrEqual(100);
+        expect(maxInWindow(sent, 1000 + JITTER_MARGIN_MS)).toBeLessThanOrEqual(100);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

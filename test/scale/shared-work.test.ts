@@ -1,0 +1,81 @@
+import { AcquireOptions, Pacer, Slot, pacingRule } from "../../src/relay/pacer";
+import { RedisPacer, SHARED_PACING_MARGIN_MS } from "../../src/relay/redis-pacer";
+import { Sandbox, buildSandbox } from "../../src/sandbox/server";
+import { TestRelay, buyBody, startRelay } from "../support/relay";
+import { SharedUrls, describeShared, dropNamespace, openTestStore, testNamespace } from "../support/scale";
+
+const KEY = "sk_shared_work_test_0123456789";
+const RPS = 200;
+
+/** A pacer that counts the slots it grants. */
+class CountingPacer implements Pacer {
+  granted = 0;
+  constructor(readonly inner: Pacer) {}
+  get slotLifetimeMs(): number {
+    return this.inner.slotLifetimeMs;
+  }
+  get waiting(): number {
+    return this.inner.waiting;
+  }
+  async acquire(signal?: AbortSignal, options?: AcquireOptions): Promise<Slot> {
+    const slot = await this.inner.acquire(signal, options);
+    this.granted++;
+    return slot;
+  }
+  throttled(until: number): void {
+    this.inner.throttled(until);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+describeShared("two replicas sent the same items spend send slots only on requests they send", (urls: SharedUrls) => {
+  let ns: string;
+  let sandbox: Sandbox;
+  let sandboxUrl: string;
+  const relays: TestRelay[] = [];
+  const pacers: CountingPacer[] = [];
+
+  /** A replica in live mode against the one sandbox, on the shared store, pacing through Redis. */
+  const replica = async (): Promise<TestRelay> => {
+    const store = await openTestStore(urls, ns);
+    const pacer = new CountingPacer(new RedisPacer(store.redis, pacingRule(RPS, SHARED_PACING_MARGIN_MS), ns));
+    pacers.push(pacer);
+    const relay = await startRelay({ STR_API_KEY: KEY, STR_API_BASE_URL: sandboxUrl, RELAY_UPSTREAM_RPS: String(RPS), RELAY_BUDGET_USD_PER_DAY: "100000" }, { store, pacer });
+    relays.push(relay);
+    return relay;
+  };
+
+  beforeEach(async () => {
+    ns = testNamespace("shared_work");
+    // Reports take 100–300 ms, so both replicas' calls for one item overlap.
+    sandbox = buildSandbox({ timeScale: 0.01, apiKeys: [KEY], faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
+    await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
+    const address = sandbox.app.server.address();
+    sandboxUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  });
+  afterEach(async () => {
+    await Promise.all(relays.splice(0).map((r) => r.close()));
+    pacers.splice(0);
+    await sandbox.app.close();
+    await dropNamespace(urls, ns);
+  });
+
+  test("the same 60 items sent to both at once: every slot granted is a request that reaches the service, each created once", async () => {
+    const [a, b] = [await replica(), await replica()];
+    const items = Array.from({ length: 60 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
+    const answers = await Promise.all([a, b].map((r) => (r as TestRelay).post("/v1/batch", { items })));
+    for (const answer of answers) {
+      const lines = answer.text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { status: number });
+      expect(lines.map((l) => l.status)).toEqual(Array(60).fill(200));
+    }
+    expect(sandbox.state.duplicateCreates()).toBe(0);
+    expect(sandbox.state.arrivals.length).toBe(60);
+    // A slot that got old before its request could leave (this host stalled) is traded for a fresh
+    // one, and the relay counts those; every other slot is a request sent, none is spent on a
+    // request the other replica made.
+    const renewed = relays.reduce((n, r) => n + r.relay.metrics.slotsRenewed.get(), 0);
+    expect(pacers.reduce((n, p) => n + p.granted, 0) - renewed).toBe(60);
+  });
+});
