@@ -69,7 +69,7 @@ export function errorShapeProblems(status: number, json: unknown): string[] {
   const body = json as { success: false; error: Record<string, unknown> };
   const extra = Object.keys(body).filter((k) => k !== "success" && k !== "error");
   if (extra.length > 0) problems.push(`unexpected top-level keys ${extra.join(", ")}`);
-  const extraInError = Object.keys(body.error).filter((k) => k !== "code" && k !== "message" && k !== "fields");
+  const extraInError = Object.keys(body.error).filter((k) => !["code", "message", "fields", "billing"].includes(k));
   if (extraInError.length > 0) problems.push(`unexpected error keys ${extraInError.join(", ")}`);
   const code = RelayErrorCode.safeParse(parsed.data.error.code);
   if (!code.success) problems.push(`unknown code ${parsed.data.error.code}`);
