@@ -1,9 +1,7 @@
 import { PassThrough } from "node:stream";
-import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, centsToUSD, dotPath, maxCharge, showValue, toFieldIssues } from "../contract";
+import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, centsToUSD, dotPath, showValue, toFieldIssues } from "../contract";
 import { RelayError, asRelayError } from "./errors";
-import { Gateway, cacheKeyOf } from "./gateway";
-import { RelayStore } from "./store/store";
-import { usageOf } from "./usage";
+import { Gateway } from "./gateway";
 
 /**
  * POST /v1/batch: many analyses in one request. Items run through the same gateway as single
@@ -37,35 +35,25 @@ export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolea
   return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables };
 }
 
-/** What running the batch would do and cost, spending nothing. */
-export async function dryRunBatch(gateway: Gateway, store: RelayStore, items: ParsedItem[], budgetCents: number, sandbox: boolean): Promise<DryRunAnswer> {
+/**
+ * What running the batch would do and cost, spending nothing: each item's verdict from the gateway's
+ * own plan (the path `analyze` takes), an item identical to an earlier one sharing its call.
+ */
+export async function dryRunBatch(gateway: Gateway, items: ParsedItem[], sandbox: boolean): Promise<DryRunAnswer> {
   const verdicts: DryRunAnswer["verdicts"] = [];
   // Keys that this batch will send: a later identical item shares that call.
   const sending = new Set<string>();
   let cents = 0;
   for (const item of items) {
-    if (!item.ok) {
-      verdicts.push("invalid");
-      continue;
-    }
-    let request;
-    try {
-      request = gateway.validate(item.op, item.params);
-    } catch {
-      verdicts.push("invalid");
-      continue;
-    }
-    const key = cacheKeyOf(item.op, request);
-    if (sending.has(key)) verdicts.push("duplicate");
-    else if (!item.refresh && (await gateway.cached(key, { comparables: false }))) verdicts.push("cached");
-    else if (!item.refresh && (await store.lastCall(key))?.state === "unknown") verdicts.push("unknown-outcome");
-    else {
+    const plan = item.ok ? await gateway.plan(item.op, item.params, { refresh: item.refresh }) : ({ verdict: "invalid" } as const);
+    if (plan.verdict === "invalid") verdicts.push("invalid");
+    else if (sending.has(plan.key)) verdicts.push("duplicate");
+    else if (plan.verdict === "create") {
       verdicts.push("create");
-      sending.add(key);
-      cents += maxCharge(item.op, request).cents;
-    }
+      sending.add(plan.key);
+      cents += plan.charge.cents;
+    } else verdicts.push(plan.verdict);
   }
-  const usage = await usageOf(store, budgetCents, sandbox ? "sandbox" : "live");
   const count = (v: DryRunAnswer["verdicts"][number]) => verdicts.filter((x) => x === v).length;
   return {
     items: items.length,
@@ -74,7 +62,7 @@ export async function dryRunBatch(gateway: Gateway, store: RelayStore, items: Pa
     invalid: count("invalid"),
     unknownOutcome: count("unknown-outcome"),
     estimatedCostUSD: centsToUSD(cents),
-    budgetRemainingUSD: usage.budget.remainingTodayUSD,
+    budgetRemainingUSD: centsToUSD(await gateway.budget.remainingCents()),
     sandbox,
     verdicts,
   };

@@ -19,7 +19,7 @@ describe("str-relay on the command line", () => {
     const bad = spawnSync(process.execPath, [BIN, "--port", "1"], { env: env({}), encoding: "utf8", timeout: 10_000 });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/Unknown option --port/);
-  });
+  }, 60_000);
 
   test("RELAY_PORT=0 listens on a free port, and the public URL and manifest URL name that port", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-relay-main-"));
@@ -27,7 +27,7 @@ describe("str-relay on the command line", () => {
     try {
       let out = "";
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 20_000);
+        const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 50_000);
         child.stdout.on("data", (c: Buffer) => {
           out += String(c);
           if (out.includes("Add-in manifest:")) {
@@ -47,5 +47,5 @@ describe("str-relay on the command line", () => {
       child.kill("SIGTERM");
       await new Promise((resolve) => child.once("exit", resolve));
     }
-  });
+  }, 60_000);
 });

@@ -2,13 +2,13 @@ import { FastifyPluginAsync } from "fastify";
 import { TOKEN } from "../access";
 import { dryRunBatch, parseBatch, streamBatch } from "../batch";
 import { callerGone } from "./analysis";
-import { RouteContext, budgetCentsOf } from "./context";
+import { RouteContext } from "./context";
 
 /** POST /v1/batch: many items in one request, answered as NDJSON lines (or priced, with dryRun). */
-export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway, store, config }) => {
+export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway, config }) => {
   app.post("/v1/batch", TOKEN, async (request, reply) => {
     const { items, dryRun, maxComparables } = parseBatch(request.body);
-    if (dryRun) return dryRunBatch(gateway, store, items, budgetCentsOf(config), config.mode === "sandbox");
+    if (dryRun) return dryRunBatch(gateway, items, config.mode === "sandbox");
     const stream = streamBatch(gateway, items, callerGone(reply), { maxComparables });
     return reply.type("application/x-ndjson; charset=utf-8").send(stream);
   });

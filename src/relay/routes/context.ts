@@ -15,8 +15,3 @@ export interface RouteContext {
   /** The built add-in to serve (default dist/ beside lib/). */
   addinDir?: string | undefined;
 }
-
-/** The daily budget in cents, from the one configured figure. */
-export function budgetCentsOf(config: RelayConfig): number {
-  return Math.round(config.budgetUSDPerDay * 100);
-}

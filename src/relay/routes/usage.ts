@@ -1,9 +1,9 @@
 import { FastifyPluginAsync } from "fastify";
 import { TOKEN } from "../access";
 import { usageOf } from "../usage";
-import { RouteContext, budgetCentsOf } from "./context";
+import { RouteContext } from "./context";
 
 /** GET /v1/usage: today's and this month's spend against the daily budget. */
-export const usageRoutes: FastifyPluginAsync<RouteContext> = async (app, { store, config }) => {
-  app.get("/v1/usage", TOKEN, async () => usageOf(store, budgetCentsOf(config), config.mode));
+export const usageRoutes: FastifyPluginAsync<RouteContext> = async (app, { store, config, gateway }) => {
+  app.get("/v1/usage", TOKEN, async () => usageOf(store, gateway.budget, config.mode));
 };

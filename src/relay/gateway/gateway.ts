@@ -1,0 +1,214 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { AnyRequest, Charge, NO_CHARGE, Operation, RelayAnswer, describeIssues, maxCharge, validateRequest } from "../../contract";
+import { RelayError } from "../errors";
+import { RelayMetrics } from "../metrics";
+import { Outcome, outcomeOf } from "../outcome";
+import { Pacer } from "../pacer";
+import { DEFAULT_RETRY_POLICY, RetryPolicy } from "../retry-rule";
+import { markStale } from "../staleness";
+import { RelayStore } from "../store/store";
+import { Upstream } from "../upstream";
+import { AnswerCache, cacheKeyOf, limitComparables } from "./answer-cache";
+import { Budget } from "./budget";
+import { localDayStart } from "./calendar";
+import { Ledger, mayHaveBilled } from "./ledger";
+import { Sender } from "./sender";
+import { Flight, SingleFlight } from "./single-flight";
+import { StoreCall, storeCaller } from "./store-call";
+
+/**
+ * The path of one analysis request through the relay, composed of the parts that each own one
+ * step: validate, answer from the cache (answer-cache.ts), share an identical call in flight
+ * (single-flight.ts), hold the budget (budget.ts), take the request's lock, write the ledger row
+ * (ledger.ts), wait for a send slot and send, retrying only where the service cannot have billed
+ * (sender.ts), settle the ledger and keep the answer. The dry run and the stored-analysis route go
+ * through the same steps (`plan`, `stored`), so what they say cannot drift from what is done.
+ */
+export interface GatewayOptions {
+  store: RelayStore;
+  pacer: Pacer;
+  upstream: Upstream;
+  metrics: RelayMetrics;
+  /** True on the embedded sandbox: every answer says so. */
+  sandbox: boolean;
+  /** This replica's id in the ledger. */
+  owner: string;
+  budgetCents: number;
+  /** Cached answers older than this are fetched again; undefined: never. */
+  cacheTtlMs: number | undefined;
+  /** Answers at least this old are marked stale (staleness.ts); undefined: never. */
+  staleAfterMs?: number | undefined;
+  /** How long one call may take, retries included, once its send slot is granted. */
+  callTimeoutMs: number;
+  /** Removes secrets from text that may reach a caller or a log. */
+  redact: (text: string) => string;
+  retryPolicy?: RetryPolicy;
+  /** Local midnight, for "today" in the budget and usage. */
+  dayStart?: (now: number) => number;
+}
+
+export interface AnalyzeOptions {
+  /** Bypass the cache: a billed refresh. */
+  refresh?: boolean;
+  /** The caller went away: drop the call if it has not been sent yet. */
+  signal?: AbortSignal | undefined;
+  /**
+   * At most this many of `data.comparables`, the first as the service listed them; 0 leaves the list
+   * empty (the key stays). Only the answer is cut: the cache and the stored analysis keep them all.
+   * All when undefined.
+   */
+  maxComparables?: number | undefined;
+}
+
+/** What asking for a request now would do, without doing it (the dry run's verdict). */
+export type Plan =
+  | { verdict: "invalid" }
+  | { verdict: "cached"; key: string }
+  | { verdict: "unknown-outcome"; key: string }
+  | { verdict: "create"; key: string; charge: Charge };
+
+export class Gateway {
+  readonly budget: Budget;
+  readonly #o: GatewayOptions;
+  readonly #storeCall: StoreCall;
+  readonly #cache: AnswerCache;
+  readonly #ledger: Ledger;
+  readonly #sender: Sender;
+  readonly #flights = new SingleFlight();
+
+  constructor(options: GatewayOptions) {
+    this.#o = options;
+    const { store, metrics } = options;
+    this.#storeCall = storeCaller(options.redact);
+    this.#cache = new AnswerCache({ store, metrics, sandbox: options.sandbox, cacheTtlMs: options.cacheTtlMs, storeCall: this.#storeCall });
+    this.budget = new Budget({ store, dailyCents: options.budgetCents, dayStart: options.dayStart ?? localDayStart, storeCall: this.#storeCall });
+    this.#ledger = new Ledger({ store, metrics, owner: options.owner, budget: this.budget, storeCall: this.#storeCall });
+    this.#sender = new Sender({ pacer: options.pacer, upstream: options.upstream, metrics, retryPolicy: options.retryPolicy ?? DEFAULT_RETRY_POLICY, callTimeoutMs: options.callTimeoutMs });
+  }
+
+  /** Calls sent and not yet answered. */
+  get inFlight(): number {
+    return this.#sender.inFlight;
+  }
+
+  /** Waits for every call in flight to end and be recorded (at shutdown). */
+  drain(): Promise<void> {
+    return this.#flights.drain();
+  }
+
+  /** Writes ledger ends the store could not take when their calls finished (each heartbeat). */
+  flushLedger(): Promise<void> {
+    return this.#ledger.flush();
+  }
+
+  /** Validates a request body; throws STR_VALIDATION naming every bad field. */
+  validate(op: Operation, body: unknown): AnyRequest {
+    const v = validateRequest(op, body);
+    if (!v.ok) throw new RelayError("STR_VALIDATION", `Invalid ${op} request: ${describeIssues(v.issues)}`, { fields: v.issues });
+    return v.value;
+  }
+
+  /** One analysis: from the cache, from a shared call in flight, or sent now. */
+  async analyze(op: Operation, body: unknown, options: AnalyzeOptions = {}): Promise<RelayAnswer> {
+    const request = this.validate(op, body);
+    const answer = limitComparables(await this.#analyze(op, request, options), options.maxComparables);
+    return this.#markStale(answer, () => maxCharge(op, request));
+  }
+
+  /**
+   * What `analyze` would do with this request now, spending nothing: the same validation, cache,
+   * ledger fallback and unknown-outcome rule, priced by the same charge the budget holds back.
+   */
+  async plan(op: Operation, body: unknown, options: { refresh?: boolean } = {}): Promise<Plan> {
+    let request: AnyRequest;
+    try {
+      request = this.validate(op, body);
+    } catch {
+      return { verdict: "invalid" };
+    }
+    const key = cacheKeyOf(op, request);
+    if (!options.refresh) {
+      if (await this.#cache.read(key, { comparables: false })) return { verdict: "cached", key };
+      const last = await this.#ledger.lastCall(key);
+      if (mayHaveBilled(last)) return { verdict: "unknown-outcome", key };
+      if (await this.#cache.fromLedger(key, last)) return { verdict: "cached", key };
+    }
+    return { verdict: "create", key, charge: maxCharge(op, request) };
+  }
+
+  /** An analysis this relay stored, by id, as the relay's answer (GET /v1/analyses/:id): free. */
+  async stored(id: string): Promise<RelayAnswer | undefined> {
+    const entry = await this.#cache.stored(id);
+    return entry ? this.#cache.answerOf(entry, { cached: true, costCents: 0 }) : undefined;
+  }
+
+  async #analyze(op: Operation, request: AnyRequest, options: AnalyzeOptions): Promise<RelayAnswer> {
+    const key = cacheKeyOf(op, request);
+    const refresh = options.refresh === true;
+    // A refresh running here will replace the cached answer: wait for it rather than read the older one.
+    if (!refresh && !this.#flights.refreshing(key)) {
+      const hit = await this.#cache.read(key, { comparables: options.maxComparables !== 0 });
+      if (hit) return this.#cache.hit(hit);
+    }
+    const { answer, joined } = await this.#flights.run(key, (flight) => this.#send(op, request, key, refresh, flight), { signal: options.signal, refresh });
+    // The cost belongs to the caller that started the call; those who joined it paid nothing.
+    return joined ? { ...answer, relay: { ...answer.relay, costUSD: 0, shared: true } } : answer;
+  }
+
+  async #send(op: Operation, request: AnyRequest, key: string, refresh: boolean, flight: Flight): Promise<RelayAnswer> {
+    const startedAt = Date.now();
+    const most = maxCharge(op, request);
+    // Cheap refusals first, before waiting for the lock.
+    if (!refresh) await this.#ledger.refuseUnknownOutcome(key);
+    await this.budget.check(most.cents);
+    await this.#lock(key, flight.signal);
+    try {
+      // Another replica may have finished this very request meanwhile.
+      const hit = await this.#cache.read(key);
+      if (hit && (!refresh || hit.fetchedAt >= startedAt)) return this.#cache.hit(hit);
+      if (!refresh) {
+        const kept = await this.#cache.fromLedger(key, await this.#ledger.refuseUnknownOutcome(key, true));
+        if (kept) {
+          await this.#cache.restore(kept);
+          return this.#cache.hit(kept);
+        }
+      }
+      // Only a call that will be sent waits for a send slot: under the lock, with the cache and the
+      // ledger checked, so a replica that lost the race for this request spends none.
+      const slot = await this.#sender.slot(flight.signal);
+      // The ledger row is written before the call is sent, with the budget check in the same step.
+      const row = await this.#ledger.reserve(op, key, most.cents);
+      flight.markSent();
+      const result = await this.#sender.send(op, request, slot);
+      // No slot could be had to send on: nothing was sent, the row settles as failed.
+      const outcome: Outcome = result instanceof RelayError ? { state: "failed", status: undefined, charge: NO_CHARGE, error: result } : outcomeOf(op, request, result, this.#o.redact);
+      if ("error" in outcome) {
+        await this.#ledger.record(row, outcome);
+        throw outcome.error;
+      }
+      // The answer is kept before the ledger says how the call ended: a replica that dies between
+      // the two leaves a cached answer and a call settled as unknown, never a finished call without
+      // its answer, which the next replica to take the lock would send (and pay for) again.
+      const answer = await this.#cache.keep(op, key, outcome.envelope, outcome.charge.cents);
+      await this.#ledger.record(row, outcome);
+      return answer;
+    } finally {
+      await this.#o.store.releaseLock(key, this.#o.owner).catch(() => undefined);
+    }
+  }
+
+  /** Holds the request's lock, so that replicas send it once; waits while another holds it. */
+  async #lock(key: string, signal: AbortSignal): Promise<void> {
+    const ttl = this.#o.callTimeoutMs + 60_000;
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+      if (await this.#storeCall(() => this.#o.store.acquireLock(key, this.#o.owner, ttl))) return;
+      if (signal.aborted) throw signal.reason;
+      await sleep(wait);
+    }
+  }
+
+  #markStale(answer: RelayAnswer, refreshCharge: () => Charge): RelayAnswer {
+    const { staleAfterMs } = this.#o;
+    return staleAfterMs === undefined ? answer : markStale(answer, staleAfterMs, Date.now(), refreshCharge);
+  }
+}

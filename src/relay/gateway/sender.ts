@@ -1,0 +1,86 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { AnyRequest, Operation } from "../../contract";
+import { RelayError } from "../errors";
+import { RelayMetrics } from "../metrics";
+import { Pacer, Slot } from "../pacer";
+import { RetryPolicy, retryVerdict } from "../retry-rule";
+import { Upstream, UpstreamResult } from "../upstream";
+
+/**
+ * Sending one call to the service within the account's rate: a send slot from the pacer, then the
+ * call, retried only where the service cannot have billed (retry-rule.ts), each retry on a new slot.
+ */
+export interface SenderOptions {
+  pacer: Pacer;
+  upstream: Upstream;
+  metrics: RelayMetrics;
+  retryPolicy: RetryPolicy;
+  /** How long one call may take, retries included, once its send slot is granted. */
+  callTimeoutMs: number;
+}
+
+export class Sender {
+  readonly #o: SenderOptions;
+  #inFlight = 0;
+
+  constructor(options: SenderOptions) {
+    this.#o = options;
+  }
+
+  /** Calls sent and not yet answered. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Waits for a send slot (in the pacer's queue). */
+  slot(signal: AbortSignal): Promise<Slot> {
+    return this.#o.pacer.acquire(signal);
+  }
+
+  /**
+   * Sends the call on `slot`, retrying where that cannot bill twice. A slot older than its lifetime
+   * (the ledger was slow, or this process stalled) is traded for the next one first, ahead of the
+   * queue: the window counts a slot only for its lifetime, and sent later the request would reach
+   * the service bunched with those granted after it. A RelayError means nothing was sent.
+   */
+  async send(op: Operation, request: AnyRequest, slot: Slot): Promise<UpstreamResult | RelayError> {
+    const { pacer, metrics } = this.#o;
+    if (performance.now() - slot.grantedAt > pacer.slotLifetimeMs) {
+      metrics.slotsRenewed.inc();
+      const renewed = await this.#slotNow();
+      if (renewed !== true) return renewed;
+    }
+    const deadline = Date.now() + this.#o.callTimeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.#call(op, request);
+      const verdict = retryVerdict(result, attempt, this.#o.retryPolicy);
+      if (!verdict.retry || Date.now() + verdict.delayMs >= deadline) return result;
+      if (result.kind === "answer" && result.status === 429) pacer.throttled(Date.now() + verdict.delayMs);
+      await sleep(verdict.delayMs);
+      // A retry takes a new slot, ahead of the calls not sent yet (it holds a lock and a ledger row
+      // meanwhile). When none can be had the last answer stands: it is one that did not bill.
+      if ((await this.#slotNow()) !== true) return result;
+    }
+  }
+
+  async #call(op: Operation, request: AnyRequest): Promise<UpstreamResult> {
+    this.#inFlight++;
+    try {
+      const result = await this.#o.upstream.call(op, request);
+      this.#o.metrics.upstreamCalls.inc({ status: result.kind === "answer" ? String(result.status) : result.failure.code });
+      return result;
+    } finally {
+      this.#inFlight--;
+    }
+  }
+
+  /** A send slot ahead of the queue, or the error saying why none can be had (pacer closed, its Redis away). */
+  async #slotNow(): Promise<true | RelayError> {
+    try {
+      await this.#o.pacer.acquire(undefined, { first: true });
+      return true;
+    } catch (error) {
+      return error instanceof RelayError ? error : new RelayError("STR_SHUTTING_DOWN", "The relay is stopping; nothing was sent.", { cause: error });
+    }
+  }
+}
