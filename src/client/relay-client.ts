@@ -2,6 +2,9 @@ import { z } from "zod";
 import {
   BatchItem,
   BatchLine,
+  BatchStreamLine,
+  PendingBody,
+  isPendingLine,
   DryRunAnswer,
   HealthAnswer,
   OPERATION_PATHS,
@@ -73,8 +76,46 @@ export class RelayClient {
    * Runs a batch; `onLine` gets each item's line as the relay writes it (completion order).
    * Resolves when the relay has answered every item; lines it could not read are skipped and
    * reported by the items they leave unanswered.
+   *
+   * The relay ends a batch's answer by its deadline (RELAY_MAX_REQUEST_SECONDS), so that no request
+   * outlives what Excel and proxies allow: items still running come back pending. They are asked for
+   * again here, in fresh requests that join the same work (never sent to the service twice), until
+   * each has its answer — the caller only ever sees answers and real errors.
    */
   async batch(items: readonly BatchItem[], options: CallOptions & { onLine: (line: BatchLine) => void; maxComparables?: number }): Promise<void> {
+    let round = items.map((item, index) => ({ item, index }));
+    let answeredAt = Date.now();
+    while (round.length > 0) {
+      const asked = round;
+      const again: typeof round = [];
+      let retryAfterMs = 0;
+      await this.#batchOnce(
+        asked.map((a) => a.item),
+        {
+          ...options,
+          onLine: (line) => {
+            const at = asked[line.index];
+            if (!at) return;
+            if (!isPendingLine(line)) {
+              answeredAt = Date.now();
+              return options.onLine({ ...line, index: at.index });
+            }
+            retryAfterMs = Math.max(retryAfterMs, line.body.retryAfterSeconds * 1000);
+            again.push({ index: at.index, item: askAgain(at.item, line.body) });
+          },
+        },
+      );
+      // Still pending after as long as one answer may take: the relay is not getting anywhere.
+      if (again.length > 0 && Date.now() - answeredAt > this.#timeoutMs) {
+        throw new RelayCallError("STR_RELAY_TIMEOUT", `The relay kept ${again.length} items pending for ${Math.round(this.#timeoutMs / 1000)} s without answering any.`);
+      }
+      if (again.length > 0) await pause(retryAfterMs, options.signal);
+      round = again;
+    }
+  }
+
+  /** One batch request, read line by line. */
+  async #batchOnce(items: readonly BatchItem[], options: CallOptions & { onLine: (line: BatchStreamLine) => void; maxComparables?: number }): Promise<void> {
     const controller = new AbortController();
     const relayAbort = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) relayAbort();
@@ -85,7 +126,7 @@ export class RelayClient {
       if (!response.ok) await this.#read({ status: response.status, ok: false, headers: response.headers, text: await response.text() }, z.never());
       if (!response.body) throw new RelayCallError("STR_RELAY_BAD_ANSWER", "The relay's batch answer has no body.", { status: response.status });
       await readLines(response.body, this.#timeoutMs, controller, (text) => {
-        const parsed = BatchLine.safeParse(safeJson(text));
+        const parsed = BatchStreamLine.safeParse(safeJson(text));
         if (parsed.success) options.onLine(parsed.data);
       });
     } catch (error) {
@@ -222,4 +263,30 @@ async function readLines(body: ReadableStream<Uint8Array>, idleMs: number, contr
     if (timer) clearTimeout(timer);
     reader.releaseLock();
   }
+}
+
+/**
+ * The item to send again for a pending line: as it was, except that a refresh is asked for with the
+ * relay's `freshSince`, so the answer of the call it started is taken rather than a new one bought.
+ * A refresh pending without it (a relay that does not say) is asked for plainly, never resent.
+ */
+function askAgain(item: BatchItem, pending: PendingBody): BatchItem {
+  if (!item.refresh) return item;
+  return pending.freshSince ? { ...item, refresh: true, freshSince: pending.freshSince } : { ...item, refresh: false };
+}
+
+/** Waits `ms`, or until `signal` aborts (then throws its reason as the client's cancellation). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new RelayCallError("STR_CANCELLED", "Cancelled."));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new RelayCallError("STR_CANCELLED", "Cancelled."));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }

@@ -143,6 +143,12 @@ export const BatchItem = z.strictObject({
   params: z.unknown(),
   /** Bypass the cache: a billed refresh. */
   refresh: z.boolean().optional(),
+  /**
+   * With `refresh`: an answer fetched at or after this time (ISO 8601) is the refresh asked for, so
+   * it is answered instead of sending again. A client asking again for an item a batch left pending
+   * sends the `freshSince` of its pending line (see PendingBody).
+   */
+  freshSince: z.iso.datetime({ offset: true, error: "must be an ISO 8601 date and time, e.g. 2026-11-24T10:00:00.000Z" }).optional(),
 });
 export type BatchItem = z.infer<typeof BatchItem>;
 
@@ -163,6 +169,24 @@ export const BatchRequest = z.strictObject({
 });
 export type BatchRequest = z.infer<typeof BatchRequest>;
 
+/**
+ * A batch item the relay is still working on when the batch's answer reached its deadline
+ * (RELAY_MAX_REQUEST_SECONDS): its work goes on and its answer is kept. Ask for it again, in a new
+ * batch, after `retryAfterSeconds`: it joins the same work, and is never sent to the service twice.
+ */
+export const PendingBody = z.object({
+  success: z.literal(false),
+  pending: z.literal(true),
+  message: z.string(),
+  retryAfterSeconds: z.number(),
+  /** For a refresh: send it again with `refresh: true` and this `freshSince`. */
+  freshSince: z.string().optional(),
+});
+export type PendingBody = z.infer<typeof PendingBody>;
+
+export const PendingLine = z.object({ index: z.number().int().min(0), status: z.literal(202), body: PendingBody });
+export type PendingLine = z.infer<typeof PendingLine>;
+
 /** One NDJSON line of a batch answer, written as its item completes. */
 export const BatchLine = z.object({
   index: z.number().int().min(0),
@@ -170,6 +194,14 @@ export const BatchLine = z.object({
   body: z.union([RelayAnswer, RelayErrorBody]),
 });
 export type BatchLine = z.infer<typeof BatchLine>;
+
+/** Any line of a batch answer: an item's answer or error, or a pending item to ask for again. */
+export const BatchStreamLine = z.union([PendingLine, BatchLine]);
+export type BatchStreamLine = z.infer<typeof BatchStreamLine>;
+
+export function isPendingLine(line: BatchStreamLine): line is PendingLine {
+  return line.status === 202 && (line.body as { pending?: unknown }).pending === true;
+}
 
 export const DryRunAnswer = z.object({
   items: z.number().int(),

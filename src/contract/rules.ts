@@ -80,8 +80,10 @@ export function numberField(rule: NumberRule) {
  * overrides and isolates (a text that reads differently than it is), and unpaired surrogates (not
  * text at all). A text holding one is refused before anything is billed.
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const HIDDEN_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Characters that take no space: a text made only of them (and spaces) is empty. */
+// eslint-disable-next-line no-misleading-character-class -- the combining marks and variation selectors listed are the point
 const INVISIBLE = /[\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2060-\u2064\u3164\ufe00-\ufe0f\ufeff\uffa0]/gu;
 
 export function textField(maxLength: number) {

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, centsToUSD, dotPath, showValue, toFieldIssues } from "../contract";
+import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, PendingBody, PendingLine, centsToUSD, dotPath, showValue, toFieldIssues } from "../contract";
 import { RelayError, asRelayError } from "./errors";
 import { Gateway } from "./gateway";
 
@@ -8,7 +8,9 @@ import { Gateway } from "./gateway";
  * calls (cache, sharing, budget, pacing); each answer is one NDJSON line, written as it completes.
  * A bad item fails alone. When the caller disconnects, items not yet sent are dropped.
  */
-export type ParsedItem = { index: number; ok: true; op: Operation; params: unknown; refresh: boolean } | { index: number; ok: false; error: RelayError };
+export type ParsedItem =
+  | { index: number; ok: true; op: Operation; params: unknown; refresh: boolean; freshSince?: number | undefined }
+  | { index: number; ok: false; error: RelayError };
 
 export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolean; maxComparables: number | undefined } {
   const count = typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items) ? (body as { items: unknown[] }).items.length : 0;
@@ -27,10 +29,11 @@ export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolea
   const items = parsed.data.items.map((raw, index): ParsedItem => {
     const item = BatchItem.safeParse(raw);
     if (!item.success) {
-      const fields = toFieldIssues(item.error, ["strategy", "params", "refresh"], ["items", index]);
+      const fields = toFieldIssues(item.error, ["strategy", "params", "refresh", "freshSince"], ["items", index]);
       return { index, ok: false, error: new RelayError("STR_VALIDATION", `Invalid item ${index}: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`, { fields }) };
     }
-    return { index, ok: true, op: item.data.strategy, params: item.data.params, refresh: item.data.refresh === true };
+    const freshSince = item.data.freshSince === undefined ? undefined : Date.parse(item.data.freshSince);
+    return { index, ok: true, op: item.data.strategy, params: item.data.params, refresh: item.data.refresh === true, freshSince };
   });
   return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables };
 }
@@ -83,15 +86,34 @@ export const ITEMS_PER_TURN = 100;
  */
 export const UNREAD_LIMIT_BYTES = 1 << 20;
 
-/** Runs every item; the stream carries one line per item in completion order and ends after the last. */
-export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: AbortSignal, options: { maxComparables?: number | undefined } = {}): PassThrough {
+export interface StreamOptions {
+  maxComparables?: number | undefined;
+  /**
+   * The answer ends by then (ms from now), whatever is still running: each item not answered yet
+   * gets a pending line, its work goes on and its answer is kept, for the client to ask again.
+   */
+  deadlineMs?: number | undefined;
+}
+
+/** Seconds a client waits before asking again for the items a batch left pending. */
+export const PENDING_RETRY_SECONDS = 1;
+
+/** Runs every item; the stream carries one line per item in completion order and ends after the last (or at the deadline). */
+export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: AbortSignal, options: StreamOptions = {}): PassThrough {
   const out = new PassThrough({ writableHighWaterMark: UNREAD_LIMIT_BYTES });
+  const receivedAt = Date.now();
+  const answered = new Set<number>();
   let open = items.length;
-  const write = (line: BatchLine) => {
-    if (!out.writableEnded) out.write(`${JSON.stringify(line)}\n`);
+  const write = (line: BatchLine | PendingLine) => {
+    if (out.writableEnded) return;
+    answered.add(line.index);
+    out.write(`${JSON.stringify(line)}\n`);
   };
   const settle = () => {
-    if (--open === 0) out.end();
+    if (--open === 0) {
+      clearTimeout(deadline);
+      out.end();
+    }
   };
   const run = (item: ParsedItem) => {
     if (!item.ok) {
@@ -100,7 +122,7 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
       return;
     }
     gateway
-      .analyze(item.op, item.params, { refresh: item.refresh, signal, maxComparables: options.maxComparables })
+      .analyze(item.op, item.params, { refresh: item.refresh, freshSince: item.freshSince, signal, maxComparables: options.maxComparables })
       .then(
         (answer) => write({ index: item.index, status: 200, body: answer }),
         (error: unknown) => {
@@ -119,6 +141,20 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
       .finally(settle);
   };
   let next = 0;
+  // At the deadline every item is started (its work goes on), and each not answered yet is told to
+  // ask again. Ending the answer ourselves is not a disconnect: nothing pending is dropped.
+  const closeAtDeadline = () => {
+    if (out.writableEnded) return;
+    for (; next < items.length; next++) run(items[next] as ParsedItem);
+    for (const item of items) {
+      if (answered.has(item.index)) continue;
+      const refresh = item.ok && item.refresh;
+      write({ index: item.index, status: 202, body: pendingBody(refresh ? new Date(item.freshSince ?? receivedAt).toISOString() : undefined) });
+    }
+    out.end();
+  };
+  const deadline = setTimeout(closeAtDeadline, options.deadlineMs ?? 2 ** 31 - 1);
+  deadline.unref();
   const startSlice = () => {
     // The caller has gone: items not started yet are never started (nor sent, nor billed).
     if (signal.aborted || out.destroyed) {
@@ -137,6 +173,19 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
     out.on("close", resume);
   };
   startSlice();
-  if (items.length === 0) out.end();
+  if (items.length === 0) {
+    clearTimeout(deadline);
+    out.end();
+  }
   return out;
+}
+
+function pendingBody(freshSince: string | undefined): PendingBody {
+  return {
+    success: false,
+    pending: true,
+    message: `Still running when this answer reached its time limit; its work goes on and its answer is kept. Ask for it again in a new batch${freshSince ? " with the same refresh and this freshSince" : ""}: it is not sent to the service twice.`,
+    retryAfterSeconds: PENDING_RETRY_SECONDS,
+    ...(freshSince ? { freshSince } : {}),
+  };
 }

@@ -111,6 +111,12 @@ const Env = z.object({
   RELAY_HEARTBEAT_SECONDS: num({ min: 0.1, max: 600, unit: "seconds" }),
   /** Seconds to wait for the service; AI steps take up to 90 s and the spec asks for at least 300. @default 300 */
   RELAY_UPSTREAM_TIMEOUT_SECONDS: num({ min: 1, max: 3600, unit: "seconds" }),
+  /**
+   * The longest a batch answer stays open: Excel cuts a custom function's request at about 60 s, and
+   * proxies have limits of their own. Items still running then get a pending line (status 202) and
+   * go on; the client asks for them again. @default 45
+   */
+  RELAY_MAX_REQUEST_SECONDS: num({ min: 1, max: 3600, unit: "seconds" }),
   /** Requests a second one caller (token) may make, with bursts of 4×. @default 50 */
   RELAY_CALLER_RPS: num({ min: 1, max: 100_000, unit: "requests a second" }),
   /** Largest request body in bytes (a 10,000-item batch is about 3 MB). @default 8 MiB */
@@ -155,6 +161,8 @@ export interface RelayConfig {
   storeNamespace: string;
   heartbeatMs: number;
   upstreamTimeoutMs: number;
+  /** A batch answer ends by then, items still running marked pending. */
+  maxRequestMs: number;
   callerRps: number;
   bodyLimitBytes: number;
   logLevel: string;
@@ -212,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     storeNamespace: e.RELAY_STORE_NAMESPACE ?? "str_relay",
     heartbeatMs: (e.RELAY_HEARTBEAT_SECONDS ?? 10) * 1000,
     upstreamTimeoutMs: (e.RELAY_UPSTREAM_TIMEOUT_SECONDS ?? 300) * 1000,
+    maxRequestMs: (e.RELAY_MAX_REQUEST_SECONDS ?? 45) * 1000,
     callerRps: e.RELAY_CALLER_RPS ?? 50,
     bodyLimitBytes: e.RELAY_BODY_LIMIT_BYTES ?? 8 * 1024 * 1024,
     logLevel: e.RELAY_LOG_LEVEL ?? "info",

@@ -118,7 +118,9 @@ describe("the relay client's own failures", () => {
         });
         const client = new RelayClient({ baseUrl: "http://relay.test", token: TEST_TOKEN, fetch: async () => new Response(stream, { status: 200, headers: { "content-type": "application/x-ndjson" } }) });
         const seen: unknown[] = [];
-        await client.batch([], { onLine: (line) => seen.push(line) });
+        // Lines are matched to the items asked for, by index: five items for the five lines.
+        const items = [0, 1, 2, 3, 4].map((n) => ({ strategy: "buy" as const, params: { n } }));
+        await client.batch(items, { onLine: (line) => seen.push(line) });
         expect(seen).toEqual([0, 1, 2, 3, 4].map(answer));
       }),
       { numRuns: 200 },

@@ -50,6 +50,11 @@ export interface GatewayOptions {
 export interface AnalyzeOptions {
   /** Bypass the cache: a billed refresh. */
   refresh?: boolean;
+  /**
+   * With `refresh`: an answer fetched at or after this time (epoch ms) is the refresh asked for — a
+   * client asking again for a refresh a batch left pending — so it is answered instead of sent again.
+   */
+  freshSince?: number | undefined;
   /** The caller went away: drop the call if it has not been sent yet. */
   signal?: AbortSignal | undefined;
   /**
@@ -145,30 +150,38 @@ export class Gateway {
   async #analyze(op: Operation, request: AnyRequest, options: AnalyzeOptions): Promise<RelayAnswer> {
     const key = cacheKeyOf(op, request);
     const refresh = options.refresh === true;
+    const freshSince = refresh ? options.freshSince : undefined;
     // A refresh running here will replace the cached answer: wait for it rather than read the older one.
-    if (!refresh && !this.#flights.refreshing(key)) {
+    if (!this.#flights.refreshing(key) && (!refresh || freshSince !== undefined)) {
       const hit = await this.#cache.read(key, { comparables: options.maxComparables !== 0 });
-      if (hit) return this.#cache.hit(hit);
+      if (hit && (freshSince === undefined || hit.fetchedAt >= freshSince)) return this.#cache.hit(hit);
     }
-    const { answer, joined } = await this.#flights.run(key, (flight) => this.#send(op, request, key, refresh, flight), { signal: options.signal, refresh });
+    const send = (flight: Flight) => this.#send(op, request, key, { refresh, freshSince }, flight);
+    const { answer, joined } = await this.#flights.run(key, send, { signal: options.signal, refresh });
     // The cost belongs to the caller that started the call; those who joined it paid nothing.
     return joined ? { ...answer, relay: { ...answer.relay, costUSD: 0, shared: true } } : answer;
   }
 
-  async #send(op: Operation, request: AnyRequest, key: string, refresh: boolean, flight: Flight): Promise<RelayAnswer> {
-    const startedAt = Date.now();
+  async #send(op: Operation, request: AnyRequest, key: string, ask: { refresh: boolean; freshSince: number | undefined }, flight: Flight): Promise<RelayAnswer> {
+    // A refresh is satisfied by an answer fetched since it was asked for: by another replica
+    // meanwhile, or, asked again after a batch's deadline, by the call that request started.
+    const freshSince = ask.freshSince ?? Date.now();
+    // Asking again for a refresh is not a new refresh: like a plain request, it never resends a call
+    // whose outcome is unknown.
+    const guarded = !ask.refresh || ask.freshSince !== undefined;
     const most = maxCharge(op, request);
     // Cheap refusals first, before waiting for the lock.
-    if (!refresh) await this.#ledger.refuseUnknownOutcome(key);
+    if (!ask.refresh) await this.#ledger.refuseUnknownOutcome(key);
     await this.budget.check(most.cents);
     await this.#lock(key, flight.signal);
     try {
       // Another replica may have finished this very request meanwhile.
       const hit = await this.#cache.read(key);
-      if (hit && (!refresh || hit.fetchedAt >= startedAt)) return this.#cache.hit(hit);
-      if (!refresh) {
+      if (hit && (!ask.refresh || hit.fetchedAt >= freshSince)) return this.#cache.hit(hit);
+      if (guarded) {
+        // An answer the cache lost is given back from the analysis the ledger names, not bought again.
         const kept = await this.#cache.fromLedger(key, await this.#ledger.refuseUnknownOutcome(key, true));
-        if (kept) {
+        if (kept && (!ask.refresh || kept.fetchedAt >= freshSince)) {
           await this.#cache.restore(kept);
           return this.#cache.hit(kept);
         }
