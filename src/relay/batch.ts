@@ -2,6 +2,7 @@ import { PassThrough } from "node:stream";
 import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, centsToUSD, dotPath, maxCharge, showValue, toFieldIssues } from "../contract";
 import { RelayError, asRelayError } from "./errors";
 import { Gateway, cacheKeyOf } from "./gateway";
+import { resendAllowed } from "./outcome";
 import { RelayStore } from "./store/store";
 import { usageOf } from "./usage";
 
@@ -58,7 +59,7 @@ export async function dryRunBatch(gateway: Gateway, store: RelayStore, items: Pa
     const key = cacheKeyOf(item.op, request);
     if (sending.has(key)) verdicts.push("duplicate");
     else if (!item.refresh && (await gateway.cached(key, { comparables: false }))) verdicts.push("cached");
-    else if (!item.refresh && (await store.lastCall(key))?.state === "unknown") verdicts.push("unknown-outcome");
+    else if (!item.refresh && !resendAllowed((await store.lastCall(key))?.state)) verdicts.push("unknown-outcome");
     else {
       verdicts.push("create");
       sending.add(key);

@@ -15,7 +15,7 @@ import {
 } from "../contract";
 import { RelayError } from "./errors";
 import { RelayMetrics } from "./metrics";
-import { Outcome, outcomeOf } from "./outcome";
+import { Outcome, outcomeOf, resendAllowed } from "./outcome";
 import { Pacer } from "./pacer";
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retryVerdict } from "./retry-rule";
 import { CacheReadOptions, CachedAnswer, CallEnd, LastCall, RelayStore } from "./store/store";
@@ -273,7 +273,7 @@ export class Gateway {
    */
   async #refuseUnknownOutcome(key: string, underLock = false): Promise<LastCall | undefined> {
     const last = await this.#storeCall(() => this.#o.store.lastCall(key));
-    if (last?.state === "unknown" || (underLock && last?.state === "pending")) {
+    if (!resendAllowed(last?.state) || (underLock && last?.state === "pending")) {
       throw new RelayError(
         "STR_OUTCOME_UNKNOWN",
         "An earlier call for this request was sent but its outcome is unknown (it may have been billed). Refresh explicitly to send it again.",

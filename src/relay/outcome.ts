@@ -13,6 +13,14 @@ export type Outcome =
   | { state: "billed" | "free"; status: number; charge: Charge; envelope: NormalizedEnvelope }
   | { state: Exclude<CallState, "pending">; status: number | undefined; charge: Charge; error: RelayError };
 
+/**
+ * Whether the same request may be sent again without the user asking for it (a refresh): not after
+ * a call whose outcome is unknown, which the service may have billed — sending it again could bill twice.
+ */
+export function resendAllowed(state: CallState | undefined): boolean {
+  return state !== "unknown";
+}
+
 export function outcomeOf(op: Operation, request: AnyRequest, result: UpstreamResult, redact: (text: string) => string): Outcome {
   if (result.kind === "failure") {
     const { failure } = result;
