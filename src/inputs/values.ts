@@ -36,11 +36,11 @@ export function readMoney(input: CellInput): Read<number> {
   if (typeof input === "number") return Number.isFinite(input) ? ok(input) : fail(`an amount; got ${show(input)}`);
   if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
   const text = input.trim().replace(/^\((.*)\)$/, "-$1");
-  const m = /^(-)?\s*(?:usd|us\$|\$)?\s*(-)?\s*([\d,]*\.?\d+)\s*([km])?\s*(?:usd)?$/i.exec(text.replace(/\s+/g, " "));
+  // Commas only between groups of three digits: "1,5" is a decimal comma or a typo, not 15.
+  const m = /^(-)?\s*(?:usd|us\$|\$)?\s*(-)?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.?\d+)\s*([km])?\s*(?:usd)?$/i.exec(text);
   if (!m) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
-  const digits = (m[3] as string).replace(/,/g, "");
-  let value = Number(digits);
-  if (!Number.isFinite(value)) return fail(`an amount; got ${show(input)}`);
+  // At most 100 characters: always a finite number.
+  let value = Number((m[3] as string).replace(/,/g, ""));
   if (m[4]) value *= m[4].toLowerCase() === "k" ? 1_000 : 1_000_000;
   return ok(m[1] || m[2] ? -value : value);
 }
@@ -69,7 +69,7 @@ export function readNumber(input: CellInput): Read<number> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input === "number") return Number.isFinite(input) ? ok(input) : fail(`a number; got ${show(input)}`);
   if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`a number; got ${show(input)}`);
-  const m = /^(-?[\d,]*\.?\d+)\s*[a-z.\s/]*$/i.exec(input.trim());
+  const m = /^(-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.?\d+))[a-z.\s/]*$/i.exec(input.trim());
   if (!m) return fail(`a number; got ${show(input)}`);
   return ok(Number((m[1] as string).replace(/,/g, "")));
 }
