@@ -91,7 +91,7 @@ export function readBoolean(input: CellInput): Read<boolean> {
 export function readText(input: CellInput): Read<string> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input === "string") return ok(input.trim());
-  if (typeof input === "number" && Number.isFinite(input)) return ok(String(input));
+  if (Number.isFinite(input)) return ok(String(input));
   return fail(`text; got ${show(input)}`);
 }
 

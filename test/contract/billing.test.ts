@@ -1,4 +1,4 @@
-import { AiFunction, NO_CHARGE, centsToUSD, charge, chargeFor, failedAiFunctions, maxCharge, requestedAiFunctions } from "../../src/contract";
+import { AiFunction, Charge, NO_CHARGE, centsToUSD, charge, chargeFor, failedAiFunctions, maxCharge, requestedAiFunctions } from "../../src/contract";
 
 /**
  * The billing model (spec: "What the service does"): 0.20 USD a created report, 0.10 USD a completed
@@ -112,6 +112,10 @@ describe("reading which AI function failed from the warnings", () => {
     "Email notification failed",
     "AIR conditioning assumed",
     "Said to be near the lake",
+    "Autocomp disabled",
+    "Incomparable lake views",
+    "Comparableness scored low",
+    "Subexpenses grouped",
   ])("a word only starting like comp, expense or AI marks nothing: %j", (warning) => {
     expect(failedAiFunctions(BOTH_FNS, [warning])).toEqual([]);
   });
@@ -197,6 +201,14 @@ describe("the most a call can cost", () => {
 });
 
 describe("amounts", () => {
+  test("a charge is whole, non-negative counts and cents", () => {
+    expect(Charge.safeParse({ reports: 1, aiFunctions: 2, cents: 40 }).success).toBe(true);
+    for (const bad of [{ reports: 1, aiFunctions: 0, cents: 20.5 }, { reports: -1, aiFunctions: 0, cents: 0 }, { reports: 0, aiFunctions: 0.5, cents: 0 }, { reports: 0, aiFunctions: 0 }]) {
+      expect(Charge.safeParse(bad).success).toBe(false);
+    }
+  });
+
+
   test("charge adds whole cents: 3 reports and 7 AI functions are 130 cents", () => {
     expect(charge(3, 7)).toEqual({ reports: 3, aiFunctions: 7, cents: 130 });
   });
@@ -206,6 +218,7 @@ describe("amounts", () => {
     expect(centsToUSD(10 + 20)).toBe(0.3);
     expect(centsToUSD(12_345)).toBe(123.45);
     expect(centsToUSD(0)).toBe(0);
+    expect(centsToUSD(30.4)).toBe(0.3);
   });
 
   test("requestedAiFunctions lists only the flags set to true, in a fixed order", () => {

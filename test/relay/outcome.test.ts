@@ -95,6 +95,7 @@ const ROWS: Record<string, Omit<Row, "name">> = {
   "200 enhance with its analysis": after({ op: "enhance", request: enhanceBoth, result: answer(200, analysis()), state: "billed", held: 20, resend: true }),
   "200 enhance with one function failed": after({ op: "enhance", request: enhanceBoth, result: answer(200, analysis([EXPENSES_FAILED])), state: "billed", held: 10, resend: true }),
   "200 enhance with warnings only (every function failed)": after({ op: "enhance", request: enhanceBoth, result: answer(200, { warnings: [COMPS_FAILED, EXPENSES_FAILED] }), state: "free", held: 0, resend: true }),
+  "200 enhance with no data and no warnings (free by the spec)": after({ op: "enhance", request: enhanceBoth, result: answer(200, {}), state: "free", held: 0, resend: true }),
   "200 enhance with data but every function warned": after({
     op: "enhance", request: enhanceBoth, result: answer(200, analysis([COMPS_FAILED, EXPENSES_FAILED])), state: "free", held: 0, resend: true,
   }),
