@@ -7,7 +7,7 @@ const { builtinModules } = require("node:module");
 const nodeModules = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 module.exports = tseslint.config(
-  { ignores: ["lib/", "dist/", "node_modules/", "coverage/", "test-results/"] },
+  { ignores: ["lib/", "dist/", "node_modules/", "coverage/", "test-results/", ".stryker-tmp/", "reports/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -45,6 +45,8 @@ const NUMBER_TEXT = String.raw`[\d.,]*\d`;
 const POINT_STRICT = /^(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/;
 const COMMA_STRICT = /^(?:\d{1,3}(?:\.\d{3})+|\d+)?(?:,\d+)?$/;
 const POINT_LOOSE = /^[\d,]*\.?\d+$/;
+/** Without a convention (the functions' cells): "." the decimal mark, commas only between groups of three ("1,5" is not 15). */
+const LEGACY_POINT = /^(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.?\d+)$/;
 const COMMA_LOOSE = /^[\d.]*,?\d+$/;
 const pointValue = (t: string) => Number(t.replace(/,/g, ""));
 const commaValue = (t: string) => Number(t.replace(/\./g, "").replace(",", "."));
@@ -91,7 +93,7 @@ export function readMoney(input: CellInput, options: ReadOptions = {}): Read<num
   if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
   const text = input.trim().replace(/^\((.*)\)$/, "-$1");
   const m = new RegExp(String.raw`^(-)?\s*(?:usd|us\$|\$)?\s*(-)?\s*(${NUMBER_TEXT})\s*([km])?\s*(?:usd)?$`, "i").exec(text.replace(/\s+/g, " "));
-  const read = m ? decimalValue(m[3] as string, options.numbers, POINT_LOOSE) : undefined;
+  const read = m ? decimalValue(m[3] as string, options.numbers, LEGACY_POINT) : undefined;
   if (!m || !read) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
   const scale = m[4] ? (m[4].toLowerCase() === "k" ? 1_000 : 1_000_000) : 1;
   const sign = m[1] || m[2] ? -1 : 1;
@@ -128,7 +130,7 @@ export function readNumber(input: CellInput, options: ReadOptions = {}): Read<nu
   if (typeof input === "number") return Number.isFinite(input) ? ok(input) : fail(`a number; got ${show(input)}`);
   if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`a number; got ${show(input)}`);
   const m = new RegExp(String.raw`^(-)?(${NUMBER_TEXT})\s*[a-z.\s/]*$`, "i").exec(input.trim());
-  const read = m ? decimalValue(m[2] as string, options.numbers, POINT_LOOSE) : undefined;
+  const read = m ? decimalValue(m[2] as string, options.numbers, LEGACY_POINT) : undefined;
   if (!m || !read) return fail(`a number; got ${show(input)}`);
   const sign = m[1] ? -1 : 1;
   if ("readings" in read) return ambiguous(input, "a number", read.readings.map((r) => sign * r));
@@ -152,7 +154,7 @@ export function readBoolean(input: CellInput): Read<boolean> {
 export function readText(input: CellInput): Read<string> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input === "string") return ok(input.trim());
-  if (typeof input === "number" && Number.isFinite(input)) return ok(String(input));
+  if (Number.isFinite(input)) return ok(String(input));
   return fail(`text; got ${show(input)}`);
 }
 

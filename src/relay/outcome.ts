@@ -16,6 +16,14 @@ export type Outcome =
 /** The ledger's state as what the caller is told of the bill (the error body's `billing`). */
 const BILLING: Readonly<Record<Outcome["state"], Billing>> = { billed: "billed", free: "not-billed", failed: "not-billed", unknown: "unknown" };
 
+/**
+ * Whether the same request may be sent again without the user asking for it (a refresh): not after
+ * a call whose outcome is unknown, which the service may have billed — sending it again could bill twice.
+ */
+export function resendAllowed(state: CallState | undefined): boolean {
+  return state !== "unknown";
+}
+
 export function outcomeOf(op: Operation, request: AnyRequest, result: UpstreamResult, redact: (text: string) => string): Outcome {
   const outcome = classify(op, request, result, redact);
   if (!("error" in outcome)) return outcome;

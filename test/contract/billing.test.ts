@@ -1,4 +1,4 @@
-import { AiFunction, NO_CHARGE, centsToUSD, charge, chargeFor, failedAiFunctions, maxCharge, requestedAiFunctions } from "../../src/contract";
+import { AiFunction, Charge, NO_CHARGE, centsToUSD, charge, chargeFor, failedAiFunctions, maxCharge, requestedAiFunctions } from "../../src/contract";
 
 /**
  * The billing model (spec: "What the service does"): 0.20 USD a created report, 0.10 USD a completed
@@ -43,6 +43,11 @@ describe("creating a report", () => {
     });
   });
 
+  test("a create answered without data is still billed its report and its completed functions", () => {
+    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: false })).toEqual({ reports: 1, aiFunctions: 2, cents: 40 });
+    expect(chargeFor("arb", {}, { succeeded: true, hasData: false })).toEqual({ reports: 1, aiFunctions: 0, cents: 20 });
+  });
+
   test("only expense estimates failing bills the completed comparables", () => {
     expect(chargeFor("owned", BOTH, { succeeded: true, hasData: true, warnings: [EXPENSES_FAILED] })).toEqual({ reports: 1, aiFunctions: 1, cents: 30 });
   });
@@ -80,6 +85,57 @@ describe("reading which AI function failed from the warnings", () => {
     ["the expense function's name", EXPENSES_TIMED_OUT, ["addAIExpenseEstimates"]],
   ])("a string warning naming %s marks that function", (_name, warning, failed) => {
     expect(failedAiFunctions(BOTH_FNS, [warning])).toEqual(failed);
+  });
+
+  // A warning that says only "comp" or "comparable" still marks comparables: missed, the ledger would
+  // charge 0.10 USD more than the service billed.
+  test.each([
+    ["comp", "Could not find a comp within 5 miles", ["addAIComps"]],
+    ["comparable", "No comparable listing found", ["addAIComps"]],
+    ["COMPS in capitals", "COMPS UNAVAILABLE", ["addAIComps"]],
+    ["Comparables", "Comparables skipped", ["addAIComps"]],
+    ["expense", "Expense model unavailable", ["addAIExpenseEstimates"]],
+  ])("a string warning saying only %s marks that function", (_word, warning, failed) => {
+    expect(failedAiFunctions(BOTH_FNS, [warning])).toEqual(failed);
+  });
+
+  test("a create billed after a warning saying only 'comp' charges the report and the expenses: 30 cents", () => {
+    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: ["Could not find a comp"] })).toEqual({ reports: 1, aiFunctions: 1, cents: 30 });
+    expect(chargeFor("enhance", BOTH, { succeeded: true, hasData: true, warnings: ["No comparable found"] })).toEqual({ reports: 0, aiFunctions: 1, cents: 10 });
+  });
+
+  test.each([
+    "Compact layout assumed",
+    "Comparison with last year unavailable",
+    "Company records incomplete",
+    "Expensive area: taxes estimated high",
+    "Email notification failed",
+    "AIR conditioning assumed",
+    "Said to be near the lake",
+    "Autocomp disabled",
+    "Incomparable lake views",
+    "Comparableness scored low",
+    "Subexpenses grouped",
+  ])("a word only starting like comp, expense or AI marks nothing: %j", (warning) => {
+    expect(failedAiFunctions(BOTH_FNS, [warning])).toEqual([]);
+  });
+
+  test.each([
+    ["AI in capitals", "AI unavailable"],
+    ["ai in lower case", "the ai step was skipped"],
+    ["artificial", "Artificial intelligence step skipped"],
+    ["addAI", "addAIFloorPlan is not supported"],
+  ])("a warning speaking of AI by %s without naming a function marks one", (_how, warning) => {
+    expect(failedAiFunctions(["addAIComps"], [warning])).toEqual(["addAIComps"]);
+  });
+
+  test("unattributed AI warnings mark no more functions than were requested", () => {
+    expect(failedAiFunctions(["addAIComps"], ["AI step failed", "AI step timed out"])).toEqual(["addAIComps"]);
+    expect(failedAiFunctions(BOTH_FNS, [EXPENSES_FAILED, "An AI step failed"])).toEqual(BOTH_FNS);
+  });
+
+  test("a function named by its parameter name is the only one marked, whatever else the warning says", () => {
+    expect(failedAiFunctions(BOTH_FNS, ["addAIExpenseEstimates skipped: comparables were fine"])).toEqual(["addAIExpenseEstimates"]);
   });
 
   test("'could not complete' in an expense warning does not mark comparables", () => {
@@ -145,6 +201,14 @@ describe("the most a call can cost", () => {
 });
 
 describe("amounts", () => {
+  test("a charge is whole, non-negative counts and cents", () => {
+    expect(Charge.safeParse({ reports: 1, aiFunctions: 2, cents: 40 }).success).toBe(true);
+    for (const bad of [{ reports: 1, aiFunctions: 0, cents: 20.5 }, { reports: -1, aiFunctions: 0, cents: 0 }, { reports: 0, aiFunctions: 0.5, cents: 0 }, { reports: 0, aiFunctions: 0 }]) {
+      expect(Charge.safeParse(bad).success).toBe(false);
+    }
+  });
+
+
   test("charge adds whole cents: 3 reports and 7 AI functions are 130 cents", () => {
     expect(charge(3, 7)).toEqual({ reports: 3, aiFunctions: 7, cents: 130 });
   });
@@ -154,6 +218,7 @@ describe("amounts", () => {
     expect(centsToUSD(10 + 20)).toBe(0.3);
     expect(centsToUSD(12_345)).toBe(123.45);
     expect(centsToUSD(0)).toBe(0);
+    expect(centsToUSD(30.4)).toBe(0.3);
   });
 
   test("requestedAiFunctions lists only the flags set to true, in a fixed order", () => {

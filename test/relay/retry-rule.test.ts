@@ -1,4 +1,4 @@
-import { backoffMs, retryAfterMs, retryVerdict } from "../../src/relay/retry-rule";
+import { DEFAULT_RETRY_POLICY, backoffMs, retryAfterMs, retryVerdict } from "../../src/relay/retry-rule";
 import { UpstreamFailure, UpstreamResult } from "../../src/relay/upstream";
 
 const answer = (status: number, headers: Record<string, string> = {}): UpstreamResult => ({ kind: "answer", status, headers, body: {} });
@@ -42,5 +42,107 @@ describe("retry only where the service cannot have billed", () => {
     expect(retryAfterMs(new Date(10_000 + 5000).toUTCString(), 10_000)).toBe(5000);
     expect(retryAfterMs("soon")).toBeUndefined();
     expect(retryAfterMs(undefined)).toBeUndefined();
+  });
+});
+
+describe("the default policy: 5 tries, 250 ms doubling to at most 8 s", () => {
+  test("is 5 attempts, 250 ms base, 8 s cap", () => {
+    expect(DEFAULT_RETRY_POLICY).toEqual({ maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 8_000 });
+  });
+
+  test("a call never sent is tried 5 times in all", () => {
+    const unsent = failure("UPSTREAM_CONNECT", false);
+    expect([1, 2, 3, 4, 5].map((attempt) => retryVerdict(unsent, attempt).retry)).toEqual([true, true, true, true, false]);
+    expect(retryVerdict(unsent, 5)).toEqual({ retry: false, delayMs: 0, why: "the service could not be reached in 5 attempts" });
+  });
+
+  test("a 503 is tried 5 times in all", () => {
+    expect([1, 2, 3, 4, 5].map((attempt) => retryVerdict(answer(503), attempt).retry)).toEqual([true, true, true, true, false]);
+    expect(retryVerdict(answer(503), 5)).toEqual({ retry: false, delayMs: 0, why: "the service stayed unavailable for 5 attempts" });
+  });
+
+  test("backoff is 250 ms doubling, capped at 8 s, in the upper half of its ceiling", () => {
+    const top = (attempt: number) => backoffMs(attempt, DEFAULT_RETRY_POLICY, () => 1);
+    expect([1, 2, 3, 4, 5, 6, 7, 20].map(top)).toEqual([250, 500, 1000, 2000, 4000, 8000, 8000, 8000]);
+    expect(backoffMs(1, DEFAULT_RETRY_POLICY, () => 0)).toBe(125);
+    expect(backoffMs(7, DEFAULT_RETRY_POLICY, () => 0)).toBe(4000);
+  });
+
+  test("without a random source the jitter stays within the upper half", () => {
+    for (let i = 0; i < 20; i++) {
+      const delay = retryVerdict(failure("UPSTREAM_CONNECT", false), 1).delayMs;
+      expect(delay).toBeGreaterThanOrEqual(125);
+      expect(delay).toBeLessThanOrEqual(250);
+    }
+  });
+});
+
+describe("how long to wait before a retry", () => {
+  test("a connection failure waits the backoff of its attempt", () => {
+    expect(retryVerdict(failure("UPSTREAM_CONNECT", false), 2, policy, () => 1)).toEqual({
+      retry: true,
+      delayMs: 200,
+      why: "the request never reached the service whole, so it cannot have been processed or billed",
+    });
+  });
+
+  test("a 503 waits its Retry-After when given", () => {
+    expect(retryVerdict(answer(503, { "retry-after": "3" }), 1, policy, () => 1)).toEqual({
+      retry: true,
+      delayMs: 3000,
+      why: "503: the service was unavailable and processed nothing (failed requests are not billed)",
+    });
+  });
+
+  test("a 503 without Retry-After, or with an empty or unreadable one, waits the backoff", () => {
+    for (const headers of [{}, { "retry-after": "" }, { "retry-after": "  " }, { "retry-after": "soon" }] as Record<string, string>[]) {
+      expect(retryVerdict(answer(503, headers), 2, policy, () => 1).delayMs).toBe(200);
+    }
+  });
+
+  test("a 429 waits its Retry-After, the backoff without one, and never more than a minute", () => {
+    expect(retryVerdict(answer(429, { "retry-after": "" }), 3, policy, () => 1)).toEqual({
+      retry: true,
+      delayMs: 400,
+      why: "429: the service refused the call unprocessed (throttled calls are not billed)",
+    });
+    expect(retryVerdict(answer(429, { "retry-after": "60" }), 1, policy).delayMs).toBe(60_000);
+    expect(retryVerdict(answer(429, { "retry-after": "61" }), 1, policy).delayMs).toBe(60_000);
+    expect(retryVerdict(answer(429, { "retry-after": "59" }), 1, policy).delayMs).toBe(59_000);
+  });
+
+  test("a final answer and a sent call wait nothing, and say why", () => {
+    expect(retryVerdict(answer(200), 1, policy)).toEqual({ retry: false, delayMs: 0, why: "a final answer" });
+    expect(retryVerdict(failure("UPSTREAM_TIMEOUT", true), 1, policy)).toEqual({
+      retry: false,
+      delayMs: 0,
+      why: "the request was sent and may have been processed: sending it again could bill twice",
+    });
+    expect(retryVerdict(failure("UPSTREAM_ABORTED", true), 1, policy)).toEqual({ retry: false, delayMs: 0, why: "the relay gave up on the call" });
+  });
+
+  test("backoff rounds to whole ms and treats attempt 0 as the first", () => {
+    expect(backoffMs(1, { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 8000 }, () => 0.5)).toBe(188);
+    expect(backoffMs(0, policy, () => 1)).toBe(100);
+  });
+});
+
+describe("reading Retry-After", () => {
+  test.each([
+    ["", undefined],
+    ["   ", undefined],
+    ["0", 0],
+    ["1.5", 1500],
+    [" 2 ", 2000],
+    ["-5", 0],
+    ["soon", undefined],
+  ])("%p → %p ms", (header, ms) => expect(retryAfterMs(header, 0)).toBe(ms));
+
+  test("an HTTP date is read against now, and a date past is no wait", () => {
+    expect(retryAfterMs(new Date(20_000).toUTCString(), 10_000)).toBe(10_000);
+    expect(retryAfterMs(new Date(5_000).toUTCString(), 10_000)).toBe(0);
+    const fromNow = retryAfterMs(new Date(Date.now() + 30_000).toUTCString()) as number;
+    expect(fromNow).toBeGreaterThan(28_000);
+    expect(fromNow).toBeLessThanOrEqual(30_000);
   });
 });

@@ -1,7 +1,7 @@
 import { Operation } from "../../contract";
 import { RelayError } from "../errors";
 import { RelayMetrics } from "../metrics";
-import { Outcome } from "../outcome";
+import { Outcome, resendAllowed } from "../outcome";
 import { CallEnd, LastCall, RelayStore } from "../store/store";
 import { Budget } from "./budget";
 import { StoreCall } from "./store-call";
@@ -103,5 +103,5 @@ export class Ledger {
 
 /** True when a request's last call may have billed without the relay knowing. */
 export function mayHaveBilled(last: LastCall | undefined, underLock = false): boolean {
-  return last?.state === "unknown" || (underLock && last?.state === "pending");
+  return !resendAllowed(last?.state) || (underLock && last?.state === "pending");
 }
