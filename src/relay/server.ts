@@ -142,11 +142,10 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
 
   // Heartbeats keep this replica's pending calls pending; calls of replicas that stopped become unknown.
   const beat = async () => {
-    const now = Date.now();
     try {
-      await store.heartbeat(owner, now);
+      await store.heartbeat(owner, heartbeatMs);
       await gateway.flushLedger();
-      await store.settleOrphans(now, heartbeatMs * 3);
+      await store.settleOrphans(owner, heartbeatMs * 3);
     } catch (error) {
       app.log.warn({ err: error }, "heartbeat failed");
     }

@@ -36,7 +36,7 @@ describe("the SQLite store's running day totals", () => {
       fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
         const store = new SqliteStore(":memory:");
         try {
-          await store.heartbeat("alive", DAY + 10_000);
+          await store.heartbeat("alive", 1000);
           const ids: string[] = [];
           for (const s of steps) {
             if (s.kind === "reserve") {
@@ -48,7 +48,8 @@ describe("the SQLite store's running day totals", () => {
             } else if (s.kind === "finish" && ids.length > 0) {
               await store.finishCall(ids[s.pick % ids.length] as string, end(s.state, Math.min(s.cents, 50)));
             } else if (s.kind === "orphan") {
-              await store.settleOrphans(DAY + 10_000, 1000);
+              // "dead" never beat; "alive" did, well within the minute.
+              await store.settleOrphans("alive", 60_000);
             }
           }
           for (const day of [DAY, NEXT_DAY]) {
@@ -83,10 +84,59 @@ describe("the SQLite store's running day totals", () => {
       if (!c.ok) return;
       await store.finishCall(c.id, end("unknown", 0));
       expect(await store.committedCents(DAY)).toBe(60);
-      // Finishing a call twice changes nothing the second time.
-      await store.finishCall(c.id, end("billed", 20));
-      expect(await store.committedCents(DAY)).toBe(60);
+      const d = await reserve(5);
+      if (!d.ok) throw new Error("refused");
+      await store.finishCall(d.id, end("billed", 10));
+      expect(await store.committedCents(DAY)).toBe(70);
+      // A call finished as billed, free or failed is not finished again.
+      await store.finishCall(d.id, end("failed", 0));
+      expect(await store.committedCents(DAY)).toBe(70);
       expect(await store.committedCents(NEXT_DAY)).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("a call swept as unknown while its owner lived", () => {
+  test("is settled by its owner's finish: the ledger says billed, and usage and the day's spend follow", async () => {
+    const store = new SqliteStore(":memory:");
+    const t0 = Date.now();
+    const clock = jest.spyOn(Date, "now").mockReturnValue(t0);
+    try {
+      // The owner: a process suspended (a laptop asleep) past three beats, mid-call.
+      await store.heartbeat("sleeper", 1000);
+      const r = await store.reserveCall({ op: "buy", cacheKey: "k", maxCents: 40, owner: "sleeper", startedAt: t0 }, 1000, DAY);
+      if (!r.ok) throw new Error("refused");
+      clock.mockReturnValue(t0 + 5000);
+      await store.heartbeat("other", 1000);
+      expect(await store.settleOrphans("other", 3000)).toBe(1);
+      expect((await store.ledger())[0]).toMatchObject({ state: "unknown", errorCode: "STR_OUTCOME_UNKNOWN" });
+      expect(await store.usage(DAY)).toMatchObject({ billedCents: 0, unknownCents: 40, pendingCents: 0 });
+
+      // It wakes, and its call had been answered and billed 20 cents.
+      await store.finishCall(r.id, { ...end("billed", 20), reports: 1, analysisId: "a-1" });
+      expect((await store.ledger())[0]).toMatchObject({ state: "billed", cents: 20, reports: 1, analysisId: "a-1", errorCode: undefined });
+      expect(await store.usage(DAY)).toEqual({ calls: 1, reports: 1, aiFunctions: 0, billedCents: 20, unknownCents: 0, pendingCents: 0 });
+      expect(await store.committedCents(DAY)).toBe(20);
+      expect(await store.lastCall("k")).toMatchObject({ state: "billed", analysisId: "a-1" });
+    } finally {
+      clock.mockRestore();
+      await store.close();
+    }
+  });
+
+  test("that failed frees what it held", async () => {
+    const store = new SqliteStore(":memory:");
+    try {
+      const r = await store.reserveCall({ op: "buy", cacheKey: "k", maxCents: 40, owner: "gone", startedAt: DAY }, 1000, DAY);
+      if (!r.ok) throw new Error("refused");
+      await store.heartbeat("other", 1000);
+      expect(await store.settleOrphans("other", 3000)).toBe(1);
+      expect(await store.committedCents(DAY)).toBe(40);
+      await store.finishCall(r.id, end("failed", 0));
+      expect(await store.committedCents(DAY)).toBe(0);
+      expect(await store.usage(DAY)).toMatchObject({ billedCents: 0, unknownCents: 0, pendingCents: 0 });
     } finally {
       await store.close();
     }

@@ -186,28 +186,32 @@ describe("crash safety: the relay killed with SIGKILL mid-batch and restarted on
 describe("a dead relay's request locks (SQLite store)", () => {
   test("are freed when its calls are settled as unknown, so the restarted relay answers 409 instead of waiting out the lock", async () => {
     const store = new SqliteStore(":memory:");
+    const t0 = Date.now();
+    const clock = jest.spyOn(Date, "now").mockReturnValue(t0);
     try {
-      const t0 = Date.now();
-      await store.heartbeat("dead", t0);
+      await store.heartbeat("dead", 1000);
       expect(await store.acquireLock("k", "dead", 360_000)).toBe(true);
       expect(await store.reserveCall({ op: "buy", cacheKey: "k", maxCents: 20, owner: "dead", startedAt: t0 }, 1e9, 0)).toMatchObject({ ok: true });
-      await store.heartbeat("other", t0);
+      await store.heartbeat("other", 1000);
       expect(await store.acquireLock("k2", "other", 360_000)).toBe(true);
 
       // The restarted relay: the dead one is not stale yet, so its call and its lock stand.
-      await store.heartbeat("live", t0 + 1000);
-      expect(await store.settleOrphans(t0 + 1000, 3000)).toBe(0);
+      clock.mockReturnValue(t0 + 1000);
+      await store.heartbeat("live", 1000);
+      expect(await store.settleOrphans("live", 3000)).toBe(0);
       expect(await store.acquireLock("k", "live", 360_000)).toBe(false);
 
       // Three beats later: its call is unknown and its lock free; the call is refused under the lock, not resent.
-      await store.heartbeat("live", t0 + 4000);
-      await store.heartbeat("other", t0 + 4000);
-      expect(await store.settleOrphans(t0 + 4000, 3000)).toBe(1);
+      clock.mockReturnValue(t0 + 4000);
+      await store.heartbeat("live", 1000);
+      await store.heartbeat("other", 1000);
+      expect(await store.settleOrphans("live", 3000)).toBe(1);
       expect((await store.lastCall("k"))?.state).toBe("unknown");
       expect(await store.acquireLock("k", "live", 360_000)).toBe(true);
       // A live replica's locks are kept.
       expect(await store.acquireLock("k2", "live", 360_000)).toBe(false);
     } finally {
+      clock.mockRestore();
       await store.close();
     }
   });

@@ -1,9 +1,11 @@
-import { Client } from "pg";
+import { Client, Pool } from "pg";
+import { PostgresLedger } from "../../src/relay/store/postgres-ledger";
 import { SharedStore } from "../../src/relay/store/shared-store";
 import { CallEnd, CallStart } from "../../src/relay/store/store";
 import { SharedUrls, closedPort, describeShared, dropNamespace, openTestStore, testNamespace, withPort } from "../support/scale";
 
 const DAY = Date.UTC(2030, 0, 10);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const call = (n: number, extra: Partial<CallStart> = {}): CallStart => ({ op: "buy", cacheKey: `key-${n}`, maxCents: 20, owner: "replica-a", startedAt: DAY + n, ...extra });
 const end = (state: CallEnd["state"], cents = 0, extra: Partial<CallEnd> = {}): CallEnd => ({
   state,
@@ -40,7 +42,7 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     try {
       const tables = await pg.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [ns]);
       expect(tables.rows.map((r) => r.table_name)).toEqual(["analyses_v1", "ledger_v1", "migrations", "replicas_v1"]);
-      expect((await pg.query(`SELECT version FROM "${ns}".migrations`)).rows).toEqual([{ version: 1 }]);
+      expect((await pg.query(`SELECT version FROM "${ns}".migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       await pg.end();
     }
@@ -120,37 +122,115 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     expect(ledger[0]).toMatchObject({ id: ids[0], op: "buy", cacheKey: "key-0", cents: 30, maxCents: 40, owner: "replica-a", startedAt: DAY, status: 200, finishedAt: DAY + 1000 });
   });
 
-  test("the latest call decides a request's state, and a settled call is not finished again", async () => {
+  test("the latest call decides a request's state, and a finished call is not finished again", async () => {
     const store = await open();
     expect((await store.lastCall("key-7"))?.state).toBeUndefined();
     const first = await store.reserveCall(call(7), 1000, DAY);
     if (!first.ok) throw new Error("refused");
     expect((await store.lastCall("key-7"))?.state).toBe("pending");
-    await store.finishCall(first.id, end("unknown"));
-    expect((await store.lastCall("key-7"))?.state).toBe("unknown");
-    // Finishing it again (a late answer after it was settled) changes nothing.
+    await store.finishCall(first.id, end("failed"));
+    expect((await store.lastCall("key-7"))?.state).toBe("failed");
+    // Finishing it again (the same end written twice, its first answer lost) changes nothing.
     await store.finishCall(first.id, end("billed", 20));
-    expect((await store.lastCall("key-7"))?.state).toBe("unknown");
+    expect((await store.lastCall("key-7"))?.state).toBe("failed");
     const second = await store.reserveCall(call(7), 1000, DAY);
     if (!second.ok) throw new Error("refused");
     await store.finishCall(second.id, end("billed", 20));
     expect((await store.lastCall("key-7"))?.state).toBe("billed");
   });
 
+  /** Beats `owner` for `ms`, steadily for an interval of `intervalMs` (twice as often, so a busy machine's delays do not break the run). */
+  const beatFor = async (store: SharedStore, owner: string, intervalMs: number, ms: number) => {
+    for (const until = Date.now() + ms; Date.now() < until; ) {
+      await store.heartbeat(owner, intervalMs);
+      await sleep(intervalMs / 2);
+    }
+    await store.heartbeat(owner, intervalMs);
+  };
+
   test("pending calls of a replica that stopped heartbeating become unknown; a live replica's stay pending", async () => {
     const [a, b] = await Promise.all([open(), open()]);
-    const now = Date.now();
-    await a.heartbeat("dead", now - 60_000);
-    await b.heartbeat("alive", now);
+    await a.heartbeat("dead", 200);
     await a.reserveCall(call(1, { owner: "dead" }), 1000, DAY);
     await b.reserveCall(call(2, { owner: "alive" }), 1000, DAY);
-    // The other replica sees them and settles the dead one's.
-    expect(await b.settleOrphans(now, 30_000)).toBe(1);
+    // The other replica, beating steadily, sees them and settles the dead one's.
+    await beatFor(b, "alive", 200, 800);
+    expect(await b.settleOrphans("alive", 600)).toBe(1);
     expect((await a.ledger()).map((r) => [r.owner, r.state, r.errorCode])).toEqual([
       ["dead", "unknown", "STR_OUTCOME_UNKNOWN"],
       ["alive", "pending", undefined],
     ]);
-    expect(await a.settleOrphans(now, 30_000)).toBe(0);
+    expect(await a.settleOrphans("alive", 600)).toBe(0);
+  });
+
+  test("liveness is judged on Postgres's clock: a sweeper whose clock is 45 s ahead sweeps no live replica", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    await a.reserveCall(call(1, { owner: "on-time" }), 1000, DAY);
+    const realNow = Date.now;
+    const clock = jest.spyOn(Date, "now").mockImplementation(() => realNow() + 45_000);
+    try {
+      await Promise.all([beatFor(a, "on-time", 200, 800), beatFor(b, "ahead", 200, 800)]);
+      expect(await b.settleOrphans("ahead", 600)).toBe(0);
+      expect(await a.settleOrphans("on-time", 600)).toBe(0);
+    } finally {
+      clock.mockRestore();
+    }
+    expect((await a.ledger()).map((r) => r.state)).toEqual(["pending"]);
+  });
+
+  test("after Postgres was away for everyone, a sweeper first beats steadily for the stale window, so a replica that beats again is not written off", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    await Promise.all([beatFor(a, "first-back", 200, 800), beatFor(b, "second-back", 200, 800)]);
+    await b.reserveCall(call(1, { owner: "second-back" }), 1000, DAY);
+    // No one beats for longer than the stale window (the outage); "first-back" beats first after it.
+    await sleep(1000);
+    await a.heartbeat("first-back", 200);
+    expect(await a.settleOrphans("first-back", 600)).toBe(0);
+    await sleep(100);
+    await a.heartbeat("first-back", 200);
+    expect(await a.settleOrphans("first-back", 600)).toBe(0);
+    expect((await b.ledger()).map((r) => r.state)).toEqual(["pending"]);
+    // A replica that stays silent through the sweeper's steady run is written off.
+    await beatFor(a, "first-back", 200, 800);
+    expect(await a.settleOrphans("first-back", 600)).toBe(1);
+  });
+
+  test("a call swept as unknown is settled by its living owner's finish: billed, and usage follows", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    const r = await a.reserveCall(call(1, { owner: "cut-off", maxCents: 40 }), 1000, DAY);
+    if (!r.ok) throw new Error("refused");
+    // "cut-off" could not reach Postgres (its calls still ran); the other replica beat throughout.
+    await beatFor(b, "sweeper", 200, 800);
+    expect(await b.settleOrphans("sweeper", 600)).toBe(1);
+    expect(await b.usage(DAY)).toMatchObject({ billedCents: 0, unknownCents: 40 });
+    expect((await b.lastCall("key-1"))?.state).toBe("unknown");
+
+    await a.finishCall(r.id, end("billed", 20, { analysisId: "an-1" }));
+    expect((await b.ledger())[0]).toMatchObject({ state: "billed", cents: 20, reports: 1, status: 200, analysisId: "an-1", errorCode: undefined, finishedAt: DAY + 1000 });
+    expect(await b.usage(DAY)).toEqual({ calls: 1, reports: 1, aiFunctions: 0, billedCents: 20, unknownCents: 0, pendingCents: 0 });
+    expect(await b.committedCents(DAY)).toBe(20);
+    expect(await b.lastCall("key-1")).toMatchObject({ state: "billed", analysisId: "an-1" });
+  });
+
+  test("a reservation written though its answer was lost (the connection dropped) is settled as failed at the next heartbeat", async () => {
+    const pool = new Pool({ connectionString: urls.databaseUrl });
+    const ledger = new PostgresLedger(pool, ns);
+    try {
+      const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<unknown>;
+      // The reservation runs and commits, then the answer never arrives.
+      jest.spyOn(pool, "query").mockImplementationOnce((async (text: string, values?: unknown[]) => {
+        await query(text, values);
+        throw Object.assign(new Error("Connection terminated unexpectedly"), { code: undefined });
+      }) as never);
+      await ledger.ready();
+      await expect(ledger.reserveCall(call(1, { owner: "me", maxCents: 40 }), 1000, DAY)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE" });
+      expect((await ledger.ledger()).map((row) => row.state)).toEqual(["pending"]);
+      await ledger.heartbeat("me", 100);
+      expect((await ledger.ledger()).map((row) => [row.state, row.errorCode])).toEqual([["failed", "STR_STORE_UNAVAILABLE"]]);
+      expect(await ledger.usage(DAY)).toMatchObject({ pendingCents: 0, unknownCents: 0, billedCents: 0 });
+    } finally {
+      await ledger.close();
+    }
   });
 
   test("a lock is its owner's: others cannot take or release it, the owner may take it again", async () => {
@@ -188,10 +268,10 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
 
   test("a schema dropped under a running store is migrated again on the next call", async () => {
     const store = await open();
-    await store.heartbeat("r", Date.now());
+    await store.heartbeat("r", 1000);
     await dropNamespace(urls, ns);
-    await store.heartbeat("r", Date.now()).catch(() => undefined);
-    await store.heartbeat("r", Date.now());
+    await store.heartbeat("r", 1000).catch(() => undefined);
+    await store.heartbeat("r", 1000);
     expect(await store.usage(0)).toMatchObject({ calls: 0 });
   });
 

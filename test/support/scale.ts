@@ -171,9 +171,18 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...inherited, ...env };
 }
 
+export interface ChildOptions {
+  /** Modules the child loads before its entry (`node --require`), e.g. CLOCK_AHEAD_PRELOAD. */
+  preload?: string[];
+}
+
+/** A preload that runs the child's `Date.now` ahead by CLOCK_AHEAD_MS: a replica whose clock is wrong. */
+export const CLOCK_AHEAD_PRELOAD = path.join(__dirname, "clock-ahead.cjs");
+
 /** Starts `node lib/<entry>` and waits for the line that says where it listens. */
-export function startChild(entry: string, env: Record<string, string>, ready: RegExp): Promise<Child> {
-  const child = spawn(process.execPath, [path.join(ROOT, "lib", entry)], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+export function startChild(entry: string, env: Record<string, string>, ready: RegExp, options: ChildOptions = {}): Promise<Child> {
+  const preload = (options.preload ?? []).flatMap((file) => ["--require", file]);
+  const child = spawn(process.execPath, [...preload, path.join(ROOT, "lib", entry)], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
   child.once("exit", () => children.delete(child));
   const output: string[] = [];
@@ -212,7 +221,7 @@ export function startSandboxProcess(env: Record<string, string> = {}): Promise<C
 }
 
 /** A relay replica in live mode against `sandboxUrl`, on the shared store's `namespace`. */
-export function startReplica(urls: SharedUrls, namespace: string, sandboxUrl: string, env: Record<string, string> = {}): Promise<Child> {
+export function startReplica(urls: SharedUrls, namespace: string, sandboxUrl: string, env: Record<string, string> = {}, options: ChildOptions = {}): Promise<Child> {
   return startChild(
     "relay/main.js",
     {
@@ -230,6 +239,7 @@ export function startReplica(urls: SharedUrls, namespace: string, sandboxUrl: st
       ...env,
     },
     /listening on (https?:\/\/[\d.]+:\d+)/,
+    options,
   );
 }
 

@@ -21,6 +21,18 @@ interface Migration {
 const LOCK_MIGRATE = 1;
 const LOCK_RESERVE = 2;
 
+/**
+ * The database's clock, in epoch ms: heartbeats and sweeps are timed by it, so replicas whose
+ * clocks disagree still agree on who is alive. `now()` is the statement's (autocommit) start.
+ */
+const DB_NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint";
+
+/**
+ * A replica's beats are steady while each comes within one and a half intervals of the one before:
+ * late by half a beat (a busy event loop, a slow statement) but none missed.
+ */
+const STEADY_GAP_BEATS = 1.5;
+
 /** billed + unknown + pending, as the budget counts them. */
 const COMMITTED_CENTS = "CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END";
 
@@ -59,6 +71,12 @@ const MIGRATIONS: readonly Migration[] = [
         END
         $fn$;`,
   },
+  {
+    version: 2,
+    name: "heartbeats on the database's clock, with the start of each replica's steady run",
+    // Rows of replicas one version back (their own clocks, no run) are judged by the next beat.
+    sql: (s) => `ALTER TABLE ${s}.replicas_v1 ADD COLUMN beating_since bigint;`,
+  },
 ];
 
 /** SQLSTATEs meaning the tables are gone (a wiped or replaced database): migrate again. */
@@ -70,6 +88,8 @@ export class PostgresLedger {
   /** The schema as an identifier; the namespace is checked to be [a-z_][a-z0-9_]* (config.ts). */
   readonly #s: string;
   #migrated: Promise<void> | undefined;
+  /** Reservations that failed, whose rows may exist all the same (see reserveCall). */
+  readonly #unheard: CallStart[] = [];
   /**
    * The reads every request makes before it waits for a send slot come in bursts (a batch asks
    * for all its items at once). One query per burst keeps the pool free for the reservations of
@@ -125,22 +145,33 @@ export class PostgresLedger {
     );
   }
 
-  /** The budget check and the pending row, atomically across replicas (reserve_call_v1 above). */
+  /**
+   * The budget check and the pending row, atomically across replicas (reserve_call_v1 above). A
+   * reservation that fails may still have been written (the connection dropped after the commit);
+   * the caller sends nothing without its id, so such a row is settled as failed by the next
+   * heartbeat (#settleUnheard), not left pending for ever.
+   */
   async reserveCall(call: CallStart, budgetCents: number, dayStart: number): Promise<Reservation> {
-    const { rows } = await this.#query<{ reserved_id: string | null; committed_cents: string }>(
-      `SELECT reserved_id, committed_cents FROM ${this.#s}.reserve_call_v1($1, $2, $3, $4, $5, $6, $7)`,
-      [call.op, call.cacheKey, call.maxCents, call.owner, call.startedAt, budgetCents, dayStart],
-    );
+    let rows: { reserved_id: string | null; committed_cents: string }[];
+    try {
+      ({ rows } = await this.#query<{ reserved_id: string | null; committed_cents: string }>(
+        `SELECT reserved_id, committed_cents FROM ${this.#s}.reserve_call_v1($1, $2, $3, $4, $5, $6, $7)`,
+        [call.op, call.cacheKey, call.maxCents, call.owner, call.startedAt, budgetCents, dayStart],
+      ));
+    } catch (error) {
+      this.#unheard.push(call);
+      throw error;
+    }
     const row = rows[0];
     if (!row) throw partError("Postgres", new Error("the reservation returned no row"));
     return row.reserved_id === null ? { ok: false, committedCents: Number(row.committed_cents) } : { ok: true, id: String(row.reserved_id) };
   }
 
-  /** pending → final in one statement; a row already settled (unknown) stays as it is. */
+  /** pending → final in one statement; also unknown → final, for a call swept while its owner lived. */
   async finishCall(id: string, end: CallEnd): Promise<void> {
     await this.#query(
       `UPDATE ${this.#s}.ledger_v1 SET state = $2, status = $3, cents = $4, reports = $5, ai_functions = $6, analysis_id = $7, error_code = $8, finished_at = $9
-       WHERE id = $1 AND state = 'pending'`,
+       WHERE id = $1 AND state IN ('pending', 'unknown')`,
       [id, end.state, end.status ?? null, end.cents, end.reports, end.aiFunctions, end.analysisId ?? null, end.errorCode ?? null, end.finishedAt],
     );
   }
@@ -186,20 +217,52 @@ export class PostgresLedger {
     };
   }
 
-  async heartbeat(owner: string, now: number): Promise<void> {
+  /**
+   * On the database's clock. A beat that comes more than STEADY_GAP_BEATS intervals after the
+   * last one (beats were missed: this replica stalled, or could not reach the database) starts a
+   * new steady run, which settleOrphans asks of a sweeper.
+   */
+  async heartbeat(owner: string, intervalMs: number): Promise<void> {
     await this.#query(
-      `INSERT INTO ${this.#s}.replicas_v1 (owner, heartbeat_at) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET heartbeat_at = GREATEST(replicas_v1.heartbeat_at, excluded.heartbeat_at)`,
-      [owner, now],
+      `INSERT INTO ${this.#s}.replicas_v1 AS r (owner, heartbeat_at, beating_since) VALUES ($1, ${DB_NOW_MS}, ${DB_NOW_MS})
+       ON CONFLICT (owner) DO UPDATE SET heartbeat_at = excluded.heartbeat_at,
+         beating_since = CASE WHEN r.heartbeat_at >= excluded.heartbeat_at - $2 THEN COALESCE(r.beating_since, excluded.heartbeat_at) ELSE excluded.heartbeat_at END`,
+      [owner, Math.round(intervalMs * STEADY_GAP_BEATS)],
     );
+    await this.#settleUnheard();
   }
 
-  async settleOrphans(now: number, staleAfterMs: number): Promise<number> {
+  /**
+   * Judged on the database's clock, and only by a sweeper whose own beats have been steady for
+   * the whole stale window: Postgres answered it throughout, so a replica silent all that time
+   * was not kept away by an outage that also kept the sweeper away (after which every heartbeat
+   * looks stale at once). A replica cut off from Postgres alone still looks dead; its own finish
+   * settles its calls again (finishCall).
+   */
+  async settleOrphans(sweeper: string, staleAfterMs: number): Promise<number> {
     const result = await this.#query(
-      `UPDATE ${this.#s}.ledger_v1 SET state = 'unknown', error_code = 'STR_OUTCOME_UNKNOWN', finished_at = $1
-       WHERE state = 'pending' AND owner NOT IN (SELECT owner FROM ${this.#s}.replicas_v1 WHERE heartbeat_at >= $2)`,
-      [now, now - staleAfterMs],
+      `WITH clock AS (SELECT ${DB_NOW_MS} AS now)
+       UPDATE ${this.#s}.ledger_v1 SET state = 'unknown', error_code = 'STR_OUTCOME_UNKNOWN', finished_at = (SELECT now FROM clock)
+       WHERE state = 'pending'
+         AND owner NOT IN (SELECT owner FROM ${this.#s}.replicas_v1, clock WHERE heartbeat_at >= clock.now - $2)
+         AND EXISTS (SELECT 1 FROM ${this.#s}.replicas_v1, clock
+           WHERE owner = $1 AND beating_since <= clock.now - $2 AND heartbeat_at >= clock.now - $2 * ${STEADY_GAP_BEATS} / 3)`,
+      [sweeper, staleAfterMs],
     );
     return result.rowCount ?? 0;
+  }
+
+  /** Reservations this replica never heard back about: it sent nothing for them, so they failed. */
+  async #settleUnheard(): Promise<void> {
+    while (this.#unheard.length > 0) {
+      const call = this.#unheard[0] as CallStart;
+      await this.#query(
+        `UPDATE ${this.#s}.ledger_v1 SET state = 'failed', error_code = 'STR_STORE_UNAVAILABLE', finished_at = ${DB_NOW_MS}
+         WHERE owner = $1 AND cache_key = $2 AND started_at = $3 AND state IN ('pending', 'unknown')`,
+        [call.owner, call.cacheKey, call.startedAt],
+      );
+      this.#unheard.shift();
+    }
   }
 
   async ledger(): Promise<LedgerRow[]> {

@@ -88,12 +88,12 @@ export class SharedStore implements RelayStore {
     return this.#ledger.usage(since);
   }
 
-  heartbeat(owner: string, now: number): Promise<void> {
-    return this.#ledger.heartbeat(owner, now);
+  heartbeat(owner: string, intervalMs: number): Promise<void> {
+    return this.#ledger.heartbeat(owner, intervalMs);
   }
 
-  settleOrphans(now: number, staleAfterMs: number): Promise<number> {
-    return this.#ledger.settleOrphans(now, staleAfterMs);
+  settleOrphans(sweeper: string, staleAfterMs: number): Promise<number> {
+    return this.#ledger.settleOrphans(sweeper, staleAfterMs);
   }
 
   acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean> {

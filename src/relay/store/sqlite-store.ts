@@ -89,7 +89,7 @@ export class SqliteStore implements RelayStore {
         "INSERT INTO ledger_v2 (op, cache_key, state, max_cents, owner, started_at, day) VALUES (@op, @cacheKey, 'pending', @maxCents, @owner, @startedAt, @day)",
       ),
       finishCall: db.prepare<FinishParams, { day: number; max_cents: number }>(
-        "UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state = 'pending' RETURNING day, max_cents",
+        "UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state IN ('pending', 'unknown') RETURNING day, max_cents",
       ),
       lastCall: db.prepare<[string], { state: CallState; op: string; analysis_id: string | null; finished_at: number | null }>(
         "SELECT state, op, analysis_id, finished_at FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
@@ -122,8 +122,9 @@ export class SqliteStore implements RelayStore {
       this.#stmt.addCommitted.run({ day: dayStart, cents: call.maxCents });
       return { ok: true, id: String(info.lastInsertRowid) };
     });
-    // A pending call held its most against its day; it now holds what it cost (billed), still its
-    // most (unknown: it may have billed), or nothing (free, failed).
+    // A pending call held its most against its day, and so did one a sweep marked unknown while
+    // its owner lived (see finishCall); it now holds what it cost (billed), still its most
+    // (unknown: it may have billed), or nothing (free, failed).
     this.#finish = db.transaction((params: FinishParams): void => {
       const row = this.#stmt.finishCall.get(params);
       if (!row) return;
@@ -227,6 +228,10 @@ export class SqliteStore implements RelayStore {
     return this.#stmt.committed.get(dayStart)?.committed_cents ?? 0;
   }
 
+  /**
+   * Also settles a call a sweep marked unknown: a relay whose process was suspended past three
+   * beats (a laptop asleep) while another process on the file swept its calls.
+   */
   async finishCall(id: string, end: CallEnd): Promise<void> {
     this.#finish.immediate({
       id: Number(id),
@@ -251,11 +256,17 @@ export class SqliteStore implements RelayStore {
     return { calls: r.calls, reports: r.reports, aiFunctions: r.ai_functions, billedCents: r.billed, unknownCents: r.unknown, pendingCents: r.pending };
   }
 
-  async heartbeat(owner: string, now: number): Promise<void> {
-    this.#stmt.heartbeat.run(owner, now);
+  /**
+   * The store's clock is this machine's, which every process on the file shares, and a local file
+   * is never away for some of them only: a sweep needs no proof that the sweeper's beats were
+   * steady, and a restarted relay settles its dead predecessor's calls at its first beat.
+   */
+  async heartbeat(owner: string, _intervalMs: number): Promise<void> {
+    this.#stmt.heartbeat.run(owner, Date.now());
   }
 
-  async settleOrphans(now: number, staleAfterMs: number): Promise<number> {
+  async settleOrphans(_sweeper: string, staleAfterMs: number): Promise<number> {
+    const now = Date.now();
     return this.#settle.immediate(now, now - staleAfterMs);
   }
 

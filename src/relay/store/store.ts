@@ -123,6 +123,12 @@ export interface RelayStore {
    * runs once a call.
    */
   committedCents(dayStart: number): Promise<number>;
+  /**
+   * Writes how the call ended, as its owner (the only one that holds `id`) saw it. Applies to a
+   * call still pending, and to one a sweep marked unknown while its owner was alive but looked dead
+   * (settleOrphans): what the owner saw is what happened, and usage and the budget follow it. A
+   * call already finished stays as it is.
+   */
   finishCall(id: string, end: CallEnd): Promise<void>;
   /**
    * The latest call for a request: "unknown" blocks automatic resends; "billed" with its analysis
@@ -130,10 +136,19 @@ export interface RelayStore {
    */
   lastCall(cacheKey: string): Promise<LastCall | undefined>;
   usage(since: number): Promise<UsageTotals>;
-  /** Says this replica is alive; its pending calls stay pending. */
-  heartbeat(owner: string, now: number): Promise<void>;
-  /** Pending calls of replicas that stopped heartbeating become unknown, and the request locks they held are freed. Returns how many calls. */
-  settleOrphans(now: number, staleAfterMs: number): Promise<number>;
+  /**
+   * Says this replica is alive, on the store's clock (never the replica's: replicas' clocks need
+   * not agree); it beats every `intervalMs`, and its pending calls stay pending.
+   */
+  heartbeat(owner: string, intervalMs: number): Promise<void>;
+  /**
+   * Pending calls of replicas whose last heartbeat is older than `staleAfterMs` (three beats) on
+   * the store's clock become unknown, and the request locks they held are freed. Returns how many
+   * calls. A shared store lets `sweeper` judge only once its own heartbeats have come steadily for
+   * `staleAfterMs`: right after the store was away for everyone, every replica's heartbeat looks
+   * stale. A call swept by mistake is still settled by its owner's finishCall.
+   */
+  settleOrphans(sweeper: string, staleAfterMs: number): Promise<number>;
   /** Takes a lock for a request being sent, so replicas send it once. False if another holds it. */
   acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLock(key: string, owner: string): Promise<void>;
