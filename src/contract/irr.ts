@@ -15,16 +15,21 @@ export function npv(rate: number, flows: readonly number[]): number {
 
 /** Growth factors 1 + r searched: r from −99.9 % to +99,900 % a year, on a log scale. */
 const GRID = Array.from({ length: 601 }, (_, k) => 10 ** (-3 + k / 100));
+const LOWEST = GRID[0] as number;
+const HIGHEST = GRID[GRID.length - 1] as number;
 
 /**
  * The rate at which the flows' NPV is zero, to the last bit of a double; undefined when there is
- * none (the flows never change sign, or the sale does not repay what was put in at any rate). Flows
- * that change sign more than once may have several: the one nearest 0 % is given.
+ * none in the range searched (the flows never change sign, or the sale does not repay what was put
+ * in at any rate). Flows that change sign more than once may have several: the one nearest 0 %.
  */
 export function irr(flows: readonly number[]): number | undefined {
   const at = (factor: number) => npv(factor - 1, flows);
+  // One change of sign (money in, then money out): one root at most (Descartes' rule of signs), so
+  // the whole range is one bracket.
+  if (signChanges(flows) === 1) return Math.sign(at(LOWEST)) === Math.sign(at(HIGHEST)) ? undefined : bisect(at, LOWEST, HIGHEST) - 1;
   let best: number | undefined;
-  let previous = at(GRID[0] as number);
+  let previous = at(LOWEST);
   for (let k = 1; k < GRID.length; k++) {
     const factor = GRID[k] as number;
     const value = at(factor);
@@ -35,6 +40,18 @@ export function irr(flows: readonly number[]): number | undefined {
     previous = value;
   }
   return best;
+}
+
+function signChanges(flows: readonly number[]): number {
+  let changes = 0;
+  let sign = 0;
+  for (const flow of flows) {
+    const s = Math.sign(flow);
+    if (s === 0) continue;
+    if (sign !== 0 && s !== sign) changes++;
+    sign = s;
+  }
+  return changes;
 }
 
 /** Halves [lo, hi], whose ends' signs differ, until no double lies between them. */

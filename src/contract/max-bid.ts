@@ -1,5 +1,6 @@
 import { Analysis, PercentileKey } from "./analysis";
-import { INVESTOR_METRICS, WhatIfInputs, whatIf, whatIfKind } from "./whatif";
+import { mortgageStrategyModel } from "./finance";
+import { INVESTOR_METRICS, WhatIfInputs, mortgageInputs, whatIfKind } from "./whatif";
 
 /**
  * The maximum bid (STR.MAXBID, later the pane's and the CLI's screening column): the highest purchase
@@ -12,17 +13,22 @@ import { INVESTOR_METRICS, WhatIfInputs, whatIf, whatIfKind } from "./whatif";
  * flow falls with it; cap rate and DSCR are operating income over a multiple of it; cash-on-cash is
  * (income − k·price) ÷ (c·price + furnishing), whose slope has the sign of −(k·furnishing + c·income)
  * whatever the price. Rounding to the cent or the basis point keeps that order. So whether a price
- * meets the target changes once at most, and the two ends of the range say which way: met at the low
- * end and not at the high end is the usual case, bisected to the cent; a metric that rises with the
- * price (operating income below zero) has no highest price.
+ * meets the target changes once at most: a price that meets it and one that does not are found from
+ * the analysis's own price, and the boundary between them is bisected to the cent. When the search
+ * reaches an end of the range, the ends say why there is no answer: no price meets the target, every
+ * price does, or the metric rises with the price (operating income below zero).
  */
 
+/** What the metrics are read from: an analysis, or the model's fields at another price. */
+type BidFields = Pick<Analysis, "yearOneCashOnCashPercentage" | "yearOneCapRatePercentage" | "yearOneCashFlowUSD" | "yearOneOperatingIncomeUSD" | "yearOneMorgageAndTaxesUSD">;
+
+/** Each metric as STR.WHATIF reports it (DSCR as the catalogue derives it). */
 export const BID_METRICS = {
-  yearOneCashOnCashPercentage: { label: "cash-on-cash return", unit: "percent", of: (a: Analysis) => num(a.yearOneCashOnCashPercentage) },
+  yearOneCashOnCashPercentage: { label: "cash-on-cash return", unit: "percent", of: (a: BidFields) => num(a.yearOneCashOnCashPercentage) },
   dscr: { label: "DSCR", unit: "ratio", of: INVESTOR_METRICS.dscr },
-  yearOneCapRatePercentage: { label: "cap rate", unit: "percent", of: (a: Analysis) => num(a.yearOneCapRatePercentage) },
-  yearOneCashFlowUSD: { label: "year-one cash flow", unit: "usd", of: (a: Analysis) => num(a.yearOneCashFlowUSD) },
-} as const satisfies Record<string, { label: string; unit: "percent" | "ratio" | "usd"; of: (a: Analysis) => number | undefined }>;
+  yearOneCapRatePercentage: { label: "cap rate", unit: "percent", of: (a: BidFields) => num(a.yearOneCapRatePercentage) },
+  yearOneCashFlowUSD: { label: "year-one cash flow", unit: "usd", of: (a: BidFields) => num(a.yearOneCashFlowUSD) },
+} as const satisfies Record<string, { label: string; unit: "percent" | "ratio" | "usd"; of: (a: BidFields) => number | undefined }>;
 
 export type BidMetric = keyof typeof BID_METRICS;
 
@@ -61,31 +67,51 @@ export function maxBid(a: Analysis, ask: MaxBidInputs): MaxBidResult {
   if (whatIfKind(a) !== "mortgage") return { ok: false, reason: "no-price", message: "the analysis is not a purchase (buy or owned): it has no price to bid" };
   const metric = BID_METRICS[ask.metric];
   const financing: WhatIfInputs = { scenario: ask.scenario, downPaymentPercentage: ask.downPaymentPercentage, interestRatePercentage: ask.interestRatePercentage, mortgageLength: ask.mortgageLength };
-  // Whole cents, so that bisection ends on the cent.
-  const at = (cents: number): number | undefined => {
-    const result = whatIf(a, { ...financing, purchasePriceUSD: cents / 100 });
-    return result.ok ? metric.of(result.analysis) : undefined;
-  };
+  const model = mortgageInputs(a, financing);
+  if (!model.ok) return { ok: false, reason: "no-price", message: model.message };
+  // STR.WHATIF at another price is this model with that price (whatif.ts), without copying the
+  // whole analysis each time. Whole cents, so that bisection ends on the cent.
+  const at = (cents: number): number | undefined => metric.of(mortgageStrategyModel({ ...model.inputs, purchasePriceUSD: cents / 100 }));
   const meets = (cents: number) => {
     const value = at(cents);
     return value !== undefined && value >= ask.target;
   };
-  const first = whatIf(a, { ...financing, purchasePriceUSD: BID_PRICE_RANGE.min });
-  if (!first.ok) return { ok: false, reason: "no-price", message: first.message };
-  let lo = BID_PRICE_RANGE.min * 100;
-  let hi = BID_PRICE_RANGE.max * 100;
   const wanted = `${metric.label} ≥ ${shown(ask.target, metric.unit)}`;
-  const low = meets(lo);
-  const high = meets(hi);
-  if (low && high) return unreachable(`every price up to ${usd(BID_PRICE_RANGE.max)} gives ${wanted}: there is no highest price`);
-  if (!low && high) return unreachable(`the ${metric.label} rises with the price here (operating income is below zero), so there is no highest price with ${wanted}`);
-  if (!low) return unreachable(`no price from ${usd(BID_PRICE_RANGE.min)} gives ${wanted}: at ${usd(BID_PRICE_RANGE.min)} it is ${describe(at(lo), metric.unit)}`);
+  const found = bracket(meets, Math.round(model.inputs.purchasePriceUSD * 100));
+  if (found === "every") return unreachable(`every price up to ${usd(BID_PRICE_RANGE.max)} gives ${wanted}: there is no highest price`);
+  if (found === "rises") return unreachable(`the ${metric.label} rises with the price here (operating income is below zero), so there is no highest price with ${wanted}`);
+  if (found === "none") return unreachable(`no price from ${usd(BID_PRICE_RANGE.min)} gives ${wanted}: at ${usd(BID_PRICE_RANGE.min)} it is ${describe(at(BID_PRICE_RANGE.min * 100), metric.unit)}`);
+  let { lo, hi } = found;
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
     if (meets(mid)) lo = mid;
     else hi = mid;
   }
   return { ok: true, priceUSD: lo / 100, value: at(lo) as number };
+}
+
+/**
+ * Prices in cents, `lo` meeting the target and `hi` not, found from the analysis's own price by
+ * doubling or halving (the answer is usually within a factor of two of it); or why there are none.
+ */
+function bracket(meets: (cents: number) => boolean, start: number): { lo: number; hi: number } | "none" | "every" | "rises" {
+  const min = BID_PRICE_RANGE.min * 100;
+  const max = BID_PRICE_RANGE.max * 100;
+  let probe = Math.min(Math.max(start, min), max);
+  if (meets(probe)) {
+    let lo = probe;
+    for (probe = Math.min(lo * 2, max); meets(probe); probe = Math.min(lo * 2, max)) {
+      if (probe === max) return meets(min) ? "every" : "rises";
+      lo = probe;
+    }
+    return { lo, hi: probe };
+  }
+  let hi = probe;
+  for (probe = Math.max(Math.floor(hi / 2), min); !meets(probe); probe = Math.max(Math.floor(hi / 2), min)) {
+    if (probe === min) return meets(max) ? "rises" : "none";
+    hi = probe;
+  }
+  return { lo: probe, hi };
 }
 
 function unreachable(message: string): MaxBidResult {

@@ -85,10 +85,7 @@ export type ProjectionResult = { ok: true; years: ProjectionYear[]; summary: Pro
 export function projectHold(a: Analysis, p: ProjectionInputs): ProjectionResult {
   if (whatIfKind(a) !== "mortgage") return { ok: false, message: "the analysis is not a purchase (buy or owned): there is no property value or loan to project" };
   if (!Number.isInteger(p.years) || p.years < PROJECTION_YEARS.min || p.years > PROJECTION_YEARS.max) return { ok: false, message: `years must be a whole number from ${PROJECTION_YEARS.min} to ${PROJECTION_YEARS.max}; got ${p.years}` };
-  const revenue = num(a.yearOneRevenueUSD);
-  const monthlyExpenses = num(a.monthlyExpensesUSD);
-  if (revenue === undefined || monthlyExpenses === undefined) return { ok: false, message: "the analysis has no year-one revenue or monthly expenses" };
-  const model = mortgageInputs(a, p, revenue, monthlyExpenses);
+  const model = mortgageInputs(a, p);
   if (!model.ok) return model;
   // Year one is the analysis's own figures, or WHATIF's when the price or financing changes.
   const changed = [p.purchasePriceUSD, p.downPaymentPercentage, p.interestRatePercentage, p.mortgageLength].some((v) => v !== undefined);

@@ -114,7 +114,7 @@ export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
     };
   }
 
-  const model = mortgageInputs(a, inputs, revenue, monthlyExpenses);
+  const model = mortgageInputs(a, inputs);
   if (!model.ok) return model;
   // One copy of the analysis per what-if (a 100 × 100 grid makes ten thousand).
   return { ok: true, kind, analysis: Object.assign(base, mortgageStrategyModel(model.inputs)) };
@@ -122,14 +122,12 @@ export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
 
 /**
  * The buy/owned model's inputs for a what-if: the analysis's own, read back from its figures, with
- * the changes asked for. STR.PROJECTION starts its years from the same inputs.
+ * the changes asked for. STR.MAXBID varies the price in them, STR.PROJECTION starts its years from them.
  */
-export function mortgageInputs(
-  a: Analysis,
-  inputs: WhatIfInputs,
-  revenue: number,
-  monthlyExpenses: number,
-): { ok: true; inputs: MortgageStrategyInputs } | { ok: false; message: string } {
+export function mortgageInputs(a: Analysis, inputs: WhatIfInputs): { ok: true; inputs: MortgageStrategyInputs } | { ok: false; message: string } {
+  const revenue = revenueOf(a, inputs);
+  const monthlyExpenses = inputs.monthlyExpensesUSD ?? num(a.monthlyExpensesUSD);
+  if (revenue === undefined || monthlyExpenses === undefined) return { ok: false, message: `the analysis has no ${revenue === undefined ? "year-one revenue" : "monthly expenses"}` };
   const ownPrice = impliedPrice(a);
   const price = inputs.purchasePriceUSD ?? ownPrice;
   if (price === undefined || ownPrice === undefined) return { ok: false, message: "the analysis does not show its purchase price (no property tax or appreciation)" };
@@ -168,7 +166,7 @@ export function mortgageInputs(
  */
 export const INVESTOR_METRICS = {
   /** Debt service coverage: operating income ÷ mortgage & taxes (the PITI lenders of DSCR loans use). */
-  dscr(a: Analysis): number | undefined {
+  dscr(a: Pick<Analysis, "yearOneOperatingIncomeUSD" | "yearOneMorgageAndTaxesUSD">): number | undefined {
     const income = num(a.yearOneOperatingIncomeUSD);
     const debt = num(a.yearOneMorgageAndTaxesUSD);
     return income === undefined || debt === undefined || debt <= 0 ? undefined : round(income / debt, 4);
