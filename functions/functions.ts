@@ -224,6 +224,66 @@ export function sensitivity(
 }
 
 /**
+ * The highest purchase price at which a metric still meets your target, computed locally from an analysis with STR.WHATIF's model: never billed, no call to the service.
+ * @customfunction MAXBID
+ * @cancelable
+ * @param analysisId Analysis id from STR.BUY, STR.OWNED or STR.ENHANCE of either (its "Analysis id" row).
+ * @param metric What must meet the target: cash-on-cash, DSCR, cap rate or cash flow (year one).
+ * @param target The least acceptable value: a percentage for cash-on-cash and cap rate (8%), a ratio for DSCR (1.25), USD a year for cash flow.
+ * @param scenario Revenue scenario: p25 (bear), p50, p75 (bull), p90 or avg of the comparables; omit for the analysis's own projection.
+ * @param downPaymentPct Down payment in percent of the price, 0 to 100; omit to keep the analysis's.
+ * @param interestRatePct Interest rate in percent; omit to keep the analysis's.
+ * @param mortgageYears Mortgage length in years; omit to keep the analysis's.
+ * @param invocation Supplied by Excel.
+ * @returns The price in USD, to the cent; #N/A with the reason when no price meets the target.
+ */
+export function maxbid(
+  analysisId: unknown,
+  metric: unknown,
+  target: unknown,
+  scenario?: unknown,
+  downPaymentPct?: unknown,
+  interestRatePct?: unknown,
+  mortgageYears?: unknown,
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
+  return implementation.maxbid(analysisId, metric, target, scenario, downPaymentPct, interestRatePct, mortgageYears, invocation);
+}
+
+/**
+ * A hold-period projection from an analysis: year by year revenue, expenses, net operating income, debt service, cash flow, loan balance, value and equity, then IRR, equity multiple and profit after a sale. Computed locally: never billed.
+ * @customfunction PROJECTION
+ * @cancelable
+ * @param analysisId Analysis id from STR.BUY, STR.OWNED or STR.ENHANCE of either (its "Analysis id" row).
+ * @param years Years held before selling, a whole number from 1 to 30.
+ * @param appreciationPct Property appreciation in percent a year, -20 to 20; omit for the analysis's own (3).
+ * @param revenueGrowthPct Revenue growth in percent a year, -20 to 20; omit for 3.
+ * @param expenseGrowthPct Operating expense growth in percent a year, -20 to 20; omit for 3.
+ * @param sellingCostPct Selling costs in percent of the sale price, 0 to 20; omit for 6.
+ * @param purchasePrice Purchase price in USD; omit to keep the analysis's.
+ * @param downPaymentPct Down payment in percent of the price, 0 to 100; omit to keep the analysis's.
+ * @param interestRatePct Interest rate in percent; omit to keep the analysis's.
+ * @param mortgageYears Mortgage length in years; omit to keep the analysis's.
+ * @param invocation Supplied by Excel.
+ * @returns The assumptions and results (IRR, equity multiple, profit, proceeds at sale), then a table of the years under a header row.
+ */
+export function projection(
+  analysisId: unknown,
+  years: unknown,
+  appreciationPct?: unknown,
+  revenueGrowthPct?: unknown,
+  expenseGrowthPct?: unknown,
+  sellingCostPct?: unknown,
+  purchasePrice?: unknown,
+  downPaymentPct?: unknown,
+  interestRatePct?: unknown,
+  mortgageYears?: unknown,
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
+  return implementation.projection(analysisId, years, appreciationPct, revenueGrowthPct, expenseGrowthPct, sellingCostPct, purchasePrice, downPaymentPct, interestRatePct, mortgageYears, invocation);
+}
+
+/**
  * The analysis as one cell: an Excel data type whose card shows revenue, financials, comparables and warnings, and whose fields formulas read, e.g. =A2.[Cash flow]. Where Excel cannot show data types, it spills the card instead.
  * @customfunction CARD
  * @cancelable

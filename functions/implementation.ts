@@ -1,7 +1,23 @@
-import { AnyRequest, FieldIssue, Operation, RelayAnswer, SessionAnswer, Strategy, WhatIfInputs, findField, idField, validateRequest, whatIf } from "../src/contract";
-import { RequestSource, addinConnection, refreshGate } from "../src/client";
-import { CellInput, POSITIONAL_ARGUMENTS, RangeInput, STRATEGY_NAMES, WHATIF_VARIABLES, findWhatIfVariable, functionRequest, readBoolean, readStrategy, readValueList, single } from "../src/inputs";
-import { Grid, analysisCard, analysisEntity, analysisOf, comparablesTable, fieldsRow, invalidArgument, parseFieldList, warningTexts, readMaxRows, sensitivityGrid } from "../src/sheet";
+import { AnyRequest, Analysis, FieldIssue, Operation, ProjectionInputs, RelayAnswer, SessionAnswer, Strategy, UNIT_FORMATS, WhatIfInputs, findField, idField, maxBid, projectHold, validateRequest, whatIf } from "../src/contract";
+import { RelayCallError, RequestSource, addinConnection, refreshGate } from "../src/client";
+import {
+  CellInput,
+  POSITIONAL_ARGUMENTS,
+  PROJECTION_RATES,
+  RangeInput,
+  STRATEGY_NAMES,
+  WHATIF_VARIABLES,
+  findWhatIfVariable,
+  functionRequest,
+  readBidMetric,
+  readBidTarget,
+  readBoolean,
+  readStrategy,
+  readValueList,
+  readYears,
+  single,
+} from "../src/inputs";
+import { Grid, analysisCard, analysisEntity, analysisOf, cell, comparablesTable, fieldsRow, invalidArgument, parseFieldList, projectionGrid, warningTexts, readMaxRows, sensitivityGrid } from "../src/sheet";
 import { Call, Invocation, billable, cancelled, free, hostSupport } from "./custom-function";
 
 /**
@@ -110,6 +126,46 @@ export function sensitivity(analysisId: Arg, rowVariable: Arg, rowValues: unknow
   });
 }
 
+export function maxbid(analysisId: Arg, metric: Arg, target: Arg, scenario?: Arg, downPaymentPct?: Arg, interestRatePct?: Arg, mortgageYears?: Arg, invocation?: Invocation): Promise<unknown[][]> {
+  const given: [string, Arg][] = [["scenario", scenario], ["downPaymentPct", downPaymentPct], ["interestRatePct", interestRatePct], ["mortgageYears", mortgageYears]];
+  return free(invocation, {
+    read: () => ({ id: readId(analysisId), ...readMaxBidTarget(metric, target), inputs: readWhatIfInputs(given) }),
+    answer: async (args, call) => {
+      const { id, metric: m, target: t, inputs } = args();
+      const result = maxBid(await storedAnalysis(id, call), { ...inputs, metric: m, target: t });
+      if (!result.ok && result.reason === "no-price") throw invalidArgument([{ path: "analysisId", message: `has no maximum bid: ${result.message}` }]);
+      if (!result.ok) throw new RelayCallError("STR_TARGET_UNREACHABLE", result.message);
+      return [[cell(result.priceUSD, UNIT_FORMATS.usd)]];
+    },
+  });
+}
+
+export function projection(
+  analysisId: Arg,
+  years: Arg,
+  appreciationPct?: Arg,
+  revenueGrowthPct?: Arg,
+  expenseGrowthPct?: Arg,
+  sellingCostPct?: Arg,
+  purchasePrice?: Arg,
+  downPaymentPct?: Arg,
+  interestRatePct?: Arg,
+  mortgageYears?: Arg,
+  invocation?: Invocation,
+): Promise<unknown[][]> {
+  const rates = [appreciationPct, revenueGrowthPct, expenseGrowthPct, sellingCostPct];
+  const financing: [string, Arg][] = [["purchasePrice", purchasePrice], ["downPaymentPct", downPaymentPct], ["interestRatePct", interestRatePct], ["mortgageYears", mortgageYears]];
+  return free(invocation, {
+    read: () => ({ id: readId(analysisId), inputs: readProjectionInputs(years, rates, financing) }),
+    answer: async (args, call) => {
+      const { id, inputs } = args();
+      const result = projectHold(await storedAnalysis(id, call), inputs);
+      if (!result.ok) throw invalidArgument([{ path: "analysisId", message: `cannot be projected: ${result.message}` }]);
+      return projectionGrid(result.years, result.summary);
+    },
+  });
+}
+
 export function card(strategy: Arg, location: unknown[][], values: unknown[][][] | null | undefined, invocation?: Invocation): Promise<unknown[][]> {
   return billable(invocation, {
     read: () => readCardRequest(strategy, location, values ?? []),
@@ -162,8 +218,15 @@ function readEnhanceRequest(analysisId: Arg, aiComps: Arg, aiExpenses: Arg): Any
 }
 
 function readWhatIfInputs(given: readonly [string, Arg][]): WhatIfInputs {
-  const inputs: WhatIfInputs = {};
   const problems: FieldIssue[] = [];
+  const inputs = collectWhatIfInputs(given, problems);
+  if (problems.length > 0) throw invalidArgument(problems);
+  return inputs;
+}
+
+/** The what-if arguments given, by name; a bad one is added to `problems`. */
+function collectWhatIfInputs(given: readonly [string, Arg][], problems: FieldIssue[]): WhatIfInputs {
+  const inputs: WhatIfInputs = {};
   for (const [name, value] of given) {
     const variable = findWhatIfVariable(name);
     const read = variable?.read(single(value));
@@ -171,7 +234,6 @@ function readWhatIfInputs(given: readonly [string, Arg][]): WhatIfInputs {
     if (!read.ok) problems.push({ path: name, message: `must be ${read.message}` });
     else if (read.value !== undefined) variable.apply(inputs, read.value);
   }
-  if (problems.length > 0) throw invalidArgument(problems);
   return inputs;
 }
 
@@ -201,6 +263,28 @@ function readSensitivityAxes(rowVariable: Arg, rowValues: unknown[][], columnVar
   // The same variable down and across is the arguments' fault: refused before asking the relay.
   if (rows.variable.name === columns.variable.name) throw invalidArgument(`rowVariable and columnVariable are both ${rows.variable.name}: choose two different variables`);
   return { rows, columns, field };
+}
+
+function readMaxBidTarget(metric: Arg, target: Arg) {
+  const m = readBidMetric(single(metric));
+  if (!m.ok || m.value === undefined) throw invalidArgument([{ path: "metric", message: `must be ${m.ok ? "given" : m.message}` }]);
+  const t = readBidTarget(single(target), m.value);
+  if (!t.ok || t.value === undefined) throw invalidArgument([{ path: "target", message: `must be ${t.ok ? "given" : t.message}` }]);
+  return { metric: m.value, target: t.value };
+}
+
+function readProjectionInputs(years: Arg, rates: readonly Arg[], financing: readonly [string, Arg][]): ProjectionInputs {
+  const problems: FieldIssue[] = [];
+  const hold = readYears(single(years));
+  if (!hold.ok) problems.push({ path: "years", message: `must be ${hold.message}` });
+  const inputs: ProjectionInputs = { ...collectWhatIfInputs(financing, problems), years: hold.ok ? (hold.value as number) : 0 };
+  PROJECTION_RATES.forEach((rate, k) => {
+    const r = rate.read(single(rates[k]));
+    if (!r.ok) problems.push({ path: rate.name, message: `must be ${r.message}` });
+    else if (r.value !== undefined) inputs[rate.field] = r.value;
+  });
+  if (problems.length > 0) throw invalidArgument(problems);
+  return inputs;
 }
 
 function readCardRequest(strategy: Arg, location: unknown[][], args: unknown[][][]): { strategy: Strategy; request: AnyRequest } {
@@ -237,6 +321,13 @@ function idText(analysisId: Arg): string {
 async function storedAnswer(id: string, call: Call): Promise<RelayAnswer> {
   const { batcher } = await addinConnection().get();
   return batcher.analysis(id) ?? batcher.rememberAnalysis(await storedFullAnswer(id, call));
+}
+
+/** The analysis behind an id, for the functions that compute from it. */
+async function storedAnalysis(id: string, call: Call): Promise<Analysis> {
+  const analysis = analysisOf(await storedAnswer(id, call));
+  if (!analysis) throw invalidArgument([{ path: "analysisId", message: "holds no analysis" }]);
+  return analysis;
 }
 
 async function storedFullAnswer(id: string, call: Call): Promise<RelayAnswer> {

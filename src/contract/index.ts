@@ -16,3 +16,6 @@ export * from "./finance";
 export * from "./numbers";
 export * from "./relay-api";
 export * from "./whatif";
+export * from "./max-bid";
+export * from "./irr";
+export * from "./projection";

@@ -117,6 +117,8 @@ export const ClientErrorCode = z.enum([
   "STR_CANCELLED",
   /** A screening row outside the plausibility bounds, held back until the user confirms (never sent). */
   "STR_UNUSUAL_INPUT",
+  /** A decision computed locally (STR.MAXBID) has no answer: no price meets the target (never sent). */
+  "STR_TARGET_UNREACHABLE",
 ]);
 export type ClientErrorCode = z.infer<typeof ClientErrorCode>;
 

@@ -1,5 +1,5 @@
 import { Analysis, PercentileKey } from "./analysis";
-import { MODEL_DEFAULTS, annualRevenue, arbModel, cohostModel, mortgageStrategyModel } from "./finance";
+import { MODEL_DEFAULTS, MortgageStrategyInputs, annualRevenue, arbModel, cohostModel, mortgageStrategyModel } from "./finance";
 import { round } from "./numbers";
 
 /**
@@ -114,6 +114,20 @@ export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
     };
   }
 
+  const model = mortgageInputs(a, inputs);
+  if (!model.ok) return model;
+  // One copy of the analysis per what-if (a 100 × 100 grid makes ten thousand).
+  return { ok: true, kind, analysis: Object.assign(base, mortgageStrategyModel(model.inputs)) };
+}
+
+/**
+ * The buy/owned model's inputs for a what-if: the analysis's own, read back from its figures, with
+ * the changes asked for. STR.MAXBID varies the price in them, STR.PROJECTION starts its years from them.
+ */
+export function mortgageInputs(a: Analysis, inputs: WhatIfInputs): { ok: true; inputs: MortgageStrategyInputs } | { ok: false; message: string } {
+  const revenue = revenueOf(a, inputs);
+  const monthlyExpenses = inputs.monthlyExpensesUSD ?? num(a.monthlyExpensesUSD);
+  if (revenue === undefined || monthlyExpenses === undefined) return { ok: false, message: `the analysis has no ${revenue === undefined ? "year-one revenue" : "monthly expenses"}` };
   const ownPrice = impliedPrice(a);
   const price = inputs.purchasePriceUSD ?? ownPrice;
   if (price === undefined || ownPrice === undefined) return { ok: false, message: "the analysis does not show its purchase price (no property tax or appreciation)" };
@@ -126,23 +140,24 @@ export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
   const length = inputs.mortgageLength ?? ownLength;
   // A purchase starts its mortgage now; an owned property keeps the years it has left, within the new length.
   const remaining = ownRemaining >= ownLength ? length : Math.min(ownRemaining, length);
-  const fields = mortgageStrategyModel({
-    purchasePriceUSD: price,
-    downPaymentPercentage: inputs.downPaymentPercentage ?? ownDown,
-    interestRatePercentage: inputs.interestRatePercentage ?? num(a.interestRatePercentage) ?? MODEL_DEFAULTS.interestRatePercentage,
-    mortgageLength: length,
-    yearsRemainingOnMortgage: remaining,
-    propertyTaxPercentage: num(a.propertyTaxPercentage) ?? MODEL_DEFAULTS.propertyTaxPercentage,
-    closingCostPercentage: closing,
-    furnishingUSD: furnishing,
-    appreciationPercentage: appreciation,
-    yearOneRevenueUSD: revenue,
-    annualOperatingExpensesUSD: monthlyExpenses * 12,
-    ltrPerMonthUSD: num(a.ltrPerMonthUSD) ?? 0,
-    ltrMonthlyExpensesPercentage: num(a.ltrMonthlyExpensesPercentage) ?? MODEL_DEFAULTS.ltrMonthlyExpensesPercentage,
-  });
-  // One copy of the analysis per what-if (a 100 × 100 grid makes ten thousand).
-  return { ok: true, kind, analysis: Object.assign(base, fields) };
+  return {
+    ok: true,
+    inputs: {
+      purchasePriceUSD: price,
+      downPaymentPercentage: inputs.downPaymentPercentage ?? ownDown,
+      interestRatePercentage: inputs.interestRatePercentage ?? num(a.interestRatePercentage) ?? MODEL_DEFAULTS.interestRatePercentage,
+      mortgageLength: length,
+      yearsRemainingOnMortgage: remaining,
+      propertyTaxPercentage: num(a.propertyTaxPercentage) ?? MODEL_DEFAULTS.propertyTaxPercentage,
+      closingCostPercentage: closing,
+      furnishingUSD: furnishing,
+      appreciationPercentage: appreciation,
+      yearOneRevenueUSD: revenue,
+      annualOperatingExpensesUSD: monthlyExpenses * 12,
+      ltrPerMonthUSD: num(a.ltrPerMonthUSD) ?? 0,
+      ltrMonthlyExpensesPercentage: num(a.ltrMonthlyExpensesPercentage) ?? MODEL_DEFAULTS.ltrMonthlyExpensesPercentage,
+    },
+  };
 }
 
 /**
@@ -151,7 +166,7 @@ export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
  */
 export const INVESTOR_METRICS = {
   /** Debt service coverage: operating income ÷ mortgage & taxes (the PITI lenders of DSCR loans use). */
-  dscr(a: Analysis): number | undefined {
+  dscr(a: Pick<Analysis, "yearOneOperatingIncomeUSD" | "yearOneMorgageAndTaxesUSD">): number | undefined {
     const income = num(a.yearOneOperatingIncomeUSD);
     const debt = num(a.yearOneMorgageAndTaxesUSD);
     return income === undefined || debt === undefined || debt <= 0 ? undefined : round(income / debt, 4);

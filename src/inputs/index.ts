@@ -4,4 +4,5 @@ export * from "./columns";
 export * from "./rows";
 export * from "./arguments";
 export * from "./whatif-variables";
+export * from "./decision-arguments";
 export * from "./plausibility";

@@ -29,7 +29,7 @@ const readFraction = (input: CellInput): Read<number> => {
  * ranges (its 0–40 % down payment, 0–15 % interest), since a what-if is for trying what the service
  * would not be asked; but a 500 % down payment or a negative price is a typing slip, not a scenario.
  */
-function within<T extends number>(read: (input: CellInput) => Read<T>, min: number, max: number, what: string): (input: CellInput) => Read<T> {
+export function within<T extends number>(read: (input: CellInput) => Read<T>, min: number, max: number, what: string): (input: CellInput) => Read<T> {
   return (input) => {
     const r = read(input);
     if (!r.ok || r.value === undefined) return r;

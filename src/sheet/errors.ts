@@ -78,6 +78,8 @@ export const ERROR_ADVICE: Readonly<Record<RelayErrorCode | ClientErrorCode, Adv
   STR_RELAY_BAD_ANSWER: { kind: "notAvailable", billing: "unknown", advice: `The URL in ${SETTINGS} does not answer like the relay: check it. If a relay behind it had sent the call, it kept the answer.` },
   STR_UNSUPPORTED_MEDIA_TYPE: { kind: "notAvailable", billing: "not-billed", advice: "The relay refused the request's format: the add-in and the relay may be different versions; update both." },
   STR_CANCELLED: { kind: "notAvailable", billing: "unknown", advice: `Cancelled; ${KEPT}.` },
+  // Computed in Excel from a stored analysis: nothing was sent; the message says why there is no answer.
+  STR_TARGET_UNREACHABLE: { kind: "notAvailable", billing: "not-billed", advice: null },
   // Money and limits.
   STR_BUDGET_EXCEEDED: { kind: "notAvailable", billing: "not-billed", advice: "Today's budget is spent: raise RELAY_BUDGET_USD_PER_DAY on the relay or wait until tomorrow. Nothing was sent." },
   STR_OUTCOME_UNKNOWN: { kind: "notAvailable", billing: "unknown", advice: `An identical earlier call was sent and its outcome is unknown: check usage in the STR task pane, then ${RESEND}.` },

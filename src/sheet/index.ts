@@ -18,3 +18,4 @@ export * from "./entity";
 export * from "./sensitivity";
 export * from "./result-block";
 export * from "./column-name";
+export * from "./projection";

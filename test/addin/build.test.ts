@@ -32,6 +32,11 @@ const SIGNATURES: Record<string, [name: string, optional: boolean][]> = {
   COMPS: [["analysisId", false], ["maxRows", true]],
   WHATIF: [["analysisId", false], ["purchasePrice", true], ["downPaymentPct", true], ["interestRatePct", true], ["mortgageYears", true], ["scenario", true], ["fields", true]],
   SENSITIVITY: [["analysisId", false], ["rowVariable", false], ["rowValues", false], ["columnVariable", false], ["columnValues", false], ["metric", false]],
+  MAXBID: [["analysisId", false], ["metric", false], ["target", false], ["scenario", true], ["downPaymentPct", true], ["interestRatePct", true], ["mortgageYears", true]],
+  PROJECTION: [
+    ["analysisId", false], ["years", false], ["appreciationPct", true], ["revenueGrowthPct", true], ["expenseGrowthPct", true], ["sellingCostPct", true],
+    ["purchasePrice", true], ["downPaymentPct", true], ["interestRatePct", true], ["mortgageYears", true],
+  ],
   CARD: [["strategy", false], ["location", false], ["values", false]],
 };
 /** Parameters that take a range (or a value Excel wraps as [[value]]). */
@@ -92,7 +97,7 @@ describe("the production build", () => {
   test("the icons, the logo, the help page, the stylesheet and the manifest (URLs as written) are in the output", () => {
     for (const size of [16, 32, 64, 80, 128]) expect(fs.existsSync(path.join(out, "assets", `icon-${size}.png`))).toBe(true);
     expect(fs.existsSync(path.join(out, "assets", "logo.png"))).toBe(true);
-    expect(read("help.html")).toMatch(/STR\.BUY/);
+    for (const name of ["BUY", "MAXBID", "PROJECTION"]) expect(read("help.html")).toMatch(new RegExp(`STR\\.${name}\\(`));
     expect(read("taskpane.css").length).toBeGreaterThan(100);
     expect(read("manifest.xml")).toBe(fs.readFileSync(path.join(ROOT, "manifest.xml"), "utf8"));
   });

@@ -51,7 +51,7 @@ const BILLABLE: Record<string, () => Promise<Call>> = {
   },
 };
 /** Functions that only read a stored analysis or compute locally: never billed, so they may preview. */
-const FREE = ["comps", "whatif", "sensitivity"];
+const FREE = ["comps", "whatif", "sensitivity", "maxbid", "projection"];
 
 beforeAll(async () => {
   t = await startRelay({ RELAY_BUDGET_USD_PER_DAY: "100" });
@@ -108,6 +108,8 @@ describe("a call Excel cancels (its cell deleted or recalculated) settles with #
     comps: () => (inv) => STR.comps(id, 5, inv as never),
     whatif: () => (inv) => STR.whatif(id, 500000, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, inv as never),
     sensitivity: () => (inv) => STR.sensitivity(id, "purchasePrice", [[400000], [500000]], "interestRatePct", [[5, 6]], "DSCR", inv as never),
+    maxbid: () => (inv) => STR.maxbid(id, "cash-on-cash", "8%", OMITTED, OMITTED, OMITTED, OMITTED, inv as never),
+    projection: () => (inv) => STR.projection(id, 10, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, inv as never),
     card: () => (inv) => STR.card("buy", fresh(), [[[450000]], [[3]], [[2]], [[8]]], inv as never),
   };
   test.each(Object.keys(calls))("STR.%s", async (name) => {

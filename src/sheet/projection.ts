@@ -1,0 +1,64 @@
+import { ProjectionSummary, ProjectionYear, UNIT_FORMATS, Unit } from "../contract";
+import { BLANK, CellRow, FormattedCell, Grid, cell, text } from "./cells";
+import { cellValue } from "./values";
+
+/**
+ * STR.PROJECTION's spill: the summary first, two columns of label and value, so that each of its
+ * rows keeps its place whatever the hold (`=INDEX(P, 19, 2)` is the IRR for 5 years or 30); then a
+ * blank row; then the year-by-year table under its header. Rates are fractions under a % format,
+ * as everywhere in the add-in.
+ */
+
+const SUMMARY_ROWS: readonly [keyof ProjectionSummary, string, Unit][] = [
+  ["purchasePriceUSD", "Purchase price", "usd"],
+  ["downPaymentPercentage", "Down payment", "percent"],
+  ["interestRatePercentage", "Interest rate", "percent"],
+  ["mortgageLength", "Mortgage length", "years"],
+  ["appreciationPercentage", "Appreciation a year", "percent"],
+  ["revenueGrowthPercentage", "Revenue growth a year", "percent"],
+  ["expenseGrowthPercentage", "Expense growth a year", "percent"],
+  ["sellingCostPercentage", "Selling costs, % of sale price", "percent"],
+  ["cashInvestedUSD", "Cash invested", "usd"],
+  ["salePriceUSD", "Sale price", "usd"],
+  ["sellingCostsUSD", "Selling costs", "usd"],
+  ["loanPayoffUSD", "Loan paid off at sale", "usd"],
+  ["saleProceedsUSD", "Proceeds at sale", "usd"],
+  ["totalCashFlowUSD", "Total cash flow", "usd"],
+  ["totalProfitUSD", "Total profit", "usd"],
+  ["equityMultiple", "Equity multiple", "ratio"],
+  ["averageCashOnCashPercentage", "Average cash-on-cash", "percent"],
+  ["irrPercentage", "IRR", "percent"],
+];
+
+const YEAR_COLUMNS: readonly [keyof ProjectionYear, string][] = [
+  ["year", "Year"],
+  ["revenueUSD", "Revenue"],
+  ["operatingExpensesUSD", "Operating expenses"],
+  ["netOperatingIncomeUSD", "Net operating income"],
+  ["debtServiceUSD", "Debt service (mortgage & taxes)"],
+  ["cashFlowUSD", "Cash flow"],
+  ["loanBalanceUSD", "Loan balance"],
+  ["propertyValueUSD", "Property value"],
+  ["equityUSD", "Equity"],
+];
+
+/** The labels of the summary rows, in order (row 1 is the title). */
+export const PROJECTION_SUMMARY_LABELS = SUMMARY_ROWS.map(([, label]) => label);
+export const PROJECTION_COLUMN_LABELS = YEAR_COLUMNS.map(([, label]) => label);
+
+/** IRR's cell when the flows have none: text, so a formula reading it fails rather than reads 0. */
+export const NO_IRR_TEXT = "None: the cash flows never repay the cash invested";
+
+export function projectionGrid(years: readonly ProjectionYear[], summary: ProjectionSummary): Grid {
+  const width = YEAR_COLUMNS.length;
+  const pad = (cells: FormattedCell[]): CellRow => [...cells, ...Array.from({ length: width - cells.length }, () => BLANK)];
+  const rows: Grid = [pad([text(`Projection: ${years.length} ${years.length === 1 ? "year" : "years"}, sold at the end of year ${years.length}`)])];
+  for (const [key, label, unit] of SUMMARY_ROWS) {
+    const value = summary[key];
+    rows.push(pad([text(label), value === undefined ? text(NO_IRR_TEXT) : cell(cellValue(value, unit), UNIT_FORMATS[unit])]));
+  }
+  rows.push(pad([]));
+  rows.push(YEAR_COLUMNS.map(([, label]) => text(label)));
+  for (const year of years) rows.push(YEAR_COLUMNS.map(([key]) => (key === "year" ? cell(year.year, "0") : cell(year[key], UNIT_FORMATS.usd))));
+  return rows;
+}

@@ -1,0 +1,50 @@
+import { ProjectionSummary, ProjectionYear } from "../../src/contract";
+import { NO_IRR_TEXT, PROJECTION_COLUMN_LABELS, PROJECTION_SUMMARY_LABELS, isRectangular, projectionGrid } from "../../src/sheet";
+
+const summary: ProjectionSummary = {
+  purchasePriceUSD: 450000,
+  downPaymentPercentage: 20,
+  interestRatePercentage: 6,
+  mortgageLength: 30,
+  appreciationPercentage: 3,
+  revenueGrowthPercentage: 3,
+  expenseGrowthPercentage: 3,
+  sellingCostPercentage: 6,
+  cashInvestedUSD: 113750,
+  salePriceUSD: 463500,
+  sellingCostsUSD: 27810,
+  loanPayoffUSD: 355579.16,
+  saleProceedsUSD: 80110.84,
+  totalCashFlowUSD: 8208.61,
+  totalProfitUSD: -25430.55,
+  equityMultiple: 0.7764,
+  averageCashOnCashPercentage: 7.216,
+  irrPercentage: -22.36,
+};
+const year = (n: number): ProjectionYear => ({ year: n, revenueUSD: 1, operatingExpensesUSD: 2, netOperatingIncomeUSD: 3, debtServiceUSD: 4, cashFlowUSD: 5, loanBalanceUSD: 6, propertyValueUSD: 7, equityUSD: 8 });
+
+describe("STR.PROJECTION's spill", () => {
+  test("the summary keeps its rows whatever the hold: row 19 is the IRR for 1 year or 30", () => {
+    for (const years of [1, 30]) {
+      const grid = projectionGrid(Array.from({ length: years }, (_, i) => year(i + 1)), summary);
+      expect(isRectangular(grid)).toBe(true);
+      expect(grid).toHaveLength(1 + PROJECTION_SUMMARY_LABELS.length + 1 + 1 + years);
+      expect(grid[18]?.slice(0, 2)).toEqual([{ value: "IRR" }, { value: -0.2236, format: "0.0%" }]);
+      expect(grid[20]?.map((c) => c.value)).toEqual(PROJECTION_COLUMN_LABELS);
+      expect(grid.at(-1)?.map((c) => c.value)).toEqual([years, 1, 2, 3, 4, 5, 6, 7, 8]);
+    }
+  });
+
+  test("rates are fractions under a % format; money is money", () => {
+    const grid = projectionGrid([year(1)], summary);
+    const row = (label: string) => grid.find((r) => r[0]?.value === label)?.[1];
+    expect(row("Down payment")).toEqual({ value: 0.2, format: "0.0%" });
+    expect(row("Proceeds at sale")).toEqual({ value: 80110.84, format: "$#,##0" });
+    expect(row("Equity multiple")).toEqual({ value: 0.7764, format: "0.00" });
+  });
+
+  test("flows without an IRR say so in text, so a formula reading the cell fails instead of reading 0", () => {
+    const grid = projectionGrid([year(1)], { ...summary, irrPercentage: undefined });
+    expect(grid[18]?.[1]).toEqual({ value: NO_IRR_TEXT });
+  });
+});
