@@ -63,7 +63,8 @@ describe("screening the messy CSV portfolio", () => {
     expect(occupancy.value as number).toBeGreaterThan(0);
     expect(occupancy.value as number).toBeLessThan(1);
     const coc = row.getCell(columnOf(ws, 1, "Cash-on-cash return"));
-    expect(coc.numFmt).toBe("0.0%");
+    // A return below zero shows red, as an analyst formats it by hand.
+    expect(coc.numFmt).toBe("0.0%;[Red]-0.0%");
     expect(row.getCell(columnOf(ws, 1, "STR fetched")).numFmt).toBe("yyyy-mm-dd hh:mm");
     const report = row.getCell(columnOf(ws, 1, "Report")).value as ExcelJS.CellHyperlinkValue;
     expect(report.hyperlink).toMatch(/^http:\/\/localhost:\d+\/sandbox\/reports\//);
