@@ -62,10 +62,11 @@ export function redWhenNegative(format: string): string {
   return format.includes(";") ? format : `${format};[Red]-${format}`;
 }
 
-/** A row's result block as written: report links become hyperlinks, figures below zero red. */
+/** A row's result block as written: report links become hyperlinks (to its kept file, if any), figures below zero red. */
 export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]): OutRow {
   return outcome.cells.map((c, i) => {
     const field = fields[i - LEADING_COLUMNS];
+    if (field?.unit === "url" && outcome.reportFile) return { value: outcome.reportFile, link: outcome.reportFile };
     if (field?.unit === "url" && isWebLink(c.value)) return { ...c, link: c.value };
     if (field && canBeNegative(field) && typeof c.value === "number" && c.format) return { ...c, format: redWhenNegative(c.format) };
     return c;

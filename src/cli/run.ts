@@ -7,6 +7,7 @@ import { PlannedRow, ScreeningCounts, ScreeningEstimate, estimateScreening, refu
 import { columnName, isInBlock } from "../sheet";
 import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
 import { earlierRun, withEarlierRun } from "./earlier-run";
+import { LocalReports } from "./local-reports";
 import { checkOutput } from "./output-checks";
 import { Outcomes } from "./outcomes";
 import { Plan, planScreening } from "./plan";
@@ -16,7 +17,8 @@ import { summarize, summaryText, usd } from "./summary";
 import { InputTable, readTable } from "./table-reader";
 import { OutputError } from "./atomic-file";
 import { writeCsv, writeJson } from "./flat-writer";
-import { refreshInPlace, writeNewWorkbook } from "./workbook-writer";
+import { OutputFormat } from "./output-format";
+import { WriteInput, refreshInPlace, writeNewWorkbook } from "./workbook-writer";
 
 /**
  * `str-screen`, callable in-process: tests run it with their own environment and streams, main.ts
@@ -79,7 +81,8 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       return estimate.invalid + estimate.unusual + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
     }
     planNotes(plan, estimate, say);
-    outcomes = new Outcomes(options.comps);
+    const reports = target.linksOutliveRun ? undefined : keptReports(output.out);
+    outcomes = new Outcomes(options.comps, reports);
     const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
     // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
     const closing = target.close();
@@ -103,11 +106,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       say(`Stopped before any row was answered: ${output.out} was not written.`);
       return EXIT.failed;
     }
-    const write = { table, plan, outcomes, summary, sandbox: target.mode === "sandbox" };
-    if (options.outFormat === "csv") await writeCsv(output.out, write);
-    else if (options.outFormat === "json") await writeJson(output.out, write);
-    else if (output.inPlace) await refreshInPlace(output.out, write);
-    else await writeNewWorkbook(output.out, write);
+    await writeOutput(options.outFormat, output, { table, plan, outcomes, summary, sandbox: target.mode === "sandbox" });
     io.stdout.write(summaryText(summary, output.out));
     listFailures(plan, outcomes, say);
     return summary.failed > 0 ? EXIT.failed : EXIT.done;
@@ -117,6 +116,25 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     outcomes?.close();
     await target?.close();
   }
+}
+
+/** OUT, in the format its extension names. */
+async function writeOutput(format: OutputFormat, output: { out: string; inPlace: boolean }, write: WriteInput): Promise<void> {
+  if (format === "csv") await writeCsv(output.out, write);
+  else if (format === "json") await writeJson(output.out, write);
+  else if (output.inPlace) await refreshInPlace(output.out, write);
+  else await writeNewWorkbook(output.out, write);
+}
+
+/** Where the reports of a relay that is gone after the run are kept (LocalReports), made before anything is sent. */
+function keptReports(out: string): LocalReports {
+  const reports = new LocalReports(out);
+  try {
+    reports.prepare();
+  } catch (error) {
+    throw new UsageError(`the folder for the reports beside --out, ${reports.folder}, cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  return reports;
 }
 
 /** The run's plan in one line, and what the user should know before it spends. */
