@@ -156,7 +156,8 @@ export function readText(input: CellInput): Read<string> {
   return fail(`text; got ${show(input)}`);
 }
 
-const STRATEGY_WORDS: Readonly<Record<string, Operation>> = {
+/** Words a strategy cell may hold, once case and everything but letters are dropped ("Co-Host" → cohost; docs/cli.md lists them). */
+export const STRATEGY_WORDS: Readonly<Record<string, Operation>> = {
   buy: "buy",
   purchase: "buy",
   acquisition: "buy",
