@@ -14,7 +14,7 @@ import {
 import { round } from "./numbers";
 
 /**
- * Repairs the drift integrators report (observed-behaviour.md, "Shape drift") so every consumer
+ * Repairs the drift integrators report (docs/service/observed-behaviour.md, "Shape drift") so every consumer
  * reads one shape. Nothing the service sent is dropped: unknown fields stay, a renamed comparable
  * field keeps its old name beside the spec's one, and each repair is described in `notes`.
  */

@@ -146,7 +146,7 @@ export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
 }
 
 /**
- * Investor metrics the service does not return (observed-behaviour.md, "Investors' habits"),
+ * Investor metrics the service does not return (docs/service/observed-behaviour.md, "Investors' habits"),
  * computed from an analysis's own fields; undefined where its strategy has no such figure.
  */
 export const INVESTOR_METRICS = {
