@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { FieldInfo, MAX_COMPARABLES, STRATEGIES, Strategy } from "../contract";
 import { parseFieldList } from "../sheet";
+import { OUTPUT_FORMATS, OutputFormat, outputFormatOf } from "./output-format";
 
 /**
  * The command line of `str-screen`, parsed once. Every usage error names the option, the rule and
@@ -19,15 +20,17 @@ export class UsageError extends Error {
  */
 export const DEFAULT_COMPS = 5;
 
-export const HELP = `Usage: str-screen IN.csv|IN.xlsx --out OUT.xlsx [options]
+export const HELP = `Usage: str-screen IN.csv|IN.xlsx --out OUT.xlsx|OUT.csv|OUT.json [options]
 
 Screens every row of a portfolio through the STR relay and writes the results beside the input
 columns, with STR Comparables, STR Warnings and STR Summary sheets. Rows already analysed come from the relay's
 cache and cost nothing; --dry-run says what a run would cost before it spends anything.
 
 Options:
-  --out FILE          the workbook to write (.xlsx); the input workbook itself refreshes it in place,
-                      keeping its other sheets (not needed with --dry-run)
+  -o, --out FILE      where the results go: .xlsx (a workbook with the report sheets), .csv or .json
+                      (the screened sheet's columns and rows, for scripts); the input workbook itself
+                      refreshes it in place, keeping its other sheets (not needed with --dry-run)
+  --force             replace OUT when it exists (not needed to refresh the input in place)
   --strategy NAME     buy, arb, owned or cohost, for rows without a strategy column (default buy)
   --refresh           fetch every row again, bypassing the cache (billed)
   --dry-run           print rows, cached, to create and the estimated cost; send and spend nothing
@@ -42,17 +45,33 @@ Options:
   --accept-unusual    also send rows whose values are outside the plausible ranges (see --dry-run)
   --change-strategy   confirm a --strategy other than the one a screened workbook was screened with
   -h, --help          this text
+  --version           the version, and exit
 
 Relay: STR_RELAY_URL and STR_RELAY_TOKEN name a running relay (npx str-relay). With neither set,
 str-screen runs its own relay on the embedded sandbox (simulated data) and keeps its cache under
 RELAY_DATA_DIR (default: the user's data directory), so a second run is free.
 
-Exit codes: 0 every row screened; 1 some rows failed (marked in the output) or the run was stopped;
-2 usage or configuration error (nothing was sent).`;
+Exit codes: 0 every row screened; 1 some rows failed (marked in the output), the run was stopped or
+OUT could not be written (with --dry-run: some rows are invalid, unusual or of unknown outcome, though
+nothing was sent); 2 usage or configuration error (nothing was sent); 3 str-screen itself failed
+(a bug: please report it with the message).
+
+Examples:
+  str-screen deals.csv --dry-run                         what a run would cost, sending nothing
+  str-screen deals.csv -o screened.xlsx                  screen into a new workbook
+  str-screen deals.xlsx -o deals.xlsx                    refresh a screened workbook in place
+  str-screen deals.csv -o results.json --force           for a script: replace last night's results
+  str-screen deals.csv -o out.xlsx --strategy arb --fields "revenue.p50, yearOneCashFlowUSD"
+
+Every option, column name and exit code: docs/cli.md.`;
 
 export interface ScreenOptions {
   input: string;
   out: string | undefined;
+  /** What --out writes, by its extension. */
+  outFormat: OutputFormat;
+  /** --force: an existing OUT (not the input) may be replaced. */
+  force: boolean;
   strategy: Strategy;
   /** True when --strategy was given (a field list is then checked against it). */
   strategyGiven: boolean;
@@ -70,12 +89,18 @@ export interface ScreenOptions {
   /** --change-strategy: a screened workbook may be screened with another strategy than before. */
   changeStrategy: boolean;
   help: boolean;
+  version: boolean;
 }
 
-type OptionName = "out" | "strategy" | "refresh" | "dry-run" | "sheet" | "fields" | "comps" | "decimal-comma" | "decimal-point" | "accept-unusual" | "change-strategy" | "help";
-const VALUE_OPTIONS = new Set<OptionName>(["out", "strategy", "sheet", "fields", "comps"]);
-const FLAG_OPTIONS = new Set<OptionName>(["refresh", "dry-run", "decimal-comma", "decimal-point", "accept-unusual", "change-strategy", "help"]);
-const ALL_OPTIONS = [...VALUE_OPTIONS, ...FLAG_OPTIONS];
+/** Every option, without its dashes (docs/cli.md lists each; a test holds it to this list). */
+export const VALUE_OPTIONS = ["out", "strategy", "sheet", "fields", "comps"] as const;
+export const FLAG_OPTIONS = ["force", "refresh", "dry-run", "decimal-comma", "decimal-point", "accept-unusual", "change-strategy", "help", "version"] as const;
+/** Single-letter forms. */
+export const SHORT_OPTIONS: Readonly<Record<string, OptionName>> = { "-o": "out", "-h": "help" };
+type OptionName = (typeof VALUE_OPTIONS)[number] | (typeof FLAG_OPTIONS)[number];
+const ALL_OPTIONS: readonly OptionName[] = [...VALUE_OPTIONS, ...FLAG_OPTIONS];
+const isValueOption = (name: string): name is (typeof VALUE_OPTIONS)[number] => (VALUE_OPTIONS as readonly string[]).includes(name);
+const isFlagOption = (name: string): name is (typeof FLAG_OPTIONS)[number] => (FLAG_OPTIONS as readonly string[]).includes(name);
 
 const got = (input: unknown) => (input === undefined ? "nothing" : JSON.stringify(input));
 
@@ -85,7 +110,7 @@ const Options = z.object({
     .refine((f) => /\.(csv|tsv|txt|xlsx)$/i.test(f), { error: (i) => `IN must be a .csv or .xlsx file (save .xls and .ods as .xlsx first); got ${got(i.input)}` }),
   out: z
     .string()
-    .refine((f) => /\.xlsx$/i.test(f), { error: (i) => `--out must name an .xlsx file; got ${got(i.input)}` })
+    .refine((f) => outputFormatOf(f) !== undefined, { error: (i) => `--out must name an ${OUTPUT_FORMATS.map((f) => `.${f}`).join(", ")} file; got ${got(i.input)}` })
     .optional(),
   strategy: z.preprocess(
     (v) => (typeof v === "string" ? v.trim().toLowerCase().replace(/[^a-z]/g, "") : v),
@@ -116,33 +141,36 @@ const Options = z.object({
 
 /** Parses argv (without node and the script). Throws UsageError naming the option and its rule. */
 export function parseArgs(argv: readonly string[]): ScreenOptions {
-  // Help wins over anything else on the line, even a mistake.
+  // Help and version win over anything else on the line, even a mistake.
   const end = argv.indexOf("--");
-  if ((end < 0 ? argv : argv.slice(0, end)).some((a) => a === "-h" || a === "--help")) return { ...emptyOptions(), help: true };
+  const options = end < 0 ? argv : argv.slice(0, end);
+  if (options.some((a) => a === "-h" || a === "--help")) return { ...emptyOptions(), help: true };
+  if (options.includes("--version")) return { ...emptyOptions(), version: true };
   const values: Partial<Record<OptionName, string>> = {};
   const flags = new Set<OptionName>();
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
+    const given = argv[i] as string;
+    const arg = given in (SHORT_OPTIONS as object) ? `--${SHORT_OPTIONS[given]}` : given;
     if (arg === "--") {
       positional.push(...argv.slice(i + 1));
       break;
     }
     if (!arg.startsWith("--") || arg === "-") {
-      if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}; options: ${ALL_OPTIONS.map((o) => `--${o}`).join(", ")}`);
+      if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}; options: ${optionList()}`);
       positional.push(arg);
       continue;
     }
     const eq = arg.indexOf("=");
-    const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)) as OptionName;
-    if (FLAG_OPTIONS.has(name)) {
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    if (isFlagOption(name)) {
       if (eq >= 0) throw new UsageError(`--${name} takes no value; got ${JSON.stringify(arg.slice(eq + 1))}`);
       flags.add(name);
       continue;
     }
-    if (!VALUE_OPTIONS.has(name)) {
+    if (!isValueOption(name)) {
       const close = ALL_OPTIONS.find((o) => o.replace(/-/g, "") === name.toLowerCase().replace(/[-_]/g, ""));
-      throw new UsageError(`unknown option --${name}${close ? ` (did you mean --${close}?)` : `; options: ${ALL_OPTIONS.map((o) => `--${o}`).join(", ")}`}`);
+      throw new UsageError(`unknown option --${name}${close ? ` (did you mean --${close}?)` : `; options: ${optionList()}`}`);
     }
     if (name in values) throw new UsageError(`--${name} is given twice`);
     let value: string | undefined;
@@ -170,7 +198,7 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
   });
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join("; "));
   const o = parsed.data;
-  if (!o.out && !o.dryRun) throw new UsageError("--out must be given: the .xlsx workbook to write (or use --dry-run to only estimate)");
+  if (!o.out && !o.dryRun) throw new UsageError("--out must be given: the .xlsx, .csv or .json file to write (or use --dry-run to only estimate)");
   if (flags.has("decimal-comma") && flags.has("decimal-point")) throw new UsageError("--decimal-comma and --decimal-point cannot both be given: a table has one decimal mark");
   if (o.sheet !== undefined && !/\.xlsx$/i.test(o.input)) throw new UsageError(`--sheet applies to .xlsx input only; ${JSON.stringify(path.basename(o.input))} is a CSV file`);
 
@@ -183,6 +211,8 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
   return {
     input: o.input,
     out: o.out,
+    outFormat: (o.out && outputFormatOf(o.out)) || "xlsx",
+    force: flags.has("force"),
     strategy: o.strategy ?? "buy",
     strategyGiven: o.strategy !== undefined,
     refresh: o.refresh,
@@ -195,13 +225,20 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     acceptUnusual: flags.has("accept-unusual"),
     changeStrategy: flags.has("change-strategy"),
     help: false,
+    version: false,
   };
+}
+
+function optionList(): string {
+  return ALL_OPTIONS.map((o) => `--${o}`).join(", ");
 }
 
 function emptyOptions(): ScreenOptions {
   return {
     input: "",
     out: undefined,
+    outFormat: "xlsx",
+    force: false,
     strategy: "buy",
     strategyGiven: false,
     refresh: false,
@@ -213,6 +250,7 @@ function emptyOptions(): ScreenOptions {
     decimal: undefined,
     acceptUnusual: false,
     changeStrategy: false,
-    help: true,
+    help: false,
+    version: false,
   };
 }

@@ -1,4 +1,4 @@
-import { run } from "./run";
+import { EXIT, run } from "./run";
 
 /**
  * `npx str-screen`: the CLI with the process's environment and streams. Ctrl-C (or SIGTERM from a
@@ -21,8 +21,8 @@ process.on("SIGTERM", stop);
 run(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
   (code) => finish(code),
   (error: unknown) => {
-    process.stderr.write(`str-screen failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    finish(1);
+    process.stderr.write(`str-screen failed (a bug: please report it with this message): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    finish(EXIT.internal);
   },
 );
 

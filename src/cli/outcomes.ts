@@ -1,9 +1,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { RelayAnswer } from "../contract";
+import { COMPARABLE_COLUMNS, RelayAnswer } from "../contract";
 import { PlannedRow, RowOutcome } from "../screening";
 import { Cell, analysisOf, comparablesTable } from "../sheet";
+import { LocalReports, NO_LISTING_PAGE } from "./local-reports";
+
+const LISTING_COLUMN = COMPARABLE_COLUMNS.findIndex((c) => c.key === "listingUrl");
 
 /**
  * The run's row outcomes (src/screening) kept for the output workbook, by sheet row. An answer's
@@ -14,6 +17,8 @@ import { Cell, analysisOf, comparablesTable } from "../sheet";
 export interface SpooledOutcome extends RowOutcome {
   /** Where its comparables are in the spool. */
   comps: { offset: number; length: number } | undefined;
+  /** Its report kept beside OUT (LocalReports), relative to OUT's folder. */
+  reportFile?: string;
 }
 
 export class Outcomes {
@@ -25,9 +30,15 @@ export class Outcomes {
   #spooled = 0;
   #closed = false;
 
-  /** `compsPerRow` comparables of each analysis are kept for the Comparables sheet. */
-  constructor(compsPerRow: number) {
+  readonly #reports: LocalReports | undefined;
+
+  /**
+   * `compsPerRow` comparables of each analysis are kept for the Comparables sheet. With `reports`
+   * (a relay that is gone after the run), reports are kept as files and listings are not linked.
+   */
+  constructor(compsPerRow: number, reports?: LocalReports) {
     this.compsPerRow = compsPerRow;
+    this.#reports = reports;
     this.#dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-screen-"));
     this.#fd = fs.openSync(path.join(this.#dir, "comparables.ndjson"), "w+", 0o600);
   }
@@ -42,9 +53,10 @@ export class Outcomes {
     const analysis = answer ? analysisOf(answer) : undefined;
     if (this.compsPerRow > 0 && analysis?.comparables && analysis.comparables.length > 0) {
       const table = comparablesTable(analysis, this.compsPerRow);
-      if (table.ok) comps = this.#spool(table.grid.slice(1).map((r) => r.map((c) => c.value)));
+      if (table.ok) comps = this.#spool(table.grid.slice(1).map((r) => r.map((c, i) => (this.#reports && i === LISTING_COLUMN && c.value !== "" ? NO_LISTING_PAGE : c.value))));
     }
-    this.#bySheetRow.set(row.sheetRow, { ...outcome, comps });
+    const reportFile = answer && this.#reports ? this.#reports.write(answer, row.kind === "blank" ? undefined : row.op) : undefined;
+    this.#bySheetRow.set(row.sheetRow, { ...outcome, comps, ...(reportFile ? { reportFile } : {}) });
   }
 
   /** The comparables of a row, as cell values in COMPARABLE_COLUMNS order. */

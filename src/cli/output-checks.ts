@@ -32,8 +32,11 @@ export function isSameFile(a: string, b: string): boolean {
   return process.platform === "win32" || process.platform === "darwin" ? x.toLowerCase() === y.toLowerCase() : x === y;
 }
 
-export function checkOutput(out: string, table: InputTable): { inPlace: boolean } {
+export function checkOutput(out: string, table: InputTable, options: { force: boolean }): { inPlace: boolean } {
   const inPlace = isSameFile(out, table.file);
+  if (inPlace && table.format === "csv") {
+    throw new UsageError(`--out ${JSON.stringify(out)} is the input CSV: write the results to another file (a CSV is not refreshed in place; an .xlsx workbook is)`);
+  }
   const dir = path.dirname(path.resolve(out));
   try {
     fs.accessSync(dir, fs.constants.W_OK);
@@ -46,6 +49,8 @@ export function checkOutput(out: string, table: InputTable): { inPlace: boolean 
     } catch {
       throw new UsageError(`--out ${JSON.stringify(out)} exists and cannot be written (read-only?)`);
     }
+    // A scheduled run replaces last night's results on purpose; a typo must not replace someone's workbook.
+    if (!inPlace && !options.force) throw new UsageError(`--out ${JSON.stringify(out)} exists: add --force to replace it`);
   }
   if ((REPORT_SHEETS as readonly string[]).includes(table.sheetName)) {
     throw new UsageError(`the sheet to screen is named ${JSON.stringify(table.sheetName)}, a name str-screen writes its report under (${REPORT_SHEETS.join(", ")}): rename it`);

@@ -15,6 +15,8 @@ export interface RelayTarget {
   mode: "sandbox" | "live";
   /** Where the relay is, for messages and the Summary (never the token). */
   description: string;
+  /** False for str-screen's own relay: its report and listing pages are gone when the run ends. */
+  linksOutliveRun: boolean;
   close(): Promise<void>;
 }
 
@@ -60,7 +62,7 @@ async function remoteRelay(url: string, token: string): Promise<RelayTarget> {
     }
     throw error;
   }
-  return { client, mode, description: `relay at ${shown}`, close: async () => undefined };
+  return { client, mode, description: `relay at ${shown}`, linksOutliveRun: true, close: async () => undefined };
 }
 
 async function inProcessRelay(env: Env): Promise<RelayTarget> {
@@ -107,7 +109,7 @@ async function inProcessRelay(env: Env): Promise<RelayTarget> {
   const address = relay.app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const client = new RelayClient({ baseUrl: `http://127.0.0.1:${port}`, token });
-  return { client, mode: "sandbox", description: `in-process sandbox relay (store ${dataDir})`, close: () => relay.close() };
+  return { client, mode: "sandbox", description: `in-process sandbox relay (store ${dataDir})`, linksOutliveRun: false, close: () => relay.close() };
 }
 
 /** A URL as it may be shown: without any user:password part. */

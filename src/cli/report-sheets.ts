@@ -54,11 +54,22 @@ function isWebLink(value: Cell): value is string {
   return typeof value === "string" && /^https?:\/\/\S+$/i.test(value);
 }
 
-/** A row's result block as written: report links become hyperlinks. */
+/** Figures that can fall below zero (a cash flow, a return, DSCR): shown red when they do. */
+const canBeNegative = (field: FieldInfo) => (field.group === "Cash flow" || field.group === "Investor metrics") && field.unit !== "text";
+
+/** `$#,##0` → `$#,##0;[Red]-$#,##0`: the format an analyst gives a cash-flow column by hand. */
+export function redWhenNegative(format: string): string {
+  return format.includes(";") ? format : `${format};[Red]-${format}`;
+}
+
+/** A row's result block as written: report links become hyperlinks (to its kept file, if any), figures below zero red. */
 export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]): OutRow {
   return outcome.cells.map((c, i) => {
     const field = fields[i - LEADING_COLUMNS];
-    return field?.unit === "url" && isWebLink(c.value) ? { ...c, link: c.value } : c;
+    if (field?.unit === "url" && outcome.reportFile) return { value: outcome.reportFile, link: outcome.reportFile };
+    if (field?.unit === "url" && isWebLink(c.value)) return { ...c, link: c.value };
+    if (field && canBeNegative(field) && typeof c.value === "number" && c.format) return { ...c, format: redWhenNegative(c.format) };
+    return c;
   });
 }
 

@@ -7,6 +7,7 @@ import { PlannedRow, ScreeningCounts, ScreeningEstimate, estimateScreening, refu
 import { columnName, isInBlock } from "../sheet";
 import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
 import { earlierRun, withEarlierRun } from "./earlier-run";
+import { LocalReports } from "./local-reports";
 import { checkOutput } from "./output-checks";
 import { Outcomes } from "./outcomes";
 import { Plan, planScreening } from "./plan";
@@ -14,12 +15,14 @@ import { ProgressStats, ProgressStream, progressReporter } from "./progress";
 import { RelayTarget, openRelayTarget } from "./relay-target";
 import { summarize, summaryText, usd } from "./summary";
 import { InputTable, readTable } from "./table-reader";
-import { OutputError, refreshInPlace, writeNewWorkbook } from "./workbook-writer";
+import { OutputError } from "./atomic-file";
+import { writeCsv, writeJson } from "./flat-writer";
+import { OutputFormat } from "./output-format";
+import { WriteInput, refreshInPlace, writeNewWorkbook } from "./workbook-writer";
 
 /**
  * `str-screen`, callable in-process: tests run it with their own environment and streams, main.ts
- * with the process's. Resolves with the exit code: 0 every row screened, 1 some rows failed or the
- * run was stopped, 2 a usage or configuration error (nothing was sent).
+ * with the process's. Resolves with the exit code (EXIT; docs/cli.md, "Exit codes").
  */
 export interface RunIO {
   env: Record<string, string | undefined>;
@@ -30,7 +33,12 @@ export interface RunIO {
   signal?: AbortSignal;
 }
 
-export const EXIT = { done: 0, failed: 1, usage: 2 } as const;
+/**
+ * 0 every row screened; 1 some rows failed, the run was stopped or OUT could not be written; 2 a
+ * usage or configuration error (nothing was sent); 3 str-screen itself failed, so a scheduler never
+ * reads a crash as "some rows failed".
+ */
+export const EXIT = { done: 0, failed: 1, usage: 2, internal: 3 } as const;
 
 export async function run(argv: readonly string[], io: RunIO): Promise<number> {
   const say = (line: string) => void io.stderr.write(`${line}\n`);
@@ -47,6 +55,10 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     io.stdout.write(`${HELP}\n`);
     return EXIT.done;
   }
+  if (options.version) {
+    io.stdout.write(`${RELAY_VERSION}\n`);
+    return EXIT.done;
+  }
 
   const started = Date.now();
   let target: RelayTarget | undefined;
@@ -56,7 +68,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     const earlier = earlierRun(table);
     options = withEarlierRun(options, earlier);
     const plan = planScreening(table, options);
-    const output = options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table) };
+    const output = options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table, options) };
     say(`str-screen ${RELAY_VERSION}: ${describeTable(table, plan)}${output ? ` → ${output.out}${output.inPlace ? " (in place)" : ""}` : ""}`);
     say(`Columns: ${describeColumns(plan)}`);
     if (earlier?.strategy) say(`Screened before with --strategy ${earlier.strategy}: ${options.strategy === earlier.strategy ? "kept" : `now ${options.strategy} (--change-strategy)`}.`);
@@ -69,7 +81,8 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       return estimate.invalid + estimate.unusual + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
     }
     planNotes(plan, estimate, say);
-    outcomes = new Outcomes(options.comps);
+    const reports = target.linksOutliveRun ? undefined : keptReports(output.out);
+    outcomes = new Outcomes(options.comps, reports);
     const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
     // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
     const closing = target.close();
@@ -93,9 +106,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       say(`Stopped before any row was answered: ${output.out} was not written.`);
       return EXIT.failed;
     }
-    const write = { table, plan, outcomes, summary, sandbox: target.mode === "sandbox" };
-    if (output.inPlace) await refreshInPlace(output.out, write);
-    else await writeNewWorkbook(output.out, write);
+    await writeOutput(options.outFormat, output, { table, plan, outcomes, summary, sandbox: target.mode === "sandbox" });
     io.stdout.write(summaryText(summary, output.out));
     listFailures(plan, outcomes, say);
     return summary.failed > 0 ? EXIT.failed : EXIT.done;
@@ -105,6 +116,25 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     outcomes?.close();
     await target?.close();
   }
+}
+
+/** OUT, in the format its extension names. */
+async function writeOutput(format: OutputFormat, output: { out: string; inPlace: boolean }, write: WriteInput): Promise<void> {
+  if (format === "csv") await writeCsv(output.out, write);
+  else if (format === "json") await writeJson(output.out, write);
+  else if (output.inPlace) await refreshInPlace(output.out, write);
+  else await writeNewWorkbook(output.out, write);
+}
+
+/** Where the reports of a relay that is gone after the run are kept (LocalReports), made before anything is sent. */
+function keptReports(out: string): LocalReports {
+  const reports = new LocalReports(out);
+  try {
+    reports.prepare();
+  } catch (error) {
+    throw new UsageError(`the folder for the reports beside --out, ${reports.folder}, cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  return reports;
 }
 
 /** The run's plan in one line, and what the user should know before it spends. */
@@ -161,8 +191,8 @@ function failureExit(error: unknown, say: (line: string) => void): number {
     say(`str-screen: the relay failed before anything was sent: [${error.code}] ${error.message}`);
     return EXIT.usage;
   }
-  say(`str-screen failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  return EXIT.failed;
+  say(`str-screen failed (a bug: please report it with this message): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return EXIT.internal;
 }
 
 function describeTable(table: InputTable, plan: Plan): string {

@@ -1,15 +1,12 @@
 import fs from "node:fs";
-import path from "node:path";
 import { setTimeout as pause } from "node:timers/promises";
 import ExcelJS from "exceljs";
 import { FieldInfo } from "../contract";
-import { CellInput } from "../inputs";
 import { GENERAL_FORMAT, resultBlockHeader, resultBlockWidth } from "../sheet";
-import { Outcomes } from "./outcomes";
-import { Plan } from "./plan";
-import { EARLIER_REPORT_NAMES, OutCell, OutRow, REPORT_SHEETS, blockCells, firstRowOf, isReportSheet, comparablesRows, summaryRows, warningsRows, COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET } from "./report-sheets";
+import { SheetCell, WriteSource, blockByTableRow, mainSheetLayout, mainSheetRows } from "./main-sheet";
+import { EARLIER_REPORT_NAMES, OutRow, REPORT_SHEETS, firstRowOf, isReportSheet, comparablesRows, summaryRows, warningsRows, COMPARABLES_HEADER, WARNINGS_HEADER_ROW, COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET } from "./report-sheets";
 import { RunSummary } from "./summary";
-import { InputTable } from "./table-reader";
+import { atomically } from "./atomic-file";
 
 /**
  * Writes the output workbook: the user's columns untouched, the result block beside them, then the
@@ -24,26 +21,19 @@ import { InputTable } from "./table-reader";
  * Either way the workbook is written to a temporary file beside OUT and renamed over it, so a crash
  * or a full disk never leaves a half-written workbook where the user's was.
  */
-export interface WriteInput {
-  table: InputTable;
-  plan: Plan;
-  outcomes: Outcomes;
+export interface WriteInput extends WriteSource {
   summary: RunSummary;
-  sandbox: boolean;
 }
 
-export class OutputError extends Error {
-  override readonly name = "OutputError";
-}
 
 const BOLD = { bold: true } as const;
 const LINK_FONT = { color: { argb: "FF0563C1" }, underline: true } as const;
 
-function setCell(cell: ExcelJS.Cell, c: OutCell): void {
+function setCell(cell: ExcelJS.Cell, c: SheetCell): void {
   if (c.link) {
     cell.value = { text: String(c.value), hyperlink: c.link };
     cell.font = LINK_FONT;
-  } else cell.value = c.value === "" ? null : c.value;
+  } else cell.value = c.value === "" || c.value === undefined ? null : c.value;
   if (c.format && c.format !== GENERAL_FORMAT) cell.numFmt = c.format;
   if (c.bold) cell.font = BOLD;
 }
@@ -58,26 +48,6 @@ const REPORT_WIDTHS: Readonly<Record<string, number[]>> = {
   [WARNINGS_SHEET]: [6, 36, 9, 14, 100],
   [SUMMARY_SHEET]: [26, 60],
 };
-
-/** The block of a data row, by its table row index; undefined for blank rows and rows outside the table. */
-function blockByTableRow(plan: Plan, outcomes: Outcomes): (tableRow: number) => OutRow | undefined {
-  const rowAt = new Map(plan.rows.map((row) => [row.sheetRow, row]));
-  return (tableRow) => {
-    const row = rowAt.get(tableRow);
-    const outcome = row === undefined ? undefined : outcomes.get(row);
-    return outcome ? blockCells(outcome, plan.fields) : undefined;
-  };
-}
-
-/** A CSV cell as a workbook cell: plain numbers become numbers (as Excel opens a CSV); anything else stays text. */
-function csvValue(value: CellInput): ExcelJS.CellValue {
-  if (typeof value !== "string") return value ?? null;
-  const t = value.trim();
-  if (t === "") return null;
-  // Not "02134" (a ZIP code would lose its zero) and not "1e5".
-  if (/^-?(0|[1-9]\d{0,14})(\.\d+)?$/.test(t)) return Number(t);
-  return value;
-}
 
 export async function writeNewWorkbook(out: string, w: WriteInput): Promise<void> {
   await atomically(out, async (temp) => {
@@ -96,42 +66,30 @@ export async function writeNewWorkbook(out: string, w: WriteInput): Promise<void
 
 async function writeMainSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, w: WriteInput): Promise<void> {
   const { table, plan } = w;
-  const ws = book.addWorksheet(table.sheetName, { views: [{ state: "frozen", ySplit: plan.headerIndex + 1 }] });
-  const earlier = plan.earlierBlock;
-  // The user's columns, less any earlier result block; the new block goes where that was, or after the widest row.
-  const before = earlier ? earlier.start : table.width;
-  const afterFrom = earlier ? earlier.start + earlier.width : table.width;
-  const sourceColumns = [...range(0, before), ...range(afterFrom, table.width)];
-  const header = resultBlockHeader(plan.fields, w.sandbox).map((c): OutCell => ({ ...c, bold: true }));
   const widths = blockWidths(plan.fields);
+  const layout = mainSheetLayout(w, widths.length);
+  const ws = book.addWorksheet(table.sheetName, { views: [{ state: "frozen", ySplit: plan.headerIndex + 1 }] });
   const sourceWidth = (c: number) => table.worksheet?.getColumn(c + 1).width;
   ws.columns = [
-    ...range(0, before).map((c) => ({ width: sourceWidth(c) ?? 14 })),
+    ...range(0, layout.before).map((c) => ({ width: sourceWidth(c) ?? 14 })),
     ...widths.map((width) => ({ width })),
-    ...range(afterFrom, table.width).map((c) => ({ width: sourceWidth(c) ?? 14 })),
+    ...range(layout.afterFrom, table.width).map((c) => ({ width: sourceWidth(c) ?? 14 })),
   ];
-  const blockOf = blockByTableRow(plan, w.outcomes);
-  const last = Math.max(table.rows.length, plan.headerIndex + 1);
-  for (let r = 0; r < last; r++) {
-    const source = table.rows[r];
-    const block = r === plan.headerIndex ? header : blockOf(r);
-    if (!source && !block) continue;
-    const row = ws.getRow(r + 1);
-    sourceColumns.forEach((c, i) => {
-      const value = source?.[c];
-      if (value === undefined || value === null || value === "") return;
-      const cell = row.getCell(i + 1 + (c >= afterFrom ? widths.length : 0));
-      cell.value = table.format === "csv" ? csvValue(value) : value;
-      const format = table.formats[r]?.[c];
-      if (format && format !== GENERAL_FORMAT) cell.numFmt = format;
-      if (r === plan.headerIndex) cell.font = BOLD;
-    });
-    block?.forEach((c, i) => setCell(row.getCell(before + 1 + i), c));
+  ws.autoFilter = headerFilter(plan.headerIndex + 1, layout.width);
+  let n = 0;
+  for (const { index, cells } of mainSheetRows(w)) {
+    const row = ws.getRow(index + 1);
+    cells.forEach((c, i) => c && setCell(row.getCell(i + 1), c));
     row.commit();
     // Let the zip stream drain (compression runs off the main thread), so rows do not pile up in memory ahead of it.
-    if (r % 200 === 199) await pause(0);
+    if (++n % 200 === 0) await pause(0);
   }
   ws.commit();
+}
+
+/** An autofilter on a header row `width` columns wide, as an analyst would set one by hand. */
+function headerFilter(row: number, width: number): ExcelJS.AutoFilter {
+  return { from: { row, column: 1 }, to: { row, column: Math.max(1, width) } };
 }
 
 async function writeReportSheets(book: ExcelJS.Workbook, w: WriteInput, commit = true): Promise<void> {
@@ -143,6 +101,7 @@ async function writeReportSheets(book: ExcelJS.Workbook, w: WriteInput, commit =
   for (const [name, rows] of sheets) {
     const ws = book.addWorksheet(name, name === SUMMARY_SHEET ? {} : { views: [{ state: "frozen", ySplit: 1 }] });
     ws.columns = (REPORT_WIDTHS[name] ?? []).map((width) => ({ width }));
+    if (name !== SUMMARY_SHEET) ws.autoFilter = headerFilter(1, (name === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW).length);
     let n = 0;
     for (const cells of rows) {
       const row = ws.getRow(++n);
@@ -181,6 +140,9 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
   blockWidths(plan.fields).forEach((wd, i) => (ws.getColumn(start + i).width = wd));
   const header = resultBlockHeader(plan.fields, w.sandbox);
   header.forEach((c, i) => setCell(ws.getRow(plan.headerIndex + 1).getCell(start + i), { ...c, bold: true }));
+  // The user's own filter stays; one on the header row (or none) grows to cover the block.
+  const filterRow = typeof ws.autoFilter === "object" && ws.autoFilter !== null && typeof ws.autoFilter.from === "object" ? ws.autoFilter.from.row : undefined;
+  if (!ws.autoFilter || filterRow === plan.headerIndex + 1) ws.autoFilter = headerFilter(plan.headerIndex + 1, mainSheetLayout(w, width).width);
   const blockOf = blockByTableRow(plan, w.outcomes);
   for (const row of plan.rows) {
     const block = blockOf(row.sheetRow);
@@ -198,36 +160,6 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
   }
   await writeReportSheets(book, w, false);
   await atomically(out, (temp) => book.xlsx.writeFile(temp));
-}
-
-/** Writes through a temporary file beside `out`, then renames it over `out`. */
-async function atomically(out: string, write: (temp: string) => Promise<void>): Promise<void> {
-  const dir = path.dirname(path.resolve(out));
-  const temp = path.join(dir, `.${path.basename(out)}.${process.pid}.str-screen.tmp`);
-  try {
-    await write(temp);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw new OutputError(`could not write ${out}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  try {
-    fs.renameSync(temp, out);
-  } catch (error) {
-    // Excel on Windows locks an open workbook: keep the results under a name of their own.
-    const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-    const aside = path.join(dir, `${path.basename(out, path.extname(out))} (screened ${stamp}).xlsx`);
-    let kept = temp;
-    try {
-      fs.renameSync(temp, aside);
-      kept = aside;
-    } catch {
-      // The temporary file stays where it is.
-    }
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new OutputError(
-      `could not replace ${out} (${code ?? String(error)}${code === "EBUSY" || code === "EPERM" || code === "EACCES" ? ": is it open in Excel? Close it and run again" : ""}); the results are in ${kept}`,
-    );
-  }
 }
 
 function range(from: number, to: number): number[] {

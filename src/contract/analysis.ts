@@ -6,7 +6,7 @@ export const MAX_COMPARABLES = 50;
 /**
  * The service's answers, parsed tolerantly.
  *
- * The spec leaves much "not shown" and integrators report drift (observed-behaviour.md): missing
+ * The spec leaves much "not shown" and integrators report drift (docs/service/observed-behaviour.md): missing
  * percentile objects, percent-or-fraction occupancy, older comparable field names, extra fields.
  * So every object here is loose (unknown fields are kept and passed on), every known field is
  * optional, and a field of the wrong type is dropped to `undefined` instead of failing the parse:

@@ -3,7 +3,7 @@ import { round } from "./numbers";
 
 /**
  * The service's financial model, as recomputed from its public report pages
- * (observed-behaviour.md, "The financial model"). The sandbox computes its answers with it and
+ * (docs/service/observed-behaviour.md, "The financial model"). The sandbox computes its answers with it and
  * STR.WHATIF recomputes financing locally with it, so both agree with each other by construction
  * and with the live service as far as the observations go.
  */

@@ -14,7 +14,7 @@ import {
 import { round } from "./numbers";
 
 /**
- * Repairs the drift integrators report (observed-behaviour.md, "Shape drift") so every consumer
+ * Repairs the drift integrators report (docs/service/observed-behaviour.md, "Shape drift") so every consumer
  * reads one shape. Nothing the service sent is dropped: unknown fields stay, a renamed comparable
  * field keeps its old name beside the spec's one, and each repair is described in `notes`.
  */
@@ -50,11 +50,23 @@ export function normalizeAnalysis(data: AnalysisData, notes: string[] = []): Ana
   const renamed = comparables.filter((c) => c.__renamed !== undefined).length;
   if (renamed > 0) notes.push(`${renamed} comparables used older field names; mapped to the spec's names`);
   for (const c of comparables) delete c.__renamed;
+  const nearest = nearestFirst(comparables);
 
   const revenue = completePercentiles("revenue", analysis, comparables, notes);
   const adr = completePercentiles("adr", analysis, comparables, notes);
   const occupancy = completePercentiles("occupancy", analysis, comparables, notes);
-  return { ...analysis, revenue, adr, occupancy, comparables };
+  return { ...analysis, revenue, adr, occupancy, comparables: nearest };
+}
+
+/**
+ * Comparables nearest first, by distanceMiles; those without a distance after them, in the service's
+ * order. "The nearest five" (STR.COMPS, str-screen's --comps, the relay's maxComparables) is then the
+ * first five, whatever order the service sent them in.
+ */
+export function nearestFirst<C extends { distanceMiles?: number | undefined }>(comparables: readonly C[]): C[] {
+  const distance = (c: C) => (typeof c.distanceMiles === "number" && Number.isFinite(c.distanceMiles) ? c.distanceMiles : Infinity);
+  // Array.prototype.sort is stable: equal distances keep the service's order.
+  return [...comparables].sort((a, b) => distance(a) - distance(b));
 }
 
 type Metric = "revenue" | "adr" | "occupancy";

@@ -4,7 +4,7 @@ import { FieldIssue } from "./issues";
 import { Operation } from "./operations";
 
 /**
- * The relay's own HTTP interface (DESIGN.md, "Public interfaces"): what the add-in, the CLI and
+ * The relay's own HTTP interface (docs/http-api.md): what the add-in, the CLI and
  * users' scripts send to it and read back. The relay builds these; src/client parses them.
  */
 

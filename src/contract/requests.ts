@@ -43,11 +43,16 @@ const bedrooms = numberField({ min: 0, max: 50, integer: true });
 const bathrooms = numberField({ min: 0, max: 50, step: 0.5 });
 // The service spells this field "accomodates" in requests (and "accommodates" in comparables).
 const accomodates = numberField({ min: 1, max: 100, integer: true, unit: "guests" });
-const interestRatePercentage = numberField({ min: 0, max: 15, unit: "percent" });
-const downPaymentPercentage = numberField({ min: 0, max: 40, unit: "percent" });
+/**
+ * The most each percent field may be: the request's rule, and how a reader tells a %-formatted 100 %
+ * (a cell holding 1) from 1 % — 1 reads as 100 % only where 100 % is allowed (inputs/values.ts).
+ */
+export const PERCENT_FIELD_MAX = { interestRatePercentage: 15, downPaymentPercentage: 40, cohostCommissionPercentage: 100 } as const;
+const interestRatePercentage = numberField({ min: 0, max: PERCENT_FIELD_MAX.interestRatePercentage, unit: "percent" });
+const downPaymentPercentage = numberField({ min: 0, max: PERCENT_FIELD_MAX.downPaymentPercentage, unit: "percent" });
 const mortgageLength = numberField({ min: 0, max: 30, unit: "years" });
 const yearsRemainingOnMortgage = numberField({ min: 0, max: 30, unit: "years" });
-const cohostCommissionPercentage = numberField({ min: 0, max: 100, unit: "percent" });
+const cohostCommissionPercentage = numberField({ min: 0, max: PERCENT_FIELD_MAX.cohostCommissionPercentage, unit: "percent" });
 
 const always = { when: () => true };
 

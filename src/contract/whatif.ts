@@ -161,7 +161,7 @@ export function mortgageInputs(a: Analysis, inputs: WhatIfInputs): { ok: true; i
 }
 
 /**
- * Investor metrics the service does not return (observed-behaviour.md, "Investors' habits"),
+ * Investor metrics the service does not return (docs/service/observed-behaviour.md, "Investors' habits"),
  * computed from an analysis's own fields; undefined where its strategy has no such figure.
  */
 export const INVESTOR_METRICS = {

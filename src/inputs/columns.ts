@@ -1,4 +1,8 @@
+import { PERCENT_FIELD_MAX } from "../contract";
 import { CellInput, Read, ReadOptions, readBoolean, readLocation, readMoney, readNumber, readPercent, readStrategy, readText } from "./values";
+
+/** A percent field's reader: 1 is 100 % only where the field allows 100 % (readPercent). */
+const percentUpTo = (maxPercent: number) => (v: CellInput, options: ReadOptions = {}) => readPercent(v, { ...options, maxPercent });
 
 /**
  * Which column of a user's table holds what: recognised by header, in the words real portfolios
@@ -32,11 +36,11 @@ export const INPUT_FIELDS = {
   bathrooms: { label: "Bathrooms", read: readNumber, names: ["baths", "bathrooms", "bath", "ba", "bth", "bathroom count"] },
   accomodates: { label: "Guests", read: readNumber, names: ["guests", "accomodates", "accommodates", "sleeps", "max guests", "capacity", "guest capacity", "occupancy limit"] },
   squareFeet: { label: "Square feet", read: readNumber, names: ["sqft", "square feet", "squarefeet", "sq ft", "square footage", "size", "living area", "area"] },
-  interestRatePercentage: { label: "Interest rate", read: readPercent, names: ["interest", "interest rate", "rate", "apr", "mortgage rate", "interestratepercentage"] },
-  downPaymentPercentage: { label: "Down payment", read: readPercent, names: ["down", "down payment", "downpayment", "down payment percent", "dp", "downpaymentpercentage"] },
+  interestRatePercentage: { label: "Interest rate", read: percentUpTo(PERCENT_FIELD_MAX.interestRatePercentage), names: ["interest", "interest rate", "rate", "apr", "mortgage rate", "interestratepercentage"] },
+  downPaymentPercentage: { label: "Down payment", read: percentUpTo(PERCENT_FIELD_MAX.downPaymentPercentage), names: ["down", "down payment", "downpayment", "down payment percent", "dp", "downpaymentpercentage"] },
   mortgageLength: { label: "Mortgage years", read: readNumber, names: ["term", "loan term", "mortgage term", "mortgage years", "mortgage length", "mortgagelength", "amortization"] },
   yearsRemainingOnMortgage: { label: "Years remaining", read: readNumber, names: ["years remaining", "remaining years", "years left", "remaining term", "yearsremainingonmortgage"] },
-  cohostCommissionPercentage: { label: "Commission", read: readPercent, names: ["commission", "cohost commission", "co host commission", "management fee", "fee", "cohostcommissionpercentage"] },
+  cohostCommissionPercentage: { label: "Commission", read: percentUpTo(PERCENT_FIELD_MAX.cohostCommissionPercentage), names: ["commission", "cohost commission", "co host commission", "management fee", "fee", "cohostcommissionpercentage"] },
   addAIComps: { label: "AI comps", read: readBoolean, names: ["ai comps", "aicomps", "addaicomps", "ai comparables"] },
   addAIExpenseEstimates: { label: "AI expenses", read: readBoolean, names: ["ai expenses", "aiexpenses", "addaiexpenseestimates", "ai expense estimates"] },
 } as const satisfies Record<string, { label: string; read: (v: CellInput, options?: ReadOptions) => Read<unknown>; names: readonly string[] }>;

@@ -102,24 +102,32 @@ export function readMoney(input: CellInput, options: ReadOptions = {}): Read<num
   return ok(sign * read.value * scale);
 }
 
+export interface PercentOptions extends ReadOptions {
+  /** The most the field allows, in percent (contract's PERCENT_FIELD_MAX): decides what 1 means. */
+  maxPercent?: number;
+}
+
 /**
- * A percentage, as the service takes it (6.5 for 6.5 %): "6.5%", "6.5", or a fraction below 1 as
+ * A percentage, as the service takes it (6.5 for 6.5 %): "6.5%", "6.5", or a fraction up to 1 as
  * Excel stores a %-formatted cell (0.065). A rate of 1 % or less written as 0.5 would read as 50 %
  * — no interest rate, down payment or commission the service accepts is that low, so the fraction
- * reading is the one that is right in practice; write "0.5%" to mean half a percent.
+ * reading is the one that is right in practice; write "0.5%" to mean half a percent. Exactly 1 is a
+ * %-formatted 100 % where the field allows 100 % (`maxPercent`), and 1 % where it does not (an
+ * interest rate of at most 15 %). docs/functions.md, "Percentages".
  */
-export function readPercent(input: CellInput, options: ReadOptions = {}): Read<number> {
+export function readPercent(input: CellInput, options: PercentOptions = {}): Read<number> {
   if (isBlank(input)) return ok(undefined);
+  const fraction = (v: number) => v > 0 && (v < 1 || (v === 1 && (options.maxPercent ?? 0) >= 100));
   if (typeof input === "number") {
     if (!Number.isFinite(input)) return fail(`a percentage; got ${show(input)}`);
-    return ok(input > 0 && input < 1 ? round(input * 100) : input);
+    return ok(fraction(input) ? round(input * 100) : input);
   }
   if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`a percentage such as 6.5%; got ${show(input)}`);
   const m = new RegExp(String.raw`^(-)?(${NUMBER_TEXT})\s*(%)?$`).exec(input.trim());
   // Before decimal marks were read, a percentage had no thousands mark at all.
   const read = m ? decimalValue(m[2] as string, options.numbers, /^\d*\.?\d+$/) : undefined;
   if (!m || !read) return fail(`a percentage such as 6.5%; got ${show(input)}`);
-  const asPercent = (v: number) => (m[1] ? -v : !m[3] && v > 0 && v < 1 ? round(v * 100) : v);
+  const asPercent = (v: number) => (m[1] ? -v : !m[3] && fraction(v) ? round(v * 100) : v);
   if ("readings" in read) return ambiguous(input, "a percentage", read.readings.map(asPercent));
   return ok(asPercent(read.value));
 }
@@ -158,7 +166,8 @@ export function readText(input: CellInput): Read<string> {
   return fail(`text; got ${show(input)}`);
 }
 
-const STRATEGY_WORDS: Readonly<Record<string, Operation>> = {
+/** Words a strategy cell may hold, once case and everything but letters are dropped ("Co-Host" → cohost; docs/cli.md lists them). */
+export const STRATEGY_WORDS: Readonly<Record<string, Operation>> = {
   buy: "buy",
   purchase: "buy",
   acquisition: "buy",

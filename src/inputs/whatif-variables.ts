@@ -19,8 +19,10 @@ const readScenario = (input: CellInput): Read<PercentileKey> => {
   const key = String(input).trim().toLowerCase().replace(/^(\d\d)(th)?$/, "p$1").replace(/^median$/, "p50").replace(/^average$|^mean$/, "avg") as PercentileKey;
   return PERCENTILE_KEYS.includes(key) ? { ok: true, value: key } : { ok: false, message: `one of p25, p50, p75, p90 or avg; got ${JSON.stringify(String(input))}` };
 };
+/** A what-if's percent up to `maxPercent`: 1 is 100 % where that is allowed (readPercent). */
+const percentUpTo = (maxPercent: number) => (input: CellInput) => readPercent(input, { maxPercent });
 const readFraction = (input: CellInput): Read<number> => {
-  const r = readPercent(input);
+  const r = readPercent(input, { maxPercent: 100 });
   return r.ok && r.value !== undefined ? { ok: true, value: r.value / 100 } : r;
 };
 
@@ -40,15 +42,15 @@ export function within<T extends number>(read: (input: CellInput) => Read<T>, mi
 
 export const WHATIF_VARIABLES: readonly WhatIfVariable[] = [
   { name: "purchasePrice", names: ["purchaseprice", "price"], unit: "usd", read: within(readMoney, 1, 1e9, "a price in USD from 1 to 1,000,000,000"), apply: (i, v) => (i.purchasePriceUSD = v as number) },
-  { name: "downPaymentPct", names: ["downpaymentpct", "downpayment", "down"], unit: "percent", read: within(readPercent, 0, 100, "a down payment from 0 to 100 %"), apply: (i, v) => (i.downPaymentPercentage = v as number) },
-  { name: "interestRatePct", names: ["interestratepct", "interestrate", "interest", "rate"], unit: "percent", read: within(readPercent, 0, 30, "an interest rate from 0 to 30 %"), apply: (i, v) => (i.interestRatePercentage = v as number) },
+  { name: "downPaymentPct", names: ["downpaymentpct", "downpayment", "down"], unit: "percent", read: within(percentUpTo(100), 0, 100, "a down payment from 0 to 100 %"), apply: (i, v) => (i.downPaymentPercentage = v as number) },
+  { name: "interestRatePct", names: ["interestratepct", "interestrate", "interest", "rate"], unit: "percent", read: within(percentUpTo(30), 0, 30, "an interest rate from 0 to 30 %"), apply: (i, v) => (i.interestRatePercentage = v as number) },
   { name: "mortgageYears", names: ["mortgageyears", "mortgagelength", "term", "years"], unit: "years", read: within(readNumber, 0, 50, "a mortgage length from 0 to 50 years"), apply: (i, v) => (i.mortgageLength = v as number) },
   { name: "scenario", names: ["scenario", "percentile"], unit: "scenario", read: readScenario, apply: (i, v) => (i.scenario = v as PercentileKey) },
   { name: "occupancy", names: ["occupancy", "occ"], unit: "fraction", read: within(readFraction, 0, 1, "an occupancy from 0 to 100 %"), apply: (i, v) => (i.occupancy = v as number) },
   { name: "nightlyRate", names: ["nightlyrate", "adr", "ratepernight"], unit: "usd", read: within(readMoney, 0, 100_000, "a nightly rate in USD from 0 to 100,000"), apply: (i, v) => (i.ratePerNightUSD = v as number) },
   { name: "revenue", names: ["revenue", "annualrevenue"], unit: "usd", read: within(readMoney, 0, 1e8, "an annual revenue in USD from 0 to 100,000,000"), apply: (i, v) => (i.yearOneRevenueUSD = v as number) },
   { name: "rent", names: ["rent", "monthlyrent"], unit: "usd", read: within(readMoney, 0, 1e7, "a monthly rent in USD from 0 to 10,000,000"), apply: (i, v) => (i.monthlyRentUSD = v as number) },
-  { name: "commissionPct", names: ["commissionpct", "commission"], unit: "percent", read: within(readPercent, 0, 100, "a commission from 0 to 100 %"), apply: (i, v) => (i.cohostCommissionPercentage = v as number) },
+  { name: "commissionPct", names: ["commissionpct", "commission"], unit: "percent", read: within(percentUpTo(100), 0, 100, "a commission from 0 to 100 %"), apply: (i, v) => (i.cohostCommissionPercentage = v as number) },
   { name: "expenses", names: ["expenses", "monthlyexpenses"], unit: "usd", read: within(readMoney, 0, 1e7, "monthly expenses in USD from 0 to 10,000,000"), apply: (i, v) => (i.monthlyExpensesUSD = v as number) },
 ];
 

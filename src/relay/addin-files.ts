@@ -1,7 +1,7 @@
 /**
  * The add-in manifest as the relay serves it (GET /manifest.xml). The source manifest and the built
  * dist/manifest.xml point at the dev server, https://localhost:3000; in production the relay serves
- * the add-in itself, so every one of those URLs becomes RELAY_PUBLIC_URL (DESIGN.md, "Deployment").
+ * the add-in itself, so every one of those URLs becomes RELAY_PUBLIC_URL (docs/relay.md, "Going live").
  */
 
 /** The dev server's origin as written in manifest.xml (and webpack.config.js). */

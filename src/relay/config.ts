@@ -5,7 +5,7 @@ import { NumberRule, numberField, toFieldIssues } from "../contract";
 import { DAY_MS } from "./staleness";
 
 /**
- * The relay's configuration, parsed once from the environment (DESIGN.md, "Relay configuration").
+ * The relay's configuration, parsed once from the environment (docs/configuration.md).
  * A bad variable fails the start with every problem listed, each naming the variable and its rule.
  * An empty variable counts as unset (`RELAY_PORT=` in a .env file means "the default").
  */

@@ -1,7 +1,7 @@
 import { AnalysisData, round } from "../contract";
 
 /**
- * An answer in the drifted shapes integrators report (observed-behaviour.md, "Shape drift"): no
+ * An answer in the drifted shapes integrators report (docs/service/observed-behaviour.md, "Shape drift"): no
  * percentile objects (only quartiles, with an extra `average`), occupancy as a fraction where the
  * spec has a percent, older comparable field names, and extra fields. The relay must read it.
  */

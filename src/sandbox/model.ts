@@ -191,7 +191,7 @@ export function buildAnalysis(
     quartiles: quartilesOf(levels),
     comparables,
     ...strategyFields(strategy, request, place, yearOneRevenueUSD, annualOperatingExpensesUSD),
-    // Not in the spec; the live service sends extra fields too (observed-behaviour.md).
+    // Not in the spec; the live service sends extra fields too (docs/service/observed-behaviour.md).
     simulated: true,
     dataSource: SANDBOX_NOTICE,
     market: place.market.name,

@@ -21,7 +21,7 @@ export const SandboxFaults = z.strictObject({
   aiFailureRate: rate.default(0.04),
   /** Share of AI steps that run past the 90-second AI limit and time out (deterministic by input). */
   aiTimeoutRate: rate.default(0.02),
-  /** Share of answers sent in the drifted shapes integrators report (observed-behaviour.md). */
+  /** Share of answers sent in the drifted shapes integrators report (docs/service/observed-behaviour.md). */
   driftRate: rate.default(0),
   /** Send error bodies as plain text, as some integrators read them. */
   textErrors: z.boolean().default(false),

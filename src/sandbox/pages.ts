@@ -40,7 +40,8 @@ table{border-collapse:collapse;width:100%;background:#fff} td,th{border-bottom:1
 td.n,th.n{text-align:right} .muted{color:#605e5c} .warn{color:#8a3707}
 `;
 
-export function reportPage(data: AnalysisData, strategy: Strategy, warnings: readonly string[]): string {
+/** `listingLinks: false` for a copy kept after the sandbox is gone (str-screen's report files): the listings' pages go with it. */
+export function reportPage(data: AnalysisData, strategy: Strategy, warnings: readonly string[], options: { listingLinks?: boolean } = {}): string {
   const rows = FIELD_CATALOGUE.filter((f) => f.strategies.includes(strategy) && f.unit !== "url")
     .map((f) => `<tr><th scope="row">${escapeHtml(f.label)}</th><td class="n">${formatValue(valueAt(data, f.path), f.unit)}</td></tr>`)
     .join("");
@@ -51,7 +52,9 @@ export function reportPage(data: AnalysisData, strategy: Strategy, warnings: rea
         `<tr>${COMPARABLE_COLUMNS.filter((col) => col.unit !== "id")
           .map((col) =>
             col.unit === "url"
-              ? `<td><a href="${escapeHtml(String(c[col.key] ?? ""))}">listing</a></td>`
+              ? options.listingLinks === false
+                ? `<td class="muted">simulated</td>`
+                : `<td><a href="${escapeHtml(String(c[col.key] ?? ""))}">listing</a></td>`
               : `<td class="${col.unit === "text" ? "" : "n"}">${formatValue(c[col.key], col.unit)}</td>`,
           )
           .join("")}</tr>`,

@@ -1,4 +1,4 @@
-import { Analysis, COMPARABLE_COLUMNS, UNIT_FORMATS } from "../contract";
+import { Analysis, COMPARABLE_COLUMNS, UNIT_FORMATS, nearestFirst } from "../contract";
 import { BLANK, CellRow, FormattedCell, Grid, text } from "./cells";
 import { WARNINGS_HEADER } from "./fields";
 import { cellValue, valueAt } from "./values";
@@ -6,7 +6,7 @@ import { warningsCell } from "./warnings";
 
 /**
  * The comparables table (STR.COMPS, the task pane's viewer): a header row, then one row per
- * comparable listing with the same units and formats as the card (occupancy as a fraction under a %
+ * comparable listing, nearest first (`maxRows` keeps the nearest), with the same units and formats as the card (occupancy as a fraction under a %
  * format). Always a rectangle with a header, even with nothing to list, so what refers to it keeps working.
  * The last column holds the answer's warnings (warningTexts) in every row, as a screening row does:
  * a comparable copied out of a sandbox analysis still says it is simulated.
@@ -29,7 +29,7 @@ export function comparablesTable(analysis: Analysis | undefined, maxRows?: unkno
   if (comparables.length === 0) {
     return { ok: true, grid: [header, [text(NO_COMPARABLES), ...COMPARABLE_COLUMNS.slice(1).map(() => BLANK), notes]] };
   }
-  const rows = comparables.slice(0, cap.value).map((comparable) => [
+  const rows = nearestFirst(comparables).slice(0, cap.value).map((comparable) => [
     ...COMPARABLE_COLUMNS.map((column): FormattedCell => {
       const value = cellValue(valueAt(comparable, column.key), column.unit);
       return value === "" ? BLANK : { value, format: UNIT_FORMATS[column.unit] };

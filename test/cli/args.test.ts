@@ -25,7 +25,7 @@ describe("the command line", () => {
   test.each([
     [["in.csv", "--out", "o.xlsx", "--strategy", "flip"], '--strategy must be one of buy, arb, owned, cohost; got "flip"'],
     [["in.csv"], "--out must be given"],
-    [["in.csv", "--out", "o.csv"], '--out must name an .xlsx file; got "o.csv"'],
+    [["in.csv", "--out", "o.txt"], '--out must name an .xlsx, .csv, .json file; got "o.txt"'],
     [["in.xls", "--out", "o.xlsx"], 'IN must be a .csv or .xlsx file (save .xls and .ods as .xlsx first); got "in.xls"'],
     [["--out", "o.xlsx"], "IN must be given"],
     [["a.csv", "b.csv", "--out", "o.xlsx"], "one input file at a time; got 2"],

@@ -32,7 +32,8 @@ describe("rows with unusual values", () => {
     expect(String(row2.at(-1))).toMatch(/STR_UNUSUAL_INPUT.*Price 450 is under 10,000 USD.*--accept-unusual/);
     expect(summaryOf(book)["Cost (USD)"]).toBe(0.2);
 
-    const again = await screen([input, "--out", out, "--accept-unusual"], testEnv(tempDir()));
+    // Replacing the earlier results is on purpose here: --force.
+    const again = await screen([input, "--out", out, "--accept-unusual", "--force"], testEnv(tempDir()));
     expect(again.code).toBe(0);
     book = await readWorkbook(out);
     expect(rowValues(sheet(book, "Screening"), 2)).toContain("Created");

@@ -12,7 +12,7 @@ import {
 } from "../../src/contract";
 
 /**
- * The financial model (observed-behaviour.md, "The financial model"), checked against known
+ * The financial model (docs/service/observed-behaviour.md, "The financial model"), checked against known
  * mortgage figures and against hand computations. Expected values never come from the functions
  * under test: amortisation is simulated month by month here.
  */

@@ -1,7 +1,7 @@
 import { Comparable, normalizeEnvelope, warningText } from "../../src/contract";
 
 /**
- * The drift integrators report (observed-behaviour.md, "Shape drift") is repaired into one shape,
+ * The drift integrators report (docs/service/observed-behaviour.md, "Shape drift") is repaired into one shape,
  * nothing the service sent is lost, and no answer, however odd, makes normalisation throw.
  */
 

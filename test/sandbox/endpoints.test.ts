@@ -4,7 +4,7 @@ import { AUSTIN, BODIES, CREATE_OPS, KEY, OTHER_KEY, billedCents, call, create, 
 
 /**
  * Every endpoint answers the spec's envelope and fields; keys, validation and determinism behave
- * as the live service's do (spec; observed-behaviour.md, "Transport").
+ * as the live service's do (spec; docs/service/observed-behaviour.md, "Transport").
  */
 
 // Spec: "Fields of data common to all four strategies", with their types.

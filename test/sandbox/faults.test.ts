@@ -6,7 +6,7 @@ import { Sandbox } from "../../src/sandbox/server";
 import { BODIES, CREATE_OPS, KEY, billedCents, call, create, makeSandbox } from "./helpers";
 
 /**
- * The fault knobs make the sandbox misbehave the way a real service can (observed-behaviour.md):
+ * The fault knobs make the sandbox misbehave the way a real service can (docs/service/observed-behaviour.md):
  * unavailable, dropped connections before or after the work, drifted shapes, text error bodies,
  * object warnings. Each is checked for what it does to the answer and to the bill.
  */

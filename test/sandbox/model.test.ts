@@ -3,8 +3,8 @@ import { BODIES, CREATE_OPS, CreateOp, create, expectNear, makeSandbox, mean, pe
 
 /**
  * The sandbox's answers are internally consistent: every derived field is recomputed here from the
- * request and the answer's own revenue and expenses, with the formulas written out (observed-
- * behaviour.md, "The financial model"), never by calling the model under test.
+ * request and the answer's own revenue and expenses, with the formulas written out
+ * (docs/service/observed-behaviour.md, "The financial model"), never by calling the model under test.
  */
 
 let sandbox: Sandbox;

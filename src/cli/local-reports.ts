@@ -1,0 +1,43 @@
+import fs from "node:fs";
+import path from "node:path";
+import { RelayAnswer, Strategy, STRATEGIES } from "../contract";
+import { analysisOf, warningTexts } from "../sheet";
+import { reportPage } from "../sandbox/pages";
+
+/**
+ * The reports of a run on str-screen's own sandbox relay, kept as HTML files beside OUT. That relay
+ * stops when the run ends, so links to its report pages would be dead in the workbook: the report
+ * column links to `<OUT name>-reports/<analysis id>.html` instead, a path relative to OUT that
+ * Excel follows from wherever the two are copied together. Listings have no page to keep (they are
+ * simulated), so their cells say so instead of linking.
+ */
+export const NO_LISTING_PAGE = "simulated listing: no page once the run ends";
+
+export class LocalReports {
+  /** The folder, relative to OUT's folder (as cells hold it). */
+  readonly folder: string;
+  readonly #dir: string;
+
+  constructor(out: string) {
+    this.folder = `${path.basename(out, path.extname(out))}-reports`;
+    this.#dir = path.join(path.dirname(path.resolve(out)), this.folder);
+  }
+
+  /** Made before anything is sent, so a folder that cannot be written stops the run before it spends. */
+  prepare(): void {
+    fs.mkdirSync(this.#dir, { recursive: true });
+    fs.accessSync(this.#dir, fs.constants.W_OK);
+  }
+
+  /** Writes the answer's report; its path relative to OUT's folder, or undefined without an analysis. */
+  write(answer: RelayAnswer, strategy: string | undefined): string | undefined {
+    const analysis = analysisOf(answer);
+    const id = analysis?._id;
+    if (!analysis || !id || !/^[\w-]+$/.test(id)) return undefined;
+    const file = `${id}.html`;
+    const kind: Strategy = (STRATEGIES as readonly string[]).includes(strategy ?? "") ? (strategy as Strategy) : "buy";
+    fs.writeFileSync(path.join(this.#dir, file), reportPage(analysis, kind, warningTexts(answer), { listingLinks: false }));
+    // A forward slash: Excel and browsers read it on Windows too.
+    return `${this.folder}/${file}`;
+  }
+}
