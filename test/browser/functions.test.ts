@@ -77,7 +77,7 @@ describeWithChromium("the built add-in's functions in a real browser", () => {
 
   test("the page registers every STR function", async () => {
     const ids = await page.evaluate(() => Object.keys((window as any).CustomFunctions._association.m_mappings).sort());
-    expect(ids).toEqual(["ARB", "BUY", "CARD", "COHOST", "COMPS", "ENHANCE", "OWNED", "SENSITIVITY", "WHATIF"]);
+    expect(ids).toEqual(["ARB", "BUY", "CARD", "COHOST", "COMPS", "ENHANCE", "MAXBID", "OWNED", "PROJECTION", "SENSITIVITY", "WHATIF"]);
   });
 
   test("200 STR.BUY calls in one tick → at most 2 HTTP requests to the relay, every result spilled right", async () => {

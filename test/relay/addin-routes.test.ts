@@ -31,7 +31,7 @@ describe("the relay serves the built add-in on its own origin", () => {
     expect(csp).toMatch(/object-src 'none'/);
     expect((await get("/functions.js")).statusCode).toBe(200);
     const functions = JSON.parse((await get("/functions.json")).body).functions as { id: string }[];
-    expect(functions.map((f) => f.id).sort()).toEqual(["ARB", "BUY", "CARD", "COHOST", "COMPS", "ENHANCE", "OWNED", "SENSITIVITY", "WHATIF"]);
+    expect(functions.map((f) => f.id).sort()).toEqual(["ARB", "BUY", "CARD", "COHOST", "COMPS", "ENHANCE", "MAXBID", "OWNED", "PROJECTION", "SENSITIVITY", "WHATIF"]);
     expect((await get("/assets/icon-32.png")).headers["content-type"]).toBe("image/png");
     expect((await get("/v1/usage")).statusCode).toBe(401);
     const missing = await get("/nope.html");
