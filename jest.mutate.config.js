@@ -13,6 +13,7 @@ module.exports = {
     "<rootDir>/test/relay/outcome.test.ts",
     "<rootDir>/test/relay/retry-rule.test.ts",
     "<rootDir>/test/inputs/values.test.ts",
+    "<rootDir>/test/inputs/decimal-marks.test.ts",
     "<rootDir>/test/contract/billing.test.ts",
   ],
 };
