@@ -52,6 +52,8 @@ async function main(argv: string[]): Promise<void> {
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 
+  // A closed stdout (the banner piped into `head`) must not kill the relay before it drains its calls.
+  process.stdout.on("error", () => undefined);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -60,6 +60,13 @@ export function spellingsOf(p: string, port: number): string[] {
   ];
 }
 
+/** A relay on a real socket: raw requests reach it as an attacker sends them. */
+async function listening(...args: Parameters<typeof startRelay>): Promise<{ t: TestRelay; port: number }> {
+  const t = await startRelay(...args);
+  await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
+  return { t, port: (t.relay.app.server.address() as { port: number }).port };
+}
+
 /** What a refused request may answer: never a 2xx or 3xx, never a server error. */
 const REFUSED = new Set([400, 401, 404, 405, 421]);
 
@@ -68,9 +75,7 @@ describe("every route that needs a token, in every spelling, over a real socket"
   let port: number;
   let tokenRoutes: RouteEntry[];
   beforeAll(async () => {
-    t = await startRelay();
-    await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    port = (t.relay.app.server.address() as { port: number }).port;
+    ({ t, port } = await listening());
     tokenRoutes = t.relay.routes.filter((r) => r.access === "token");
   });
   afterAll(() => t.close());
@@ -128,9 +133,7 @@ describe("the relay's own names come from its configuration, never from the requ
   let t: TestRelay;
   let port: number;
   beforeAll(async () => {
-    t = await startRelay({ RELAY_PUBLIC_URL: "https://relay.example.com", RELAY_ALLOWED_ORIGINS: "https://addin.example.com" });
-    await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    port = (t.relay.app.server.address() as { port: number }).port;
+    ({ t, port } = await listening({ RELAY_PUBLIC_URL: "https://relay.example.com", RELAY_ALLOWED_ORIGINS: "https://addin.example.com" }));
   });
   afterAll(() => t.close());
   const auth = { authorization: `Bearer ${TEST_TOKEN}` };
@@ -175,9 +178,7 @@ describe("a relay token anywhere in a URL is refused, on every route, and never 
   let t: TestRelay;
   let port: number;
   beforeAll(async () => {
-    t = await startRelay({}, { addinDir: "/nonexistent-dist" });
-    await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    port = (t.relay.app.server.address() as { port: number }).port;
+    ({ t, port } = await listening({}, { addinDir: "/nonexistent-dist" }));
   });
   afterAll(() => t.close());
 
@@ -213,9 +214,7 @@ describe("every answer carries the security headers, the early ones too", () => 
   let t: TestRelay;
   let port: number;
   beforeAll(async () => {
-    t = await startRelay({}, { addinDir: "/nonexistent-dist" });
-    await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    port = (t.relay.app.server.address() as { port: number }).port;
+    ({ t, port } = await listening({}, { addinDir: "/nonexistent-dist" }));
   });
   afterAll(() => t.close());
 
