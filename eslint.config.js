@@ -16,9 +16,20 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ["src/client/**", "src/sheet/**", "src/contract/**", "src/inputs/**", "src/screening/**", "functions/**", "taskpane/**"],
+    files: [
+      "src/client/**",
+      "src/sheet/**",
+      "src/contract/**",
+      "src/inputs/**",
+      "src/screening/**",
+      "functions/**",
+      "taskpane/**",
+    ],
     rules: {
-      "no-restricted-imports": ["error", { paths: nodeModules.map((name) => ({ name, message: "This code runs in Excel's browser runtime." })) }],
+      "no-restricted-imports": [
+        "error",
+        { paths: nodeModules.map((name) => ({ name, message: "This code runs in Excel's browser runtime." })) },
+      ],
     },
   },
   {
@@ -29,6 +40,14 @@ module.exports = tseslint.config(
   {
     files: ["**/*.js"],
     rules: { "@typescript-eslint/no-require-imports": "off" },
-    languageOptions: { globals: { require: "readonly", module: "writable", process: "readonly", __dirname: "readonly", console: "readonly" } },
+    languageOptions: {
+      globals: {
+        require: "readonly",
+        module: "writable",
+        process: "readonly",
+        __dirname: "readonly",
+        console: "readonly",
+      },
+    },
   },
 );

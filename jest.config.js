@@ -21,7 +21,12 @@ const PACED = ["/test/scale/.+\\.test\\.ts$", "/test/reliability/.+\\.test\\.ts$
 
 module.exports = {
   projects: [
-    { ...common, displayName: "parallel", testMatch: ["**/*.test.ts"], testPathIgnorePatterns: ["/node_modules/", ...PACED] },
+    {
+      ...common,
+      displayName: "parallel",
+      testMatch: ["**/*.test.ts"],
+      testPathIgnorePatterns: ["/node_modules/", ...PACED],
+    },
     { ...common, displayName: "paced", testRegex: PACED },
   ],
   maxWorkers: 2,

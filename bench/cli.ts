@@ -55,7 +55,9 @@ function writePortfolio(file: string, rows: number, from: number): void {
   const lines = ["Address,List Price ($),Beds,Baths,Sleeps"];
   for (let n = from; n < from + rows; n++) {
     const p = buyParams(n);
-    lines.push(`"${p.fullAddress}","$${p.purchasePriceUSD.toLocaleString("en-US")}",${p.bedrooms},${p.bathrooms},${p.accomodates}`);
+    lines.push(
+      `"${p.fullAddress}","$${p.purchasePriceUSD.toLocaleString("en-US")}",${p.bedrooms},${p.bathrooms},${p.accomodates}`,
+    );
   }
   fs.writeFileSync(file, `${lines.join("\n")}\n`);
 }
@@ -66,13 +68,20 @@ function runCli(dir: string, rows: number, from: number, env: Record<string, str
   writePortfolio(csv, rows, from);
   const rssFile = path.join(dir, `rss-${from}-${rows}.txt`);
   const preload = path.join(dir, "report-rss.js");
-  fs.writeFileSync(preload, 'process.on("exit", () => require("fs").writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n');
+  fs.writeFileSync(
+    preload,
+    'process.on("exit", () => require("fs").writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n',
+  );
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STR_|RELAY_|SANDBOX_)/.test(k)));
   const start = performance.now();
-  const child = spawn(process.execPath, ["--require", preload, MAIN, csv, "--out", path.join(dir, `out-${from}-${rows}.xlsx`)], {
-    env: { ...clean, ...env, BENCH_RSS_FILE: rssFile },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--require", preload, MAIN, csv, "--out", path.join(dir, `out-${from}-${rows}.xlsx`)],
+    {
+      env: { ...clean, ...env, BENCH_RSS_FILE: rssFile },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   process.once("exit", () => child.kill("SIGKILL"));
   let stdout = "";
   let stderr = "";
@@ -100,12 +109,23 @@ async function main(): Promise<void> {
   const inProcess: Measured[] = [];
   for (const rows of SIZES) {
     // A budget that no row count here reaches (the sandbox's default of 1,000 USD stops at 5,000 rows).
-    inProcess.push(await runCli(dir, rows, 0, { ...sandboxEnv, RELAY_UPSTREAM_RPS: String(RPS), RELAY_BUDGET_USD_PER_DAY: "100000", RELAY_DATA_DIR: path.join(dir, `data-${rows}`) }));
+    inProcess.push(
+      await runCli(dir, rows, 0, {
+        ...sandboxEnv,
+        RELAY_UPSTREAM_RPS: String(RPS),
+        RELAY_BUDGET_USD_PER_DAY: "100000",
+        RELAY_DATA_DIR: path.join(dir, `data-${rows}`),
+      }),
+    );
   }
 
   // 2a: the CLI alone, through a relay and a sandbox in processes of their own.
   const upstream = await startSandbox({ ...sandboxEnv, SANDBOX_API_KEYS: BENCH_KEY });
-  const relay = await startRelay({ STR_API_KEY: BENCH_KEY, STR_API_BASE_URL: upstream.url, RELAY_UPSTREAM_RPS: String(RPS) });
+  const relay = await startRelay({
+    STR_API_KEY: BENCH_KEY,
+    STR_API_BASE_URL: upstream.url,
+    RELAY_UPSTREAM_RPS: String(RPS),
+  });
   const remote: Measured[] = [];
   let baseline: number;
   try {
@@ -126,8 +146,10 @@ async function main(): Promise<void> {
   const bigRemote = pick(remote, biggest);
   const ratio = big.seconds / ideal;
   const lines = [`  ${"rows".padStart(6)}  ${"in-process relay".padEnd(36)}  ${"through a relay process".padEnd(36)}`];
-  const cell = (m: Measured) => `${m.seconds.toFixed(2)} s (screening ${m.screeningSeconds.toFixed(2)} s), ${m.peakRssMiB} MiB`.padEnd(36);
-  for (const rows of SIZES) lines.push(`  ${String(rows).padStart(6)}  ${cell(pick(inProcess, rows))}  ${cell(pick(remote, rows))}`);
+  const cell = (m: Measured) =>
+    `${m.seconds.toFixed(2)} s (screening ${m.screeningSeconds.toFixed(2)} s), ${m.peakRssMiB} MiB`.padEnd(36);
+  for (const rows of SIZES)
+    lines.push(`  ${String(rows).padStart(6)}  ${cell(pick(inProcess, rows))}  ${cell(pick(remote, rows))}`);
   lines.push(
     `  elapsed ÷ pacing limit, ${biggest} rows, in-process relay     ${ratio.toFixed(3)}   (target ≤ 1.15)  ${verdict(ratio <= 1.15)}`,
     `  elapsed ÷ pacing limit, ${biggest} rows, relay process        ${(bigRemote.seconds / ideal).toFixed(3)}`,
@@ -138,8 +160,12 @@ async function main(): Promise<void> {
     const small = Math.min(...SIZES);
     const cliAlone = bigRemote.peakRssMiB / pick(remote, small).peakRssMiB;
     const withRelay = big.peakRssMiB / pick(inProcess, small).peakRssMiB;
-    lines.push(`  peak RSS ${biggest} ÷ ${small} rows, the CLI alone             ${cliAlone.toFixed(2)}    (target ≤ 1.25: flat)  ${verdict(cliAlone <= 1.25)}`);
-    lines.push(`  peak RSS ${biggest} ÷ ${small} rows, with in-process relay    ${withRelay.toFixed(2)}    (its sandbox keeps every analysis it made)`);
+    lines.push(
+      `  peak RSS ${biggest} ÷ ${small} rows, the CLI alone             ${cliAlone.toFixed(2)}    (target ≤ 1.25: flat)  ${verdict(cliAlone <= 1.25)}`,
+    );
+    lines.push(
+      `  peak RSS ${biggest} ÷ ${small} rows, with in-process relay    ${withRelay.toFixed(2)}    (its sandbox keeps every analysis it made)`,
+    );
   }
   process.stdout.write(`${lines.join("\n")}\n`);
   fs.rmSync(dir, { recursive: true, force: true });

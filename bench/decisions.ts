@@ -29,7 +29,19 @@ async function main(): Promise<void> {
   try {
     await addinConnection().update({ relayUrl: relay.url, token: BENCH_TOKEN });
     // 1,000 purchases, one screening row each (its analysis id): the session keeps their analyses.
-    const rows = await Promise.all(Array.from({ length: N }, (_, i) => STR.buy([[`${i} Decision Ave, Austin TX`]], 300000 + 500 * i, 1 + (i % 5), 1 + (i % 3), 2 + (i % 7), undefined, [["_id"]])));
+    const rows = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        STR.buy(
+          [[`${i} Decision Ave, Austin TX`]],
+          300000 + 500 * i,
+          1 + (i % 5),
+          1 + (i % 3),
+          2 + (i % 7),
+          undefined,
+          [["_id"]],
+        ),
+      ),
+    );
     const ids = rows.map((row) => row[0]?.[0]);
     globalThis.fetch = counting;
     const measure = async (call: (id: unknown) => Promise<unknown[][]>) => {
@@ -50,7 +62,9 @@ async function main(): Promise<void> {
     const projections = await measure((id) => STR.projection(id, 30));
     globalThis.fetch = original;
     // A bid, or #N/A when no price gives 6 %: either is an answer; anything else is a failure.
-    const unreachable = bids.settled.filter((s) => s.status === "rejected" && /STR_TARGET_UNREACHABLE/.test(String((s.reason as Error).message))).length;
+    const unreachable = bids.settled.filter(
+      (s) => s.status === "rejected" && /STR_TARGET_UNREACHABLE/.test(String((s.reason as Error).message)),
+    ).length;
     const line = (name: string, r: { median: number; made: number; answered: number }, extra = "") =>
       [
         `  ${name}: ${N} calls in ${r.median.toFixed(1)} ms (median of ${ROUNDS}; target < 1000)  ${verdict(r.median < 1000)}`,

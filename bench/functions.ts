@@ -29,8 +29,19 @@ async function main(): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { addinConnection } = require("../src/client") as typeof import("../src/client");
   const fields = [["fullAddress, revenue.p50, yearOneCashFlowUSD"]];
-  const params = (i: number, street: string) => ({ fullAddress: `${i} ${street} St, Austin TX`, purchasePriceUSD: 400000 + i, bedrooms: 3, bathrooms: 2, accomodates: 8 });
-  const viaFunctions = (street: string) => Promise.all(Array.from({ length: N }, (_, i) => STR.buy([[params(i, street).fullAddress]], 400000 + i, 3, 2, 8, undefined, fields)));
+  const params = (i: number, street: string) => ({
+    fullAddress: `${i} ${street} St, Austin TX`,
+    purchasePriceUSD: 400000 + i,
+    bedrooms: 3,
+    bathrooms: 2,
+    accomodates: 8,
+  });
+  const viaFunctions = (street: string) =>
+    Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        STR.buy([[params(i, street).fullAddress]], 400000 + i, 3, 2, 8, undefined, fields),
+      ),
+    );
   const viaBatch = async (client: RelayClient, street: string) => {
     let lines = 0;
     // The same request the functions' batcher sends: metrics only, no comparables.

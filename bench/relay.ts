@@ -1,5 +1,15 @@
 import { Pool } from "undici";
-import { BENCH_KEY, BENCH_TOKEN, buyParams, peakRssMiB, startRelay, startSandbox, steadyLoad, throughput, verdict } from "./support";
+import {
+  BENCH_KEY,
+  BENCH_TOKEN,
+  buyParams,
+  peakRssMiB,
+  startRelay,
+  startSandbox,
+  steadyLoad,
+  throughput,
+  verdict,
+} from "./support";
 
 /**
  * npm run bench:relay — the relay against the sandbox, both as separate processes on loopback.
@@ -17,10 +27,23 @@ const RPS = 100;
 
 async function main(): Promise<void> {
   // The service as the relay sees it: throttled at 100 req/s, reports taking 0.2–0.6 s (2 % of the live 10–30 s).
-  const upstream = await startSandbox({ SANDBOX_TIME_SCALE: "0.02", SANDBOX_API_KEYS: BENCH_KEY, SANDBOX_AI_FAILURE_RATE: "0", SANDBOX_AI_TIMEOUT_RATE: "0" });
+  const upstream = await startSandbox({
+    SANDBOX_TIME_SCALE: "0.02",
+    SANDBOX_API_KEYS: BENCH_KEY,
+    SANDBOX_AI_FAILURE_RATE: "0",
+    SANDBOX_AI_TIMEOUT_RATE: "0",
+  });
   // A second sandbox to call directly for the baseline: instant and unthrottled, like a cache hit.
-  const direct = await startSandbox({ SANDBOX_TIME_SCALE: "0", SANDBOX_API_KEYS: BENCH_KEY, SANDBOX_RATE_LIMIT: "100000" });
-  const relay = await startRelay({ STR_API_KEY: BENCH_KEY, STR_API_BASE_URL: upstream.url, RELAY_UPSTREAM_RPS: String(RPS) });
+  const direct = await startSandbox({
+    SANDBOX_TIME_SCALE: "0",
+    SANDBOX_API_KEYS: BENCH_KEY,
+    SANDBOX_RATE_LIMIT: "100000",
+  });
+  const relay = await startRelay({
+    STR_API_KEY: BENCH_KEY,
+    STR_API_BASE_URL: upstream.url,
+    RELAY_UPSTREAM_RPS: String(RPS),
+  });
   const relayPool = new Pool(relay.url, { connections: 64 });
   const directPool = new Pool(direct.url, { connections: 64 });
   const auth = { authorization: `Bearer ${BENCH_TOKEN}` };
@@ -28,7 +51,14 @@ async function main(): Promise<void> {
     process.stdout.write(`bench:relay — ${ITEMS} distinct items at ${RPS} req/s (ideal ${ITEMS / RPS} s)\n`);
     const items = Array.from({ length: ITEMS }, (_, n) => ({ strategy: "buy", params: buyParams(n) }));
     const start = performance.now();
-    const res = await relayPool.request({ method: "POST", path: "/v1/batch", body: JSON.stringify({ items }), headers: { ...auth, "content-type": "application/json" }, bodyTimeout: 0, headersTimeout: 0 });
+    const res = await relayPool.request({
+      method: "POST",
+      path: "/v1/batch",
+      body: JSON.stringify({ items }),
+      headers: { ...auth, "content-type": "application/json" },
+      bodyTimeout: 0,
+      headersTimeout: 0,
+    });
     let lines = 0;
     let ok = 0;
     let rest = "";
@@ -43,7 +73,11 @@ async function main(): Promise<void> {
     }
     const elapsed = (performance.now() - start) / 1000;
     const ratio = elapsed / (ITEMS / RPS);
-    const stats = (await (await fetch(`${upstream.url}/__sandbox/stats`)).json()) as { statuses: Record<string, number>; duplicateCreates: number; maxPerSecond: number };
+    const stats = (await (await fetch(`${upstream.url}/__sandbox/stats`)).json()) as {
+      statuses: Record<string, number>;
+      duplicateCreates: number;
+      maxPerSecond: number;
+    };
     const throttled = stats.statuses["429"] ?? 0;
     const rss = peakRssMiB(relay.process.pid as number);
     process.stdout.write(
@@ -61,7 +95,11 @@ async function main(): Promise<void> {
     // 2. Cache hits: the first 200 items are cached now.
     const cachedBody = (i: number) => JSON.stringify(buyParams(i % 200));
     const viaRelay = (i: number) => ({ path: "/v1/external/analysis/create/buy", body: cachedBody(i), headers: auth });
-    const straight = (i: number) => ({ path: "/v1/external/analysis/create/buy", body: cachedBody(i), headers: { "x-service-api-key": BENCH_KEY } });
+    const straight = (i: number) => ({
+      path: "/v1/external/analysis/create/buy",
+      body: cachedBody(i),
+      headers: { "x-service-api-key": BENCH_KEY },
+    });
     await steadyLoad(relayPool, 200, 1, viaRelay); // warm-up
     await steadyLoad(directPool, 200, 1, straight);
     const r = await steadyLoad(relayPool, 500, 6, viaRelay);
@@ -100,8 +138,16 @@ async function main(): Promise<void> {
     })();
     const cachedStart = performance.now();
     let firstLine = 0;
-    const again = await relayPool.request({ method: "POST", path: "/v1/batch", body: JSON.stringify({ items, maxComparables: 0 }), headers: { ...auth, "content-type": "application/json" }, bodyTimeout: 0, headersTimeout: 0 });
-    for await (const chunk of again.body) if (!firstLine && chunk.length > 0) firstLine = performance.now() - cachedStart;
+    const again = await relayPool.request({
+      method: "POST",
+      path: "/v1/batch",
+      body: JSON.stringify({ items, maxComparables: 0 }),
+      headers: { ...auth, "content-type": "application/json" },
+      bodyTimeout: 0,
+      headersTimeout: 0,
+    });
+    for await (const chunk of again.body)
+      if (!firstLine && chunk.length > 0) firstLine = performance.now() - cachedStart;
     const whole = performance.now() - cachedStart;
     probing = false;
     await probe;

@@ -63,7 +63,8 @@ const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test";
 
 const out = (line = "") => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const items = (from: number, to: number, tag: string) => Array.from({ length: to - from }, (_, i) => ({ strategy: "buy", params: buyParams(from + i, tag) }));
+const items = (from: number, to: number, tag: string) =>
+  Array.from({ length: to - from }, (_, i) => ({ strategy: "buy", params: buyParams(from + i, tag) }));
 
 // --- CPU accounting from /proc (Linux); figures are left out elsewhere. ---
 
@@ -120,12 +121,19 @@ interface CpuSample {
 
 function sampleCpu(p: Processes): CpuSample {
   const self = process.cpuUsage();
-  return { replicas: p.replicas.map(cpuSeconds), redis: cpuSeconds(p.redis), sandbox: cpuSeconds(p.sandbox), self: (self.user + self.system) / 1e6, machine: machineCpu() };
+  return {
+    replicas: p.replicas.map(cpuSeconds),
+    redis: cpuSeconds(p.redis),
+    sandbox: cpuSeconds(p.sandbox),
+    self: (self.user + self.system) / 1e6,
+    machine: machineCpu(),
+  };
 }
 
 /** Cores used by each part between two samples, over `seconds` of wall time. */
 function coresUsed(a: CpuSample, b: CpuSample, seconds: number) {
-  const d = (x: number | undefined, y: number | undefined) => (x === undefined || y === undefined ? undefined : (y - x) / seconds);
+  const d = (x: number | undefined, y: number | undefined) =>
+    x === undefined || y === undefined ? undefined : (y - x) / seconds;
   const replicas = a.replicas.map((x, i) => d(x, b.replicas[i]));
   const redis = d(a.redis, b.redis);
   const sandbox = d(a.sandbox, b.sandbox);
@@ -133,7 +141,10 @@ function coresUsed(a: CpuSample, b: CpuSample, seconds: number) {
   const machineBusy = a.machine && b.machine ? (b.machine.busy - a.machine.busy) / seconds : undefined;
   const interrupts = a.machine && b.machine ? (b.machine.interrupts - a.machine.interrupts) / seconds : undefined;
   // Every other process meanwhile: Postgres, other people's work.
-  const rest = machineBusy === undefined ? undefined : machineBusy - (interrupts ?? 0) - [...replicas, redis, sandbox, self].reduce<number>((s, x) => s + (x ?? 0), 0);
+  const rest =
+    machineBusy === undefined
+      ? undefined
+      : machineBusy - (interrupts ?? 0) - [...replicas, redis, sandbox, self].reduce<number>((s, x) => s + (x ?? 0), 0);
   return { replicas, redis, self, machineBusy, interrupts, rest };
 }
 
@@ -142,7 +153,8 @@ const cores = (x: number | undefined) => (x === undefined ? "n/a" : Math.max(0, 
 const QUIET_CORES = 0.25;
 
 /** One figure: its name, value, target and verdict, in columns. */
-const figure = (name: string, value: string, target: string, ok: boolean) => `  ${name.padEnd(28)} ${value.padEnd(7)} target ${target.padEnd(40)} ${verdict(ok)}`;
+const figure = (name: string, value: string, target: string, ok: boolean) =>
+  `  ${name.padEnd(28)} ${value.padEnd(7)} target ${target.padEnd(40)} ${verdict(ok)}`;
 
 // --- Load ---
 
@@ -160,7 +172,12 @@ interface LoadResult {
  * soon as the last is answered, for `seconds`. Each caller checks its first answer really is a
  * cache hit; the rest are counted by status only, to keep the load generator's own work small.
  */
-async function closedLoop(pools: Pool[], concurrency: number, seconds: number, body: (i: number) => string): Promise<LoadResult> {
+async function closedLoop(
+  pools: Pool[],
+  concurrency: number,
+  seconds: number,
+  body: (i: number) => string,
+): Promise<LoadResult> {
   const headers = { authorization: `Bearer ${RELAY_TOKEN}`, "content-type": "application/json" };
   let done = 0;
   let bytes = 0;
@@ -181,7 +198,11 @@ async function closedLoop(pools: Pool[], concurrency: number, seconds: number, b
             firstError ??= `${res.statusCode} ${Buffer.from(buf).toString("utf8").slice(0, 200)}`;
             continue;
           }
-          if (first && (JSON.parse(Buffer.from(buf).toString("utf8")) as { relay?: { cached?: boolean } }).relay?.cached !== true) notCached++;
+          if (
+            first &&
+            (JSON.parse(Buffer.from(buf).toString("utf8")) as { relay?: { cached?: boolean } }).relay?.cached !== true
+          )
+            notCached++;
           done++;
           bytes += buf.byteLength;
         } catch (error) {
@@ -202,7 +223,11 @@ interface PhaseResult {
 }
 
 /** One batch per replica, all at once; the sandbox's counters and the ledger rows of this phase. */
-async function pacedPhase(sandbox: Child, store: SharedStore, batches: { replica: Child; items: unknown[] }[]): Promise<PhaseResult> {
+async function pacedPhase(
+  sandbox: Child,
+  store: SharedStore,
+  batches: { replica: Child; items: unknown[] }[],
+): Promise<PhaseResult> {
   // The previous phase's sends leave the sandbox's one-second window first, then its counters start at 0.
   await sleep(1500);
   await resetSandbox(sandbox.url);
@@ -224,7 +249,10 @@ function describePhase(label: string, r: PhaseResult, owners: Map<string, string
     const name = owners.get(row.owner.split("-")[0] ?? "") ?? row.owner;
     byOwner.set(name, (byOwner.get(name) ?? 0) + 1);
   }
-  const split = [...byOwner.entries()].sort().map(([name, n]) => `${name} ${n}`).join(", ");
+  const split = [...byOwner.entries()]
+    .sort()
+    .map(([name, n]) => `${name} ${n}`)
+    .join(", ");
   const other = r.ledger.length - billed.length;
   return [
     `  ${label}: ${ok}/${r.lines.length} ok in ${r.elapsed.toFixed(2)} s (${(ok / r.elapsed).toFixed(1)} a second; ideal at ${RPS}/s: ${(ITEMS / RPS).toFixed(1)} s)`,
@@ -236,8 +264,10 @@ function describePhase(label: string, r: PhaseResult, owners: Map<string, string
 
 async function main(): Promise<void> {
   const defaulted: string[] = [];
-  const redisUrl = process.env.REDIS_URL?.trim() || (defaulted.push(`REDIS_URL=${DEFAULT_REDIS_URL}`), DEFAULT_REDIS_URL);
-  const databaseUrl = process.env.DATABASE_URL?.trim() || (defaulted.push(`DATABASE_URL=${DEFAULT_DATABASE_URL}`), DEFAULT_DATABASE_URL);
+  const redisUrl =
+    process.env.REDIS_URL?.trim() || (defaulted.push(`REDIS_URL=${DEFAULT_REDIS_URL}`), DEFAULT_REDIS_URL);
+  const databaseUrl =
+    process.env.DATABASE_URL?.trim() || (defaulted.push(`DATABASE_URL=${DEFAULT_DATABASE_URL}`), DEFAULT_DATABASE_URL);
   const urls: SharedUrls = { redisUrl, databaseUrl };
   const namespace = testNamespace("bench");
 
@@ -251,7 +281,9 @@ async function main(): Promise<void> {
       await Promise.allSettled(pools.map((p) => p.close()));
       await Promise.allSettled(children.map((c) => c.stop()));
       await store?.close().catch(() => undefined);
-      await dropNamespace(urls, namespace).catch((error: unknown) => process.stderr.write(`could not drop namespace ${namespace}: ${String(error)}\n`));
+      await dropNamespace(urls, namespace).catch((error: unknown) =>
+        process.stderr.write(`could not drop namespace ${namespace}: ${String(error)}\n`),
+      );
       for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
     })());
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -263,7 +295,8 @@ async function main(): Promise<void> {
 
   try {
     out(`bench:scale — relay replicas on Redis + Postgres, namespace ${namespace}`);
-    if (defaulted.length > 0) out(`  ${defaulted.join(" and ")} (unset, so this machine's default${defaulted.length > 1 ? "s" : ""})`);
+    if (defaulted.length > 0)
+      out(`  ${defaulted.join(" and ")} (unset, so this machine's default${defaulted.length > 1 ? "s" : ""})`);
     out(`  ${os.cpus().length} CPU cores shared by this load generator, the replicas, the sandbox, Redis and Postgres`);
 
     // The service as the relay sees it: throttled at 100 req/s per key, reports taking 0.2–0.6 s.
@@ -272,7 +305,10 @@ async function main(): Promise<void> {
     const replica = async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-bench-scale-"));
       dataDirs.push(dir);
-      const child = await startReplica(urls, namespace, sandbox.url, { RELAY_DATA_DIR: dir, RELAY_UPSTREAM_RPS: String(RPS) });
+      const child = await startReplica(urls, namespace, sandbox.url, {
+        RELAY_DATA_DIR: dir,
+        RELAY_UPSTREAM_RPS: String(RPS),
+      });
       children.push(child);
       return child;
     };
@@ -290,7 +326,9 @@ async function main(): Promise<void> {
 
     // 1. The account's limit: one replica, then two, each with items nobody asked for before.
     out();
-    out(`1. ${ITEMS} distinct uncached items at RELAY_UPSTREAM_RPS=${RPS}, sandbox throttling at ${RPS} requests in any 1 s`);
+    out(
+      `1. ${ITEMS} distinct uncached items at RELAY_UPSTREAM_RPS=${RPS}, sandbox throttling at ${RPS} requests in any 1 s`,
+    );
     const one = await pacedPhase(sandbox, store, [{ replica: a, items: items(0, ITEMS, "One") }]);
     for (const line of describePhase("one replica (A)", one, owners)) out(line);
     const half = Math.floor(ITEMS / 2);
@@ -303,17 +341,37 @@ async function main(): Promise<void> {
     const maxWindow = Math.max(one.stats.maxPerSecond, two.stats.maxPerSecond);
     const throttled = (one.stats.statuses["429"] ?? 0) + (two.stats.statuses["429"] ?? 0);
     const twice = one.stats.duplicateCreates + two.stats.duplicateCreates;
-    const allOk = [one, two].every((r) => r.lines.length === ITEMS && r.lines.every((l) => l.status === 200) && r.stats.billing.reports === ITEMS);
-    const ledgerOk = [one, two].every((r) => r.ledger.length === ITEMS && r.ledger.every((row) => row.state === "billed"));
-    out(figure("elapsed two ÷ one", ratio.toFixed(3), "0.90–1.10: the limit is the account's", ratio >= 0.9 && ratio <= 1.1));
+    const allOk = [one, two].every(
+      (r) => r.lines.length === ITEMS && r.lines.every((l) => l.status === 200) && r.stats.billing.reports === ITEMS,
+    );
+    const ledgerOk = [one, two].every(
+      (r) => r.ledger.length === ITEMS && r.ledger.every((row) => row.state === "billed"),
+    );
+    out(
+      figure(
+        "elapsed two ÷ one",
+        ratio.toFixed(3),
+        "0.90–1.10: the limit is the account's",
+        ratio >= 0.9 && ratio <= 1.1,
+      ),
+    );
     out(figure("most requests in any 1 s", String(maxWindow), `≤ ${RPS}`, maxWindow <= RPS));
     out(figure("upstream 429s", String(throttled), "0", throttled === 0));
     out(figure("reports created twice", String(twice), "0", twice === 0));
-    out(figure("answered 200, billed once", allOk && ledgerOk ? "yes" : "no", "every item, and its ledger row billed", allOk && ledgerOk));
+    out(
+      figure(
+        "answered 200, billed once",
+        allOk && ledgerOk ? "yes" : "no",
+        "every item, and its ledger row billed",
+        allOk && ledgerOk,
+      ),
+    );
 
     // 2. Cache hits: the items of the two-replica phase are all cached now.
     out();
-    out(`2. cache hits (${ITEMS} cached items), closed loop with ${CONCURRENCY} callers in total over keep-alive connections, ${ROUNDS} rounds of ${SECONDS} s per configuration`);
+    out(
+      `2. cache hits (${ITEMS} cached items), closed loop with ${CONCURRENCY} callers in total over keep-alive connections, ${ROUNDS} rounds of ${SECONDS} s per configuration`,
+    );
     const poolA = new Pool(a.url, { connections: CONCURRENCY, pipelining: 1 });
     const poolB = new Pool(b.url, { connections: CONCURRENCY, pipelining: 1 });
     pools.push(poolA, poolB);
@@ -331,12 +389,18 @@ async function main(): Promise<void> {
         r.disconnect();
       }
     }
-    const procs: Processes = { replicas: [a.process.pid, b.process.pid], redis: redisPid, sandbox: sandbox.process.pid };
+    const procs: Processes = {
+      replicas: [a.process.pid, b.process.pid],
+      redis: redisPid,
+      sandbox: sandbox.process.pid,
+    };
     // What the machine is busy with before the load starts (other work on a shared host shows here).
     const idleBefore = sampleCpu(procs);
     await sleep(1000);
     const idle = coresUsed(idleBefore, sampleCpu(procs), 1);
-    out(`  before the load: ${cores(idle.machineBusy)} of ${os.cpus().length} cores busy, ${cores(idle.rest)} of it with other processes`);
+    out(
+      `  before the load: ${cores(idle.machineBusy)} of ${os.cpus().length} cores busy, ${cores(idle.rest)} of it with other processes`,
+    );
     const arrivalsBefore = (await sandboxStats(sandbox.url)).arrivals;
 
     // Warm-up: each configuration for a while, nothing counted.
@@ -344,7 +408,10 @@ async function main(): Promise<void> {
     await closedLoop([poolA, poolB], CONCURRENCY, 2, body);
 
     const configs = { one: [poolA], two: [poolA, poolB] } as const;
-    const totals = { one: { done: 0, bytes: 0, errors: 0, notCached: 0, seconds: 0 }, two: { done: 0, bytes: 0, errors: 0, notCached: 0, seconds: 0 } };
+    const totals = {
+      one: { done: 0, bytes: 0, errors: 0, notCached: 0, seconds: 0 },
+      two: { done: 0, bytes: 0, errors: 0, notCached: 0, seconds: 0 },
+    };
     const usage = { one: [] as ReturnType<typeof coresUsed>[], two: [] as ReturnType<typeof coresUsed>[] };
     let firstError: string | undefined;
     const rounds: { ratio: number; quiet: boolean }[] = [];
@@ -388,35 +455,68 @@ async function main(): Promise<void> {
     const counted = quietRounds.length > 0 ? quietRounds : rounds;
     const sortedRatios = counted.map((r) => r.ratio).sort((x, y) => x - y);
     const scaling = sortedRatios[Math.floor(sortedRatios.length / 2)] as number;
-    const basis = quietRounds.length === rounds.length ? `median of ${rounds.length} rounds` : quietRounds.length > 0 ? `median of the ${quietRounds.length} quiet rounds of ${rounds.length}` : `median of ${rounds.length} rounds, none quiet`;
-    const mean = (xs: (number | undefined)[]) => (xs.some((x) => x === undefined) || xs.length === 0 ? undefined : (xs as number[]).reduce((s, x) => s + x, 0) / xs.length);
+    const basis =
+      quietRounds.length === rounds.length
+        ? `median of ${rounds.length} rounds`
+        : quietRounds.length > 0
+          ? `median of the ${quietRounds.length} quiet rounds of ${rounds.length}`
+          : `median of ${rounds.length} rounds, none quiet`;
+    const mean = (xs: (number | undefined)[]) =>
+      xs.some((x) => x === undefined) || xs.length === 0
+        ? undefined
+        : (xs as number[]).reduce((s, x) => s + x, 0) / xs.length;
     const cpuLine = (name: "one" | "two") => {
       const u = usage[name];
       const rA = mean(u.map((x) => x.replicas[0]));
       const rB = mean(u.map((x) => x.replicas[1]));
       return `replica A ${cores(rA)}, replica B ${cores(rB)}, Redis ${cores(mean(u.map((x) => x.redis)))}, load generator ${cores(mean(u.map((x) => x.self)))}, interrupts ${cores(mean(u.map((x) => x.interrupts)))}, other processes ${cores(mean(u.map((x) => x.rest)))}; whole machine ${cores(mean(u.map((x) => x.machineBusy)))} of ${os.cpus().length}`;
     };
-    out(`  one replica   ${rps1.toFixed(0).padStart(6)} req/s (${totals.one.done} answers, ${totals.one.errors} errors)`);
+    out(
+      `  one replica   ${rps1.toFixed(0).padStart(6)} req/s (${totals.one.done} answers, ${totals.one.errors} errors)`,
+    );
     out(`    cores used: ${cpuLine("one")}`);
-    out(`  two replicas  ${rps2.toFixed(0).padStart(6)} req/s (${totals.two.done} answers, ${totals.two.errors} errors)`);
+    out(
+      `  two replicas  ${rps2.toFixed(0).padStart(6)} req/s (${totals.two.done} answers, ${totals.two.errors} errors)`,
+    );
     out(`    cores used: ${cpuLine("two")}`);
     if (firstError) out(`  first error: ${firstError}`);
-    const clean = totals.one.errors + totals.two.errors === 0 && totals.one.notCached + totals.two.notCached === 0 && arrivalsDuring === 0;
+    const clean =
+      totals.one.errors + totals.two.errors === 0 &&
+      totals.one.notCached + totals.two.notCached === 0 &&
+      arrivalsDuring === 0;
     const bytes = (totals.one.bytes + totals.two.bytes) / (totals.one.done + totals.two.done);
-    out(figure("all cache hits, no errors", clean ? "yes" : "no", `checked; ${arrivalsDuring} requests reached the sandbox; ${(bytes / 1024).toFixed(1)} KiB an answer`, clean));
-    out(figure("throughput two ÷ one", scaling.toFixed(2), `≥ 1.6 (${basis}; all rounds' totals give ${(rps2 / rps1).toFixed(2)})`, scaling >= 1.6 && clean));
+    out(
+      figure(
+        "all cache hits, no errors",
+        clean ? "yes" : "no",
+        `checked; ${arrivalsDuring} requests reached the sandbox; ${(bytes / 1024).toFixed(1)} KiB an answer`,
+        clean,
+      ),
+    );
+    out(
+      figure(
+        "throughput two ÷ one",
+        scaling.toFixed(2),
+        `≥ 1.6 (${basis}; all rounds' totals give ${(rps2 / rps1).toFixed(2)})`,
+        scaling >= 1.6 && clean,
+      ),
+    );
 
     // What the machine allowed: a replica's JavaScript runs on one thread (about one core), and two
     // replicas share the machine's cores with the load generator and Redis.
     const one1 = mean(usage.one.map((x) => x.replicas[0]));
     const replicasTwo = mean(usage.two.map((x) => (x.replicas[0] ?? NaN) + (x.replicas[1] ?? NaN)));
-    const allTwo = mean(usage.two.map((x) => (x.replicas[0] ?? NaN) + (x.replicas[1] ?? NaN) + (x.redis ?? 0) + x.self));
+    const allTwo = mean(
+      usage.two.map((x) => (x.replicas[0] ?? NaN) + (x.replicas[1] ?? NaN) + (x.redis ?? 0) + x.self),
+    );
     if (one1 !== undefined && replicasTwo !== undefined && allTwo !== undefined && Number.isFinite(replicasTwo)) {
       const perCoreOne = rps1 / one1;
       const perCoreTwo = rps2 / replicasTwo;
       const boundOne = perCoreOne;
       const boundTwo = os.cpus().length / (allTwo / rps2);
-      out(`  answers per core the replicas used: one ${perCoreOne.toFixed(0)}, two ${perCoreTwo.toFixed(0)} (two ÷ one ${(perCoreTwo / perCoreOne).toFixed(2)})`);
+      out(
+        `  answers per core the replicas used: one ${perCoreOne.toFixed(0)}, two ${perCoreTwo.toFixed(0)} (two ÷ one ${(perCoreTwo / perCoreOne).toFixed(2)})`,
+      );
       out(
         `  estimate for this machine with nothing else running: one replica ≈ 1 core ≈ ${boundOne.toFixed(0)} req/s; two replicas, the load generator and Redis at ${((allTwo / rps2) * 1e6).toFixed(0)} µs of CPU an answer on ${os.cpus().length} cores ≈ ${boundTwo.toFixed(0)} req/s; two ÷ one ≈ ${(boundTwo / boundOne).toFixed(2)} at most`,
       );

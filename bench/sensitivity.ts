@@ -30,13 +30,27 @@ async function main(): Promise<void> {
     const id = card.find((row) => row[0] === "Analysis id")?.[1];
     const prices = Array.from({ length: 100 }, (_, i) => [300000 + i * 5000]);
     const rates = [Array.from({ length: 100 }, (_, i) => Math.round((3 + i * 0.08) * 100) / 100)];
-    await STR.sensitivity(id, "purchasePrice", prices.slice(0, 5), "interestRatePct", [rates[0]!.slice(0, 5)], "yearOneCashOnCashPercentage"); // warm-up
+    await STR.sensitivity(
+      id,
+      "purchasePrice",
+      prices.slice(0, 5),
+      "interestRatePct",
+      [rates[0]!.slice(0, 5)],
+      "yearOneCashOnCashPercentage",
+    ); // warm-up
     const before = requests;
     const times: number[] = [];
     let grid: unknown[][] = [];
     for (let k = 0; k < 5; k++) {
       const t0 = performance.now();
-      grid = await STR.sensitivity(id, "purchasePrice", prices, "interestRatePct", rates, "yearOneCashOnCashPercentage");
+      grid = await STR.sensitivity(
+        id,
+        "purchasePrice",
+        prices,
+        "interestRatePct",
+        rates,
+        "yearOneCashOnCashPercentage",
+      );
       times.push(performance.now() - t0);
     }
     const made = requests - before;

@@ -1,6 +1,15 @@
 import fs from "node:fs";
 import { Pool } from "undici";
-import { BENCH_KEY, BENCH_TOKEN, buyParams, peakRssMiB, percentile, startRelay, startSandbox, verdict } from "./support";
+import {
+  BENCH_KEY,
+  BENCH_TOKEN,
+  buyParams,
+  peakRssMiB,
+  percentile,
+  startRelay,
+  startSandbox,
+  verdict,
+} from "./support";
 
 /**
  * npm run bench:soak — a soak, not CI: SOAK_SECONDS (600) at 100 req/s, open loop, through a relay
@@ -90,11 +99,25 @@ function perMinute(a: Sample[], b: Sample[], elapsed: number): string {
 }
 
 const ms = (x: number) => `${x.toFixed(1)} ms`;
-const p = (xs: Sample[], q: number) => percentile(xs.map((s) => s.ms).sort((a, b) => a - b), q);
+const p = (xs: Sample[], q: number) =>
+  percentile(
+    xs.map((s) => s.ms).sort((a, b) => a - b),
+    q,
+  );
 
 async function main(): Promise<void> {
-  const upstream = await startSandbox({ SANDBOX_TIME_SCALE: "0.02", SANDBOX_API_KEYS: BENCH_KEY, SANDBOX_AI_FAILURE_RATE: "0", SANDBOX_AI_TIMEOUT_RATE: "0" });
-  const relay = await startRelay({ STR_API_KEY: BENCH_KEY, STR_API_BASE_URL: upstream.url, RELAY_UPSTREAM_RPS: "100", ...(DATA_DIR ? { RELAY_DATA_DIR: DATA_DIR } : {}) });
+  const upstream = await startSandbox({
+    SANDBOX_TIME_SCALE: "0.02",
+    SANDBOX_API_KEYS: BENCH_KEY,
+    SANDBOX_AI_FAILURE_RATE: "0",
+    SANDBOX_AI_TIMEOUT_RATE: "0",
+  });
+  const relay = await startRelay({
+    STR_API_KEY: BENCH_KEY,
+    STR_API_BASE_URL: upstream.url,
+    RELAY_UPSTREAM_RPS: "100",
+    ...(DATA_DIR ? { RELAY_DATA_DIR: DATA_DIR } : {}),
+  });
   const pid = relay.process.pid as number;
   const pool = new Pool(relay.url, { connections: 128 });
   const auth = { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" };
@@ -108,7 +131,14 @@ async function main(): Promise<void> {
 
     // The seed: SEED distinct analyses, so the first cached requests have something to hit.
     const seedItems = Array.from({ length: SEED }, (_, n) => ({ strategy: "buy", params: buyParams(FIRST + n) }));
-    const seedRes = await pool.request({ method: "POST", path: "/v1/batch", body: JSON.stringify({ items: seedItems, maxComparables: 0 }), headers: auth, bodyTimeout: 0, headersTimeout: 0 });
+    const seedRes = await pool.request({
+      method: "POST",
+      path: "/v1/batch",
+      body: JSON.stringify({ items: seedItems, maxComparables: 0 }),
+      headers: auth,
+      bodyTimeout: 0,
+      headersTimeout: 0,
+    });
     let seedOk = 0;
     let rest = "";
     for await (const chunk of seedRes.body) {
@@ -119,7 +149,12 @@ async function main(): Promise<void> {
     }
     if (seedOk !== SEED) throw new Error(`the seed batch answered ${seedOk} of ${SEED} ok`);
     const answered: number[] = Array.from({ length: SEED }, (_, n) => FIRST + n);
-    const stats = async () => (await (await fetch(`${upstream.url}/__sandbox/stats`)).json()) as { statuses: Record<string, number>; duplicateCreates: number; maxPerSecond: number };
+    const stats = async () =>
+      (await (await fetch(`${upstream.url}/__sandbox/stats`)).json()) as {
+        statuses: Record<string, number>;
+        duplicateCreates: number;
+        maxPerSecond: number;
+      };
     const before = await stats();
 
     const start = performance.now();
@@ -193,7 +228,8 @@ async function main(): Promise<void> {
     const windowS = Math.min(60, (SECONDS - WARMUP) / 3);
     const first = all.filter((s) => s.at >= WARMUP && s.at < WARMUP + windowS);
     const last = all.filter((s) => s.at >= SECONDS - windowS);
-    const row = (label: string, xs: Sample[]) => `  ${label.padEnd(10)} ${String(xs.length).padStart(7)}   p50 ${ms(p(xs, 0.5)).padStart(9)}   p99 ${ms(p(xs, 0.99)).padStart(9)}   max ${ms(p(xs, 1)).padStart(9)}`;
+    const row = (label: string, xs: Sample[]) =>
+      `  ${label.padEnd(10)} ${String(xs.length).padStart(7)}   p50 ${ms(p(xs, 0.5)).padStart(9)}   p99 ${ms(p(xs, 0.99)).padStart(9)}   max ${ms(p(xs, 1)).padStart(9)}`;
     const count = (s: typeof after, status: string) => s.statuses[status] ?? 0;
     const creates = count(after, "200") - count(before, "200");
     const minutes: string[] = [];

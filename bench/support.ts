@@ -21,7 +21,10 @@ export interface Child {
 export function startChild(entry: string, env: Record<string, string>, ready: RegExp): Promise<Child> {
   // Without the store variables of this shell: a benchmark's relay uses a shared store only when given one.
   const { REDIS_URL: _redis, DATABASE_URL: _database, ...inherited } = process.env;
-  const child = spawn(process.execPath, [path.join(ROOT, "lib", entry)], { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [path.join(ROOT, "lib", entry)], {
+    env: { ...inherited, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const output: string[] = [];
   // Never outlive the benchmark, however it ends.
   process.once("exit", () => child.kill("SIGKILL"));
@@ -74,7 +77,15 @@ export async function startRelay(env: Record<string, string>): Promise<Child> {
   try {
     child = await startChild(
       "relay/main.js",
-      { RELAY_PORT: "0", RELAY_DATA_DIR: dataDir, RELAY_TOKENS: BENCH_TOKEN, RELAY_CALLER_RPS: "100000", RELAY_BUDGET_USD_PER_DAY: "100000", RELAY_LOG_LEVEL: "warn", ...env },
+      {
+        RELAY_PORT: "0",
+        RELAY_DATA_DIR: dataDir,
+        RELAY_TOKENS: BENCH_TOKEN,
+        RELAY_CALLER_RPS: "100000",
+        RELAY_BUDGET_USD_PER_DAY: "100000",
+        RELAY_LOG_LEVEL: "warn",
+        ...env,
+      },
       /listening on (https?:\/\/[\d.]+:\d+)/,
     );
   } catch (error) {
@@ -115,7 +126,12 @@ export interface Latencies {
 }
 
 /** Sends `make()` at a steady `perSecond` for `seconds` (open loop) and records each latency, ms. */
-export async function steadyLoad(pool: Pool, perSecond: number, seconds: number, make: (i: number) => { path: string; body: string; headers: Record<string, string> }): Promise<Latencies> {
+export async function steadyLoad(
+  pool: Pool,
+  perSecond: number,
+  seconds: number,
+  make: (i: number) => { path: string; body: string; headers: Record<string, string> },
+): Promise<Latencies> {
   const total = Math.round(perSecond * seconds);
   const times: number[] = [];
   let errors = 0;
@@ -129,7 +145,12 @@ export async function steadyLoad(pool: Pool, perSecond: number, seconds: number,
     const t0 = performance.now();
     inflight.push(
       pool
-        .request({ method: "POST", path: req.path, body: req.body, headers: { "content-type": "application/json", ...req.headers } })
+        .request({
+          method: "POST",
+          path: req.path,
+          body: req.body,
+          headers: { "content-type": "application/json", ...req.headers },
+        })
         .then(async (res) => {
           await res.body.arrayBuffer();
           if (res.statusCode !== 200) errors++;
@@ -146,14 +167,24 @@ export async function steadyLoad(pool: Pool, perSecond: number, seconds: number,
 }
 
 /** Closed loop: `concurrency` callers as fast as they can for `seconds`; requests a second. */
-export async function throughput(pool: Pool, concurrency: number, seconds: number, make: (i: number) => { path: string; body: string; headers: Record<string, string> }): Promise<number> {
+export async function throughput(
+  pool: Pool,
+  concurrency: number,
+  seconds: number,
+  make: (i: number) => { path: string; body: string; headers: Record<string, string> },
+): Promise<number> {
   let done = 0;
   const end = performance.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
       for (let i = worker; performance.now() < end; i += concurrency) {
         const req = make(i);
-        const res = await pool.request({ method: "POST", path: req.path, body: req.body, headers: { "content-type": "application/json", ...req.headers } });
+        const res = await pool.request({
+          method: "POST",
+          path: req.path,
+          body: req.body,
+          headers: { "content-type": "application/json", ...req.headers },
+        });
         await res.body.arrayBuffer();
         done++;
       }
@@ -167,5 +198,11 @@ export function verdict(ok: boolean): string {
 }
 
 export function buyParams(n: number) {
-  return { fullAddress: `${100 + n} Bench Ave, Austin TX`, purchasePriceUSD: 300_000 + (n % 50) * 5000, bedrooms: 1 + (n % 4), bathrooms: 1 + (n % 3), accomodates: 2 + (n % 6) };
+  return {
+    fullAddress: `${100 + n} Bench Ave, Austin TX`,
+    purchasePriceUSD: 300_000 + (n % 50) * 5000,
+    bedrooms: 1 + (n % 4),
+    bathrooms: 1 + (n % 3),
+    accomodates: 2 + (n % 6),
+  };
 }

@@ -51,7 +51,14 @@ function sheet(from: number): unknown[][] {
   const grid: unknown[][] = [HEADER];
   for (let n = from; n < from + ROWS; n++) {
     const p = buyParams(n);
-    grid.push([p.fullAddress, `$${p.purchasePriceUSD.toLocaleString("en-US")}`, p.bedrooms, p.bathrooms, p.accomodates, "bench"]);
+    grid.push([
+      p.fullAddress,
+      `$${p.purchasePriceUSD.toLocaleString("en-US")}`,
+      p.bedrooms,
+      p.bathrooms,
+      p.accomodates,
+      "bench",
+    ]);
   }
   return grid;
 }
@@ -59,7 +66,15 @@ function sheet(from: number): unknown[][] {
 /** The requests the pane makes of such a sheet, planned by the same code without Excel. */
 function itemsOf(from: number): BatchItem[] {
   const [headers = [], ...rows] = sheet(from) as CellInput[][];
-  const table: TableInput = { sheetId: "bench", sheetName: "Deals", headerRow: 0, left: 0, headers, rows: rows.map((cells, i) => ({ sheetRow: i + 1, cells })), block: undefined };
+  const table: TableInput = {
+    sheetId: "bench",
+    sheetName: "Deals",
+    headerRow: 0,
+    left: 0,
+    headers,
+    rows: rows.map((cells, i) => ({ sheetRow: i + 1, cells })),
+    block: undefined,
+  };
   return planScreening(table, recognizeColumns(headers), { strategy: "buy", numbers: "point" }).items;
 }
 
@@ -67,10 +82,17 @@ const seconds = (t0: number) => (performance.now() - t0) / 1000;
 
 /** The pane's screening of a fresh 1,000-row sheet whose addresses start at `from`. */
 async function screenInPane(client: RelayClient, from: number): Promise<PaneRun> {
-  const excel: FakeExcel = installFakeExcel({ sheets: [{ name: "Deals", rows: sheet(from) }], selection: { row: 1, column: 0 }, syncLatencyMs: SYNC_MS });
+  const excel: FakeExcel = installFakeExcel({
+    sheets: [{ name: "Deals", rows: sheet(from) }],
+    selection: { row: 1, column: 0 },
+    syncLatencyMs: SYNC_MS,
+  });
   const t0 = performance.now();
   const table = await readSelectedTable(excel.run);
-  const job = planScreening(table, recognizeColumns(maskBlock(table.headers, table.block)), { strategy: "buy", numbers: "point" });
+  const job = planScreening(table, recognizeColumns(maskBlock(table.headers, table.block)), {
+    strategy: "buy",
+    numbers: "point",
+  });
   const read = seconds(t0);
   const readSyncs = excel.syncs;
   if (job.items.length !== ROWS) throw new Error(`the pane read ${job.items.length} requests of ${ROWS} rows`);
@@ -84,8 +106,10 @@ async function screenInPane(client: RelayClient, from: number): Promise<PaneRun>
   const result = await runScreening({ client, run: excel.run }, job, { sandbox: e.sandbox });
   const run = seconds(t2);
   const total = seconds(t0);
-  if (result.writeError !== undefined || result.stopped) throw new Error(`the run stopped: ${String(result.writeError)}`);
-  if (result.progress.done !== ROWS || result.progress.failed !== 0) throw new Error(`the run answered ${result.progress.done} rows, ${result.progress.failed} failed`);
+  if (result.writeError !== undefined || result.stopped)
+    throw new Error(`the run stopped: ${String(result.writeError)}`);
+  if (result.progress.done !== ROWS || result.progress.failed !== 0)
+    throw new Error(`the run answered ${result.progress.done} rows, ${result.progress.failed} failed`);
 
   // Check what reached the sheet: a status in every row of the block.
   const values = excel.values("Deals");
@@ -98,7 +122,16 @@ async function screenInPane(client: RelayClient, from: number): Promise<PaneRun>
     if (w.kind !== "values" || w.row === 0) continue;
     perSync.set(w.sync, (perSync.get(w.sync) ?? 0) + w.rows);
   }
-  return { seconds: total, read, dryRun, run, syncs: excel.syncs, readSyncs, writerSyncs: result.syncs, chunks: [...perSync.values()] };
+  return {
+    seconds: total,
+    read,
+    dryRun,
+    run,
+    syncs: excel.syncs,
+    readSyncs,
+    writerSyncs: result.syncs,
+    chunks: [...perSync.values()],
+  };
 }
 
 /** The baseline: the same requests as one POST /v1/batch through the same client, read to its end. */
@@ -120,9 +153,26 @@ async function throttled(sandboxUrl: string): Promise<number> {
   return stats.statuses["429"] ?? 0;
 }
 
-async function scenario(label: string, rps: number, sandboxLimit: number, repeats: number, target: number | undefined, from: number): Promise<boolean> {
-  const upstream = await startSandbox({ SANDBOX_TIME_SCALE: "0", SANDBOX_API_KEYS: BENCH_KEY, SANDBOX_RATE_LIMIT: String(sandboxLimit), SANDBOX_AI_FAILURE_RATE: "0", SANDBOX_AI_TIMEOUT_RATE: "0" });
-  const relay = await startRelay({ STR_API_KEY: BENCH_KEY, STR_API_BASE_URL: upstream.url, RELAY_UPSTREAM_RPS: String(rps) });
+async function scenario(
+  label: string,
+  rps: number,
+  sandboxLimit: number,
+  repeats: number,
+  target: number | undefined,
+  from: number,
+): Promise<boolean> {
+  const upstream = await startSandbox({
+    SANDBOX_TIME_SCALE: "0",
+    SANDBOX_API_KEYS: BENCH_KEY,
+    SANDBOX_RATE_LIMIT: String(sandboxLimit),
+    SANDBOX_AI_FAILURE_RATE: "0",
+    SANDBOX_AI_TIMEOUT_RATE: "0",
+  });
+  const relay = await startRelay({
+    STR_API_KEY: BENCH_KEY,
+    STR_API_BASE_URL: upstream.url,
+    RELAY_UPSTREAM_RPS: String(rps),
+  });
   const client = new RelayClient({ baseUrl: relay.url, token: BENCH_TOKEN });
   const panes: (PaneRun & { throttled: number })[] = [];
   const batches: { seconds: number; throttled: number }[] = [];
@@ -181,8 +231,22 @@ async function main(): Promise<void> {
     `bench:taskpane — the task pane screening ${ROWS} distinct rows (fake Excel, ${SYNC_MS} ms a sync; relay process, live mode, on a sandbox process at time scale 0)\n` +
       "  (timings are noisy when other benchmarks or tests share the CPU)\n",
   );
-  await scenario("paced at the service's 100 req/s (RELAY_UPSTREAM_RPS=100, sandbox limit 100)", 100, 100, REPEATS, 1.1, 0);
-  await scenario("unpaced (RELAY_UPSTREAM_RPS=10000, the config's maximum; sandbox limit 100000)", 10_000, 100_000, REPEATS, undefined, 1_000_000);
+  await scenario(
+    "paced at the service's 100 req/s (RELAY_UPSTREAM_RPS=100, sandbox limit 100)",
+    100,
+    100,
+    REPEATS,
+    1.1,
+    0,
+  );
+  await scenario(
+    "unpaced (RELAY_UPSTREAM_RPS=10000, the config's maximum; sandbox limit 100000)",
+    10_000,
+    100_000,
+    REPEATS,
+    undefined,
+    1_000_000,
+  );
 }
 
 main().then(

@@ -1,5 +1,14 @@
 import { Cancelable, RelayCallError } from "../src/client";
-import { FormattedNumberSupport, Grid, HostSupport, PLAIN_HOST, SheetError, formattedNumberSupport, sheetError, toCellValues } from "../src/sheet";
+import {
+  FormattedNumberSupport,
+  Grid,
+  HostSupport,
+  PLAIN_HOST,
+  SheetError,
+  formattedNumberSupport,
+  sheetError,
+  toCellValues,
+} from "../src/sheet";
 
 /**
  * The one way every STR.* function runs (functions/implementation.ts). It owns what Excel asks of
@@ -66,7 +75,9 @@ export function free<Args>(invocation: Invocation, body: FunctionBody<Args>): Pr
  */
 function inValuePreview(invocation: Invocation): boolean {
   const value: unknown = invocation?.isInValuePreview;
-  return value !== undefined && value !== null && value !== false && value !== "" && String(value).toLowerCase() !== "false";
+  return (
+    value !== undefined && value !== null && value !== false && value !== "" && String(value).toLowerCase() !== "false"
+  );
 }
 
 function run<Args>(invocation: Invocation, body: FunctionBody<Args>): Promise<unknown[][]> {
@@ -158,7 +169,9 @@ let support: HostSupport | undefined;
 export function hostSupport(): HostSupport {
   if (support) return support;
   const requirements = typeof Office === "undefined" ? undefined : Office.context?.requirements;
-  const level: FormattedNumberSupport | undefined = requirements ? formattedNumberSupport((name, version) => requirements.isSetSupported(name, version)) : undefined;
+  const level: FormattedNumberSupport | undefined = requirements
+    ? formattedNumberSupport((name, version) => requirements.isSetSupported(name, version))
+    : undefined;
   support = level ? { formattedNumbers: level } : PLAIN_HOST;
   return support;
 }

@@ -107,7 +107,20 @@ export function owned(
   fields?: unknown[][],
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.owned(location, purchasePrice, downPaymentPct, interestRatePct, mortgageYears, yearsRemaining, bedrooms, bathrooms, guests, options, fields, invocation);
+  return implementation.owned(
+    location,
+    purchasePrice,
+    downPaymentPct,
+    interestRatePct,
+    mortgageYears,
+    yearsRemaining,
+    bedrooms,
+    bathrooms,
+    guests,
+    options,
+    fields,
+    invocation,
+  );
 }
 
 /**
@@ -167,7 +180,11 @@ export function enhance(
  * @param invocation Supplied by Excel.
  * @returns A table of comparables with a header row.
  */
-export function comps(analysisId: unknown, maxRows?: unknown, invocation?: CustomFunctions.CancelableInvocation): Promise<unknown[][]> {
+export function comps(
+  analysisId: unknown,
+  maxRows?: unknown,
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
   return implementation.comps(analysisId, maxRows, invocation);
 }
 
@@ -195,7 +212,16 @@ export function whatif(
   fields?: unknown[][],
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.whatif(analysisId, purchasePrice, downPaymentPct, interestRatePct, mortgageYears, scenario, fields, invocation);
+  return implementation.whatif(
+    analysisId,
+    purchasePrice,
+    downPaymentPct,
+    interestRatePct,
+    mortgageYears,
+    scenario,
+    fields,
+    invocation,
+  );
 }
 
 /**
@@ -220,7 +246,15 @@ export function sensitivity(
   metric: unknown,
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.sensitivity(analysisId, rowVariable, rowValues, columnVariable, columnValues, metric, invocation);
+  return implementation.sensitivity(
+    analysisId,
+    rowVariable,
+    rowValues,
+    columnVariable,
+    columnValues,
+    metric,
+    invocation,
+  );
 }
 
 /**
@@ -247,7 +281,16 @@ export function maxbid(
   mortgageYears?: unknown,
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.maxbid(analysisId, metric, target, scenario, downPaymentPct, interestRatePct, mortgageYears, invocation);
+  return implementation.maxbid(
+    analysisId,
+    metric,
+    target,
+    scenario,
+    downPaymentPct,
+    interestRatePct,
+    mortgageYears,
+    invocation,
+  );
 }
 
 /**
@@ -280,7 +323,19 @@ export function projection(
   mortgageYears?: unknown,
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.projection(analysisId, years, appreciationPct, revenueGrowthPct, expenseGrowthPct, sellingCostPct, purchasePrice, downPaymentPct, interestRatePct, mortgageYears, invocation);
+  return implementation.projection(
+    analysisId,
+    years,
+    appreciationPct,
+    revenueGrowthPct,
+    expenseGrowthPct,
+    sellingCostPct,
+    purchasePrice,
+    downPaymentPct,
+    interestRatePct,
+    mortgageYears,
+    invocation,
+  );
 }
 
 /**
@@ -293,6 +348,11 @@ export function projection(
  * @param invocation Supplied by Excel.
  * @returns An entity value in one cell (or the card as a spill where entities are not supported).
  */
-export function card(strategy: unknown, location: unknown[][], values: unknown[][][], invocation?: CustomFunctions.CancelableInvocation): Promise<unknown[][]> {
+export function card(
+  strategy: unknown,
+  location: unknown[][],
+  values: unknown[][][],
+  invocation?: CustomFunctions.CancelableInvocation,
+): Promise<unknown[][]> {
   return implementation.card(strategy, location, values, invocation);
 }

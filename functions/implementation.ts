@@ -1,4 +1,21 @@
-import { AnyRequest, Analysis, FieldIssue, Operation, ProjectionInputs, RelayAnswer, SessionAnswer, Strategy, UNIT_FORMATS, WhatIfInputs, findField, idField, maxBid, projectHold, validateRequest, whatIf } from "../src/contract";
+import {
+  AnyRequest,
+  Analysis,
+  FieldIssue,
+  Operation,
+  ProjectionInputs,
+  RelayAnswer,
+  SessionAnswer,
+  Strategy,
+  UNIT_FORMATS,
+  WhatIfInputs,
+  findField,
+  idField,
+  maxBid,
+  projectHold,
+  validateRequest,
+  whatIf,
+} from "../src/contract";
 import { RelayCallError, RequestSource, addinConnection, refreshGate } from "../src/client";
 import {
   CellInput,
@@ -17,7 +34,21 @@ import {
   readYears,
   single,
 } from "../src/inputs";
-import { Grid, analysisCard, analysisEntity, analysisOf, cell, comparablesTable, fieldsRow, invalidArgument, parseFieldList, projectionGrid, warningTexts, readMaxRows, sensitivityGrid } from "../src/sheet";
+import {
+  Grid,
+  analysisCard,
+  analysisEntity,
+  analysisOf,
+  cell,
+  comparablesTable,
+  fieldsRow,
+  invalidArgument,
+  parseFieldList,
+  projectionGrid,
+  warningTexts,
+  readMaxRows,
+  sensitivityGrid,
+} from "../src/sheet";
 import { Call, Invocation, billable, cancelled, free, hostSupport } from "./custom-function";
 
 /**
@@ -29,11 +60,29 @@ import { Call, Invocation, billable, cancelled, free, hostSupport } from "./cust
 
 type Arg = unknown;
 
-export function buy(location: unknown[][], purchasePrice: Arg, bedrooms: Arg, bathrooms: Arg, guests: Arg, options?: unknown[][] | null, fields?: unknown[][] | null, invocation?: Invocation): Promise<unknown[][]> {
+export function buy(
+  location: unknown[][],
+  purchasePrice: Arg,
+  bedrooms: Arg,
+  bathrooms: Arg,
+  guests: Arg,
+  options?: unknown[][] | null,
+  fields?: unknown[][] | null,
+  invocation?: Invocation,
+): Promise<unknown[][]> {
   return create("buy", location, [purchasePrice, bedrooms, bathrooms, guests], options, fields, invocation);
 }
 
-export function arb(location: unknown[][], monthlyRent: Arg, bedrooms: Arg, bathrooms: Arg, guests: Arg, options?: unknown[][] | null, fields?: unknown[][] | null, invocation?: Invocation): Promise<unknown[][]> {
+export function arb(
+  location: unknown[][],
+  monthlyRent: Arg,
+  bedrooms: Arg,
+  bathrooms: Arg,
+  guests: Arg,
+  options?: unknown[][] | null,
+  fields?: unknown[][] | null,
+  invocation?: Invocation,
+): Promise<unknown[][]> {
   return create("arb", location, [monthlyRent, bedrooms, bathrooms, guests], options, fields, invocation);
 }
 
@@ -51,16 +100,41 @@ export function owned(
   fields?: unknown[][] | null,
   invocation?: Invocation,
 ): Promise<unknown[][]> {
-  return create("owned", location, [purchasePrice, downPaymentPct, interestRatePct, mortgageYears, yearsRemaining, bedrooms, bathrooms, guests], options, fields, invocation);
+  return create(
+    "owned",
+    location,
+    [purchasePrice, downPaymentPct, interestRatePct, mortgageYears, yearsRemaining, bedrooms, bathrooms, guests],
+    options,
+    fields,
+    invocation,
+  );
 }
 
-export function cohost(location: unknown[][], bedrooms: Arg, bathrooms: Arg, guests: Arg, commissionPct?: Arg, options?: unknown[][] | null, fields?: unknown[][] | null, invocation?: Invocation): Promise<unknown[][]> {
+export function cohost(
+  location: unknown[][],
+  bedrooms: Arg,
+  bathrooms: Arg,
+  guests: Arg,
+  commissionPct?: Arg,
+  options?: unknown[][] | null,
+  fields?: unknown[][] | null,
+  invocation?: Invocation,
+): Promise<unknown[][]> {
   return create("cohost", location, [bedrooms, bathrooms, guests, commissionPct], options, fields, invocation);
 }
 
-export function enhance(analysisId: Arg, aiComps?: Arg, aiExpenses?: Arg, fields?: unknown[][] | null, invocation?: Invocation): Promise<unknown[][]> {
+export function enhance(
+  analysisId: Arg,
+  aiComps?: Arg,
+  aiExpenses?: Arg,
+  fields?: unknown[][] | null,
+  invocation?: Invocation,
+): Promise<unknown[][]> {
   return billable(invocation, {
-    read: () => ({ request: readEnhanceRequest(analysisId, aiComps, aiExpenses), layout: readLayout(fields, undefined) }),
+    read: () => ({
+      request: readEnhanceRequest(analysisId, aiComps, aiExpenses),
+      layout: readLayout(fields, undefined),
+    }),
     answer: async (args, call) => {
       const { request, layout } = args();
       return layout(await ask("enhance", request, call));
@@ -97,24 +171,44 @@ export function whatif(
   fields?: unknown[][] | null,
   invocation?: Invocation,
 ): Promise<unknown[][]> {
-  const given: [string, Arg][] = [["purchasePrice", purchasePrice], ["downPaymentPct", downPaymentPct], ["interestRatePct", interestRatePct], ["mortgageYears", mortgageYears], ["scenario", scenario]];
+  const given: [string, Arg][] = [
+    ["purchasePrice", purchasePrice],
+    ["downPaymentPct", downPaymentPct],
+    ["interestRatePct", interestRatePct],
+    ["mortgageYears", mortgageYears],
+    ["scenario", scenario],
+  ];
   return free(invocation, {
     read: () => ({ id: readId(analysisId), inputs: readWhatIfInputs(given), layout: readLayout(fields, undefined) }),
     answer: async (args, call) => {
       const { id, inputs, layout } = args();
       const answer = await storedAnswer(id, call);
       const analysis = analysisOf(answer);
-      const result = analysis ? whatIf(analysis, inputs) : { ok: false as const, message: "the answer holds no analysis" };
-      if (!result.ok) throw invalidArgument([{ path: "analysisId", message: `cannot be recomputed: ${result.message}` }]);
+      const result = analysis
+        ? whatIf(analysis, inputs)
+        : { ok: false as const, message: "the answer holds no analysis" };
+      if (!result.ok)
+        throw invalidArgument([{ path: "analysisId", message: `cannot be recomputed: ${result.message}` }]);
       // A what-if is computed here from a stored analysis: nothing was fetched or billed for it.
       return layout({ ...answer, data: result.analysis, session: "computed" });
     },
   });
 }
 
-export function sensitivity(analysisId: Arg, rowVariable: Arg, rowValues: unknown[][], columnVariable: Arg, columnValues: unknown[][], metric: Arg, invocation?: Invocation): Promise<unknown[][]> {
+export function sensitivity(
+  analysisId: Arg,
+  rowVariable: Arg,
+  rowValues: unknown[][],
+  columnVariable: Arg,
+  columnValues: unknown[][],
+  metric: Arg,
+  invocation?: Invocation,
+): Promise<unknown[][]> {
   return free(invocation, {
-    read: () => ({ id: readId(analysisId), ...readSensitivityAxes(rowVariable, rowValues, columnVariable, columnValues, metric) }),
+    read: () => ({
+      id: readId(analysisId),
+      ...readSensitivityAxes(rowVariable, rowValues, columnVariable, columnValues, metric),
+    }),
     answer: async (args, call) => {
       const { id, rows, columns, field } = args();
       const analysis = analysisOf(await storedAnswer(id, call));
@@ -126,14 +220,29 @@ export function sensitivity(analysisId: Arg, rowVariable: Arg, rowValues: unknow
   });
 }
 
-export function maxbid(analysisId: Arg, metric: Arg, target: Arg, scenario?: Arg, downPaymentPct?: Arg, interestRatePct?: Arg, mortgageYears?: Arg, invocation?: Invocation): Promise<unknown[][]> {
-  const given: [string, Arg][] = [["scenario", scenario], ["downPaymentPct", downPaymentPct], ["interestRatePct", interestRatePct], ["mortgageYears", mortgageYears]];
+export function maxbid(
+  analysisId: Arg,
+  metric: Arg,
+  target: Arg,
+  scenario?: Arg,
+  downPaymentPct?: Arg,
+  interestRatePct?: Arg,
+  mortgageYears?: Arg,
+  invocation?: Invocation,
+): Promise<unknown[][]> {
+  const given: [string, Arg][] = [
+    ["scenario", scenario],
+    ["downPaymentPct", downPaymentPct],
+    ["interestRatePct", interestRatePct],
+    ["mortgageYears", mortgageYears],
+  ];
   return free(invocation, {
     read: () => ({ id: readId(analysisId), ...readMaxBidTarget(metric, target), inputs: readWhatIfInputs(given) }),
     answer: async (args, call) => {
       const { id, metric: m, target: t, inputs } = args();
       const result = maxBid(await storedAnalysis(id, call), { ...inputs, metric: m, target: t });
-      if (!result.ok && result.reason === "no-price") throw invalidArgument([{ path: "analysisId", message: `has no maximum bid: ${result.message}` }]);
+      if (!result.ok && result.reason === "no-price")
+        throw invalidArgument([{ path: "analysisId", message: `has no maximum bid: ${result.message}` }]);
       if (!result.ok) throw new RelayCallError("STR_TARGET_UNREACHABLE", result.message);
       return [[cell(result.priceUSD, UNIT_FORMATS.usd)]];
     },
@@ -154,19 +263,30 @@ export function projection(
   invocation?: Invocation,
 ): Promise<unknown[][]> {
   const rates = [appreciationPct, revenueGrowthPct, expenseGrowthPct, sellingCostPct];
-  const financing: [string, Arg][] = [["purchasePrice", purchasePrice], ["downPaymentPct", downPaymentPct], ["interestRatePct", interestRatePct], ["mortgageYears", mortgageYears]];
+  const financing: [string, Arg][] = [
+    ["purchasePrice", purchasePrice],
+    ["downPaymentPct", downPaymentPct],
+    ["interestRatePct", interestRatePct],
+    ["mortgageYears", mortgageYears],
+  ];
   return free(invocation, {
     read: () => ({ id: readId(analysisId), inputs: readProjectionInputs(years, rates, financing) }),
     answer: async (args, call) => {
       const { id, inputs } = args();
       const result = projectHold(await storedAnalysis(id, call), inputs);
-      if (!result.ok) throw invalidArgument([{ path: "analysisId", message: `cannot be projected: ${result.message}` }]);
+      if (!result.ok)
+        throw invalidArgument([{ path: "analysisId", message: `cannot be projected: ${result.message}` }]);
       return projectionGrid(result.years, result.summary);
     },
   });
 }
 
-export function card(strategy: Arg, location: unknown[][], values: unknown[][][] | null | undefined, invocation?: Invocation): Promise<unknown[][]> {
+export function card(
+  strategy: Arg,
+  location: unknown[][],
+  values: unknown[][][] | null | undefined,
+  invocation?: Invocation,
+): Promise<unknown[][]> {
   return billable(invocation, {
     read: () => readCardRequest(strategy, location, values ?? []),
     answer: async (args, call) => {
@@ -185,10 +305,22 @@ export function card(strategy: Arg, location: unknown[][], values: unknown[][][]
   });
 }
 
-function create(op: Strategy, location: unknown[][], positional: Arg[], options: unknown[][] | null | undefined, fields: unknown[][] | null | undefined, invocation: Invocation): Promise<unknown[][]> {
+function create(
+  op: Strategy,
+  location: unknown[][],
+  positional: Arg[],
+  options: unknown[][] | null | undefined,
+  fields: unknown[][] | null | undefined,
+  invocation: Invocation,
+): Promise<unknown[][]> {
   return billable(invocation, {
     read: () => {
-      const built = functionRequest(op, location as RangeInput, positional, (options ?? undefined) as CellInput | RangeInput | undefined);
+      const built = functionRequest(
+        op,
+        location as RangeInput,
+        positional,
+        (options ?? undefined) as CellInput | RangeInput | undefined,
+      );
       if (!built.ok) throw invalidArgument(built.issues);
       return { request: built.request, layout: readLayout(fields, op) };
     },
@@ -213,7 +345,10 @@ function readEnhanceRequest(analysisId: Arg, aiComps: Arg, aiExpenses: Arg): Any
     addAIExpenseEstimates: neither || (expenses.ok && expenses.value === true),
   };
   const valid = validateRequest("enhance", request);
-  if (!valid.ok) throw invalidArgument(valid.issues.map((i) => ({ path: i.path === "addAIComps" ? "aiComps" : i.path, message: i.message })));
+  if (!valid.ok)
+    throw invalidArgument(
+      valid.issues.map((i) => ({ path: i.path === "addAIComps" ? "aiComps" : i.path, message: i.message })),
+    );
   return valid.value;
 }
 
@@ -237,13 +372,22 @@ function collectWhatIfInputs(given: readonly [string, Arg][], problems: FieldIss
   return inputs;
 }
 
-function readSensitivityAxes(rowVariable: Arg, rowValues: unknown[][], columnVariable: Arg, columnValues: unknown[][], metric: Arg) {
+function readSensitivityAxes(
+  rowVariable: Arg,
+  rowValues: unknown[][],
+  columnVariable: Arg,
+  columnValues: unknown[][],
+  metric: Arg,
+) {
   const problems: FieldIssue[] = [];
   const names = WHATIF_VARIABLES.map((v) => v.name).join(", ");
   const axis = (argument: string, variableArg: Arg, valuesArg: unknown[][], valuesName: string) => {
     const variable = findWhatIfVariable(single(variableArg));
     if (!variable) {
-      problems.push({ path: argument, message: `must be a what-if variable (${names}); got ${JSON.stringify(String(single(variableArg) ?? ""))}` });
+      problems.push({
+        path: argument,
+        message: `must be a what-if variable (${names}); got ${JSON.stringify(String(single(variableArg) ?? ""))}`,
+      });
       return undefined;
     }
     const values = readValueList(valuesArg as readonly (readonly CellInput[])[], variable);
@@ -256,28 +400,46 @@ function readSensitivityAxes(rowVariable: Arg, rowValues: unknown[][], columnVar
   const rows = axis("rowVariable", rowVariable, rowValues, "rowValues");
   const columns = axis("columnVariable", columnVariable, columnValues, "columnValues");
   const field = findField(String(single(metric) ?? ""));
-  if (!field || (field.unit !== "usd" && field.unit !== "percent" && field.unit !== "fraction" && field.unit !== "ratio")) {
-    problems.push({ path: "metric", message: `must be a numeric field such as yearOneCashFlowUSD, yearOneCashOnCashPercentage or DSCR; got ${JSON.stringify(String(single(metric) ?? ""))}` });
+  if (
+    !field ||
+    (field.unit !== "usd" && field.unit !== "percent" && field.unit !== "fraction" && field.unit !== "ratio")
+  ) {
+    problems.push({
+      path: "metric",
+      message: `must be a numeric field such as yearOneCashFlowUSD, yearOneCashOnCashPercentage or DSCR; got ${JSON.stringify(String(single(metric) ?? ""))}`,
+    });
   }
   if (problems.length > 0 || !rows || !columns || !field) throw invalidArgument(problems);
   // The same variable down and across is the arguments' fault: refused before asking the relay.
-  if (rows.variable.name === columns.variable.name) throw invalidArgument(`rowVariable and columnVariable are both ${rows.variable.name}: choose two different variables`);
+  if (rows.variable.name === columns.variable.name)
+    throw invalidArgument(
+      `rowVariable and columnVariable are both ${rows.variable.name}: choose two different variables`,
+    );
   return { rows, columns, field };
 }
 
 function readMaxBidTarget(metric: Arg, target: Arg) {
   const m = readBidMetric(single(metric));
-  if (!m.ok || m.value === undefined) throw invalidArgument([{ path: "metric", message: `must be ${m.ok ? "given" : m.message}` }]);
+  if (!m.ok || m.value === undefined)
+    throw invalidArgument([{ path: "metric", message: `must be ${m.ok ? "given" : m.message}` }]);
   const t = readBidTarget(single(target), m.value);
-  if (!t.ok || t.value === undefined) throw invalidArgument([{ path: "target", message: `must be ${t.ok ? "given" : t.message}` }]);
+  if (!t.ok || t.value === undefined)
+    throw invalidArgument([{ path: "target", message: `must be ${t.ok ? "given" : t.message}` }]);
   return { metric: m.value, target: t.value };
 }
 
-function readProjectionInputs(years: Arg, rates: readonly Arg[], financing: readonly [string, Arg][]): ProjectionInputs {
+function readProjectionInputs(
+  years: Arg,
+  rates: readonly Arg[],
+  financing: readonly [string, Arg][],
+): ProjectionInputs {
   const problems: FieldIssue[] = [];
   const hold = readYears(single(years));
   if (!hold.ok) problems.push({ path: "years", message: `must be ${hold.message}` });
-  const inputs: ProjectionInputs = { ...collectWhatIfInputs(financing, problems), years: hold.ok ? (hold.value as number) : 0 };
+  const inputs: ProjectionInputs = {
+    ...collectWhatIfInputs(financing, problems),
+    years: hold.ok ? (hold.value as number) : 0,
+  };
   PROJECTION_RATES.forEach((rate, k) => {
     const r = rate.read(single(rates[k]));
     if (!r.ok) problems.push({ path: rate.name, message: `must be ${r.message}` });
@@ -287,13 +449,26 @@ function readProjectionInputs(years: Arg, rates: readonly Arg[], financing: read
   return inputs;
 }
 
-function readCardRequest(strategy: Arg, location: unknown[][], args: unknown[][][]): { strategy: Strategy; request: AnyRequest } {
+function readCardRequest(
+  strategy: Arg,
+  location: unknown[][],
+  args: unknown[][][],
+): { strategy: Strategy; request: AnyRequest } {
   const op = readStrategy(single(strategy));
-  if (!op.ok || op.value === undefined || op.value === "enhance") throw invalidArgument([{ path: "strategy", message: `must be one of ${STRATEGY_NAMES.join(", ")}` }]);
+  if (!op.ok || op.value === undefined || op.value === "enhance")
+    throw invalidArgument([{ path: "strategy", message: `must be one of ${STRATEGY_NAMES.join(", ")}` }]);
   const s = op.value as Strategy;
   const count = POSITIONAL_ARGUMENTS[s].length;
-  if (args.length > count + 1) throw invalidArgument([{ path: "values", message: `${s} takes ${count} values and then options; got ${args.length}` }]);
-  const built = functionRequest(s, location as RangeInput, args.slice(0, count), (args[count] ?? undefined) as RangeInput | undefined);
+  if (args.length > count + 1)
+    throw invalidArgument([
+      { path: "values", message: `${s} takes ${count} values and then options; got ${args.length}` },
+    ]);
+  const built = functionRequest(
+    s,
+    location as RangeInput,
+    args.slice(0, count),
+    (args[count] ?? undefined) as RangeInput | undefined,
+  );
   if (!built.ok) throw invalidArgument(built.issues);
   return { strategy: s, request: built.request };
 }
@@ -312,7 +487,12 @@ function readId(analysisId: Arg): string {
 function idText(analysisId: Arg): string {
   const value = single(analysisId);
   if (typeof value === "boolean" || (typeof value === "number" && !Number.isFinite(value))) {
-    throw invalidArgument([{ path: "analysisId", message: `must be ${idField().description}; got ${typeof value === "boolean" ? String(value).toUpperCase() : String(value)}` }]);
+    throw invalidArgument([
+      {
+        path: "analysisId",
+        message: `must be ${idField().description}; got ${typeof value === "boolean" ? String(value).toUpperCase() : String(value)}`,
+      },
+    ]);
   }
   return String(value ?? "").trim();
 }
@@ -339,7 +519,10 @@ type Layout = (answer: SessionAnswer) => Grid;
 
 /** `fields` → a layout: one screening row, or the whole card. Bad field names fail before anything is sent. */
 function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy | undefined): Layout {
-  const given = fields !== null && fields !== undefined && fields.some((row) => row.some((c) => c !== null && c !== undefined && c !== ""));
+  const given =
+    fields !== null &&
+    fields !== undefined &&
+    fields.some((row) => row.some((c) => c !== null && c !== undefined && c !== ""));
   if (!given) return (answer) => analysisCard(answer, strategy ? { strategy } : {});
   const parsed = parseFieldList(fields, strategy ? { strategy } : {});
   if (!parsed.ok) throw invalidArgument([{ path: "fields", message: parsed.message.replace(/^fields:\s*/, "") }]);

@@ -28,9 +28,13 @@ const say = (line) => process.stdout.write(`[start] ${line}\n`);
 function readTarget(args) {
   const [platform, ...rest] = args;
   if (platform === undefined) return { platform: "desktop" };
-  if (platform !== "web") return { error: `unknown argument ${JSON.stringify(platform)}: \`npm start\` takes none; \`npm run start:web -- --document <url>\` for Excel on the web.` };
+  if (platform !== "web")
+    return {
+      error: `unknown argument ${JSON.stringify(platform)}: \`npm start\` takes none; \`npm run start:web -- --document <url>\` for Excel on the web.`,
+    };
   const at = rest.findIndex((a) => a === "--document" || a.startsWith("--document="));
-  const document = at < 0 ? undefined : rest[at].startsWith("--document=") ? rest[at].slice("--document=".length) : rest[at + 1];
+  const document =
+    at < 0 ? undefined : rest[at].startsWith("--document=") ? rest[at].slice("--document=".length) : rest[at + 1];
   if (!document) {
     return {
       error: [
@@ -42,7 +46,10 @@ function readTarget(args) {
       ].join("\n"),
     };
   }
-  if (!/^https:\/\/\S+$/.test(document)) return { error: `--document must be the workbook's https:// address (Share › Copy link in Excel on the web); got ${JSON.stringify(document)}.` };
+  if (!/^https:\/\/\S+$/.test(document))
+    return {
+      error: `--document must be the workbook's https:// address (Share › Copy link in Excel on the web); got ${JSON.stringify(document)}.`,
+    };
   return { platform: "web", document };
 }
 
@@ -156,7 +163,10 @@ function forgetSession() {
 function desktopExcel() {
   if (process.platform === "win32") return true;
   if (process.platform === "darwin") {
-    return ["/Applications/Microsoft Excel.app", path.join(process.env.HOME ?? "", "Applications", "Microsoft Excel.app")].some((p) => fs.existsSync(p));
+    return [
+      "/Applications/Microsoft Excel.app",
+      path.join(process.env.HOME ?? "", "Applications", "Microsoft Excel.app"),
+    ].some((p) => fs.existsSync(p));
   }
   return false;
 }
@@ -196,26 +206,35 @@ async function sideload() {
   const ready = await waitForPort(DEV_SERVER_PORT, Date.now() + DEV_SERVER_WAIT_MS);
   if (stopping) return;
   if (!ready) {
-    say(`the dev server is not listening on port ${DEV_SERVER_PORT} after ${DEV_SERVER_WAIT_MS / 1000} s; not sideloading.`);
+    say(
+      `the dev server is not listening on port ${DEV_SERVER_PORT} after ${DEV_SERVER_WAIT_MS / 1000} s; not sideloading.`,
+    );
     return;
   }
-  if (target.platform === "desktop" && !desktopExcel()) return printSideloadHelp(`No desktop Excel to sideload into on ${process.platform}.`);
+  if (target.platform === "desktop" && !desktopExcel())
+    return printSideloadHelp(`No desktop Excel to sideload into on ${process.platform}.`);
   const debugging = officeAddinDebugging();
   if (!debugging) return printSideloadHelp("office-addin-debugging (an optional dependency) is not installed.");
   const where = target.platform === "web" ? "the workbook in Excel on the web" : "Excel";
   say(`sideloading manifest.xml into ${where} (office-addin-debugging start)…`);
   // --dev-server-port makes it find the dev server already running instead of starting another.
   const platformArgs = target.platform === "web" ? ["web", "--document", target.document] : ["desktop"];
-  const child = spawn(process.execPath, [debugging, "start", MANIFEST, ...platformArgs, "--dev-server-port", String(DEV_SERVER_PORT)], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [debugging, "start", MANIFEST, ...platformArgs, "--dev-server-port", String(DEV_SERVER_PORT)],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   pipeLines(child.stdout, "[sideload]", process.stdout);
   pipeLines(child.stderr, "[sideload]", process.stderr);
   child.on("exit", (code) => {
     if (code === 0) {
       sideloaded = true;
-      say(`${where === "Excel" ? "Excel is starting" : "The workbook is opening"} with the add-in: open Home › Underwrite. Ctrl-C or \`npm run stop\` stops both servers and unloads it.`);
+      say(
+        `${where === "Excel" ? "Excel is starting" : "The workbook is opening"} with the add-in: open Home › Underwrite. Ctrl-C or \`npm run stop\` stops both servers and unloads it.`,
+      );
     } else if (!stopping) {
       printSideloadHelp(`office-addin-debugging failed (code ${code}).`);
     }
@@ -246,7 +265,12 @@ async function main() {
   }
   recordSession();
   run("relay", "relay", [RELAY_MAIN]);
-  run("add-in dev server", "addin", [require.resolve("webpack-cli/bin/cli.js", { paths: [ROOT] }), "serve", "--mode", "development"]);
+  run("add-in dev server", "addin", [
+    require.resolve("webpack-cli/bin/cli.js", { paths: [ROOT] }),
+    "serve",
+    "--mode",
+    "development",
+  ]);
   await sideload();
 }
 

@@ -10,7 +10,13 @@ require.extensions[".ts"] = function compile(module, filename) {
   const source = fs.readFileSync(filename, "utf8");
   const { outputText } = ts.transpileModule(source, {
     fileName: filename,
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, sourceMap: false, inlineSourceMap: true },
+    compilerOptions: {
+      module: ts.ModuleKind.CommonJS,
+      target: ts.ScriptTarget.ES2022,
+      esModuleInterop: true,
+      sourceMap: false,
+      inlineSourceMap: true,
+    },
   });
   module._compile(outputText, filename);
 };

@@ -19,10 +19,17 @@ export interface ComparablesView {
   analysis: Analysis;
 }
 
-export async function loadComparables(client: Pick<RelayClient, "analysis">, id: string, signal?: AbortSignal): Promise<ComparablesView> {
+export async function loadComparables(
+  client: Pick<RelayClient, "analysis">,
+  id: string,
+  signal?: AbortSignal,
+): Promise<ComparablesView> {
   const answer = await client.analysis(id, signal ? { signal } : {});
   const analysis = analysisOf(answer);
-  if (!analysis) throw new PaneError(`The relay holds analysis ${id} without its figures (an enhance whose AI steps all failed): select the analysis it enhanced.`);
+  if (!analysis)
+    throw new PaneError(
+      `The relay holds analysis ${id} without its figures (an enhance whose AI steps all failed): select the analysis it enhanced.`,
+    );
   return {
     id,
     address: typeof analysis.fullAddress === "string" ? analysis.fullAddress : undefined,

@@ -13,7 +13,8 @@ export class PaneError extends Error {
 export function describeError(error: unknown): string {
   if (error instanceof PaneError) return error.message;
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  const isOffice = typeof code === "string" && !code.startsWith("STR_") && error instanceof Error && error.name === "RichApi.Error";
+  const isOffice =
+    typeof code === "string" && !code.startsWith("STR_") && error instanceof Error && error.name === "RichApi.Error";
   if (isOffice) return `Excel refused: ${error.message} (${code})`;
   // The pane has room for the whole story: the advice and the relay's own words.
   const e = sheetError(error);

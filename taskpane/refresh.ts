@@ -27,7 +27,11 @@ export interface RefreshPlan {
   tables: Estimate;
 }
 
-export async function planRefresh(deps: { client: Pick<RelayClient, "dryRun" | "usage">; run: ExcelRun }, scope: RefreshScope, options: { strategy: Strategy; signal?: AbortSignal; supports?: SupportsApi }): Promise<RefreshPlan> {
+export async function planRefresh(
+  deps: { client: Pick<RelayClient, "dryRun" | "usage">; run: ExcelRun },
+  scope: RefreshScope,
+  options: { strategy: Strategy; signal?: AbortSignal; supports?: SupportsApi },
+): Promise<RefreshPlan> {
   const targets = await findRefreshTargets(deps.run, scope);
   const numbers = await workbookNumberStyle(deps.run, options.supports);
   const { calls, cents } = formulaCost(targets.formulas);
@@ -93,7 +97,12 @@ export interface FormulaRefreshOptions {
  * cell has called (or the calls stop coming): ordinary recalculation must not bill a moment longer
  * than the refresh needs. Resolves with the calls the gate let through.
  */
-export async function recalculateFormulas(run: ExcelRun, gate: RefreshGate, targets: RefreshTargets, options: FormulaRefreshOptions = {}): Promise<{ calls: number }> {
+export async function recalculateFormulas(
+  run: ExcelRun,
+  gate: RefreshGate,
+  targets: RefreshTargets,
+  options: FormulaRefreshOptions = {},
+): Promise<{ calls: number }> {
   if (targets.formulas.length === 0) return { calls: 0 };
   const quietMs = options.quietMs ?? 2000;
   const maxMs = options.maxMs ?? 120_000;
@@ -101,7 +110,10 @@ export async function recalculateFormulas(run: ExcelRun, gate: RefreshGate, targ
   try {
     await run(async (context) => {
       for (const { sheetId, bounds } of targets.recalculate) {
-        context.workbook.worksheets.getItem(sheetId).getRangeByIndexes(bounds.row, bounds.column, bounds.rows, bounds.columns).calculate();
+        context.workbook.worksheets
+          .getItem(sheetId)
+          .getRangeByIndexes(bounds.row, bounds.column, bounds.rows, bounds.columns)
+          .calculate();
       }
       await context.sync();
     });
@@ -109,7 +121,12 @@ export async function recalculateFormulas(run: ExcelRun, gate: RefreshGate, targ
     const started = Date.now();
     let last = gate.calls;
     let lastChange = Date.now();
-    while (gate.calls < expected && Date.now() - lastChange < quietMs && Date.now() - started < maxMs && !options.signal?.aborted) {
+    while (
+      gate.calls < expected &&
+      Date.now() - lastChange < quietMs &&
+      Date.now() - started < maxMs &&
+      !options.signal?.aborted
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       if (gate.calls !== last) {
         last = gate.calls;
@@ -128,7 +145,15 @@ export async function refreshTables(
   jobs: readonly ScreeningJob[],
   options: { signal?: AbortSignal; sandbox: boolean; onProgress?: (progress: ScreeningProgress) => void },
 ): Promise<RunResult> {
-  const total: ScreeningProgress = { total: jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind !== "blank").length, 0), done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0, stopped: 0 };
+  const total: ScreeningProgress = {
+    total: jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind !== "blank").length, 0),
+    done: 0,
+    cached: 0,
+    failed: 0,
+    warnings: 0,
+    spentUSD: 0,
+    stopped: 0,
+  };
   let syncs = 0;
   let stopped = false;
   let writeError: unknown;

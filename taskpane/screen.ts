@@ -1,7 +1,15 @@
 import { RelayClient } from "../src/client";
 import { FieldInfo, Strategy } from "../src/contract";
 import { CellInput, ColumnMapping, NumberStyle } from "../src/inputs";
-import { ScreeningCounts, ScreeningEstimate, ScreeningPlan, estimateScreening, planRows, resultFields, screenRows } from "../src/screening";
+import {
+  ScreeningCounts,
+  ScreeningEstimate,
+  ScreeningPlan,
+  estimateScreening,
+  planRows,
+  resultFields,
+  screenRows,
+} from "../src/screening";
 import { LEADING_COLUMNS, ResultBlockSpan, maskBlock, resultBlockHeader, resultBlockWidth } from "../src/sheet";
 import { ExcelRun } from "./excel/host";
 import { TableRow } from "./excel/read-table";
@@ -51,7 +59,13 @@ export interface PlanOptions {
 }
 
 export function planScreening(table: TableInput, mapping: ColumnMapping, options: PlanOptions): ScreeningJob {
-  const planned = planRows(table.rows, mapping, { strategy: options.strategy, headers: maskBlock(table.headers, table.block), numbers: options.numbers, acceptUnusual: options.acceptUnusual === true, ...(options.refresh ? { refresh: true } : {}) });
+  const planned = planRows(table.rows, mapping, {
+    strategy: options.strategy,
+    headers: maskBlock(table.headers, table.block),
+    numbers: options.numbers,
+    acceptUnusual: options.acceptUnusual === true,
+    ...(options.refresh ? { refresh: true } : {}),
+  });
   const fields = resultFields(planned.strategy, { chosen: options.fields });
   const block = table.block;
   return {
@@ -71,7 +85,11 @@ export const SEND_UNUSUAL_LABEL = "Also send unusual rows";
 /** What a run would do and cost, from the relay's dry run (nothing sent, nothing spent). */
 export type Estimate = Omit<ScreeningEstimate, "verdicts">;
 
-export async function estimate(client: Pick<RelayClient, "dryRun" | "usage">, jobs: readonly ScreeningJob[], signal?: AbortSignal): Promise<Estimate> {
+export async function estimate(
+  client: Pick<RelayClient, "dryRun" | "usage">,
+  jobs: readonly ScreeningJob[],
+  signal?: AbortSignal,
+): Promise<Estimate> {
   const { verdicts: _verdicts, ...totals } = await estimateScreening(client, jobs, signal);
   return totals;
 }
@@ -91,7 +109,15 @@ export interface ScreeningProgress {
 }
 
 export function progressOf(c: Readonly<ScreeningCounts>): ScreeningProgress {
-  return { total: c.rows, done: c.created + c.cached + c.duplicate + c.failed, cached: c.cached + c.duplicate, failed: c.failed, warnings: c.withWarnings, spentUSD: c.spentUSD, stopped: c.stopped };
+  return {
+    total: c.rows,
+    done: c.created + c.cached + c.duplicate + c.failed,
+    cached: c.cached + c.duplicate,
+    failed: c.failed,
+    warnings: c.withWarnings,
+    spentUSD: c.spentUSD,
+    stopped: c.stopped,
+  };
 }
 
 export interface RunOptions {
@@ -113,7 +139,11 @@ export interface RunResult {
   writeError: unknown;
 }
 
-export async function runScreening(deps: { client: Pick<RelayClient, "batch">; run: ExcelRun }, job: ScreeningJob, options: RunOptions): Promise<RunResult> {
+export async function runScreening(
+  deps: { client: Pick<RelayClient, "batch">; run: ExcelRun },
+  job: ScreeningJob,
+  options: RunOptions,
+): Promise<RunResult> {
   const controller = new AbortController();
   const stop = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) stop();
@@ -157,5 +187,10 @@ export async function runScreening(deps: { client: Pick<RelayClient, "batch">; r
   } catch (error) {
     writeError = error;
   }
-  return { progress: progressOf(run.counts), stopped: run.stopped && writeError === undefined, syncs: writer.syncs, writeError };
+  return {
+    progress: progressOf(run.counts),
+    stopped: run.stopped && writeError === undefined,
+    syncs: writer.syncs,
+    writeError,
+  };
 }

@@ -1,4 +1,11 @@
-import { RelayCallError, RelayClient, RelayConnection, RelaySettings, SettingsStorage, loadSettings } from "../src/client";
+import {
+  RelayCallError,
+  RelayClient,
+  RelayConnection,
+  RelaySettings,
+  SettingsStorage,
+  loadSettings,
+} from "../src/client";
 import { describeIssues, toFieldIssues } from "../src/contract";
 
 /**
@@ -29,7 +36,10 @@ export async function formSettings(deps: SettingsDeps, form: SettingsForm): Prom
   const token = form.token.trim() || (await loadSettings(deps.storage, deps.pageOrigin)).token || "";
   const parsed = RelaySettings.safeParse({ relayUrl: form.relayUrl, token });
   if (!parsed.success) {
-    const fields = toFieldIssues(parsed.error, ["relayUrl", "token"]).map((f) => ({ ...f, path: f.path === "relayUrl" ? "Relay URL" : "Relay token" }));
+    const fields = toFieldIssues(parsed.error, ["relayUrl", "token"]).map((f) => ({
+      ...f,
+      path: f.path === "relayUrl" ? "Relay URL" : "Relay token",
+    }));
     throw new RelayCallError("STR_NOT_CONFIGURED", describeIssues(fields), { fields });
   }
   return parsed.data;
@@ -48,11 +58,26 @@ export interface ConnectionReport {
 }
 
 /** Tests the form's settings without saving them: the relay's health (mode, version), then usage (which needs the token). */
-export async function testConnection(deps: SettingsDeps, form: SettingsForm, signal?: AbortSignal): Promise<ConnectionReport> {
+export async function testConnection(
+  deps: SettingsDeps,
+  form: SettingsForm,
+  signal?: AbortSignal,
+): Promise<ConnectionReport> {
   const settings = await formSettings(deps, form);
-  const client = new RelayClient({ baseUrl: settings.relayUrl, token: settings.token, timeoutMs: 15_000, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  const client = new RelayClient({
+    baseUrl: settings.relayUrl,
+    token: settings.token,
+    timeoutMs: 15_000,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
   const options = signal ? { signal } : {};
   const health = await client.health(options);
   const usage = await client.usage(options);
-  return { mode: health.mode, version: health.version, todayUSD: usage.today.costUSD, budgetUSD: usage.budget.dailyUSD, remainingUSD: usage.budget.remainingTodayUSD };
+  return {
+    mode: health.mode,
+    version: health.version,
+    todayUSD: usage.today.costUSD,
+    budgetUSD: usage.budget.dailyUSD,
+    remainingUSD: usage.budget.remainingTodayUSD,
+  };
 }

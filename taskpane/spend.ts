@@ -35,10 +35,20 @@ export async function loadSpend(client: Pick<RelayClient, "usage">, signal?: Abo
 
 /** "$1,234.50": spend, where cents add up. */
 export function usd(amount: number): string {
-  return amount.toLocaleString("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return amount.toLocaleString("en-US", {
+    style: "currency",
+    currency: "USD",
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  });
 }
 
 /** "$58,273": estimates read at a glance, where cents are noise. */
 export function wholeUSD(amount: number): string {
-  return amount.toLocaleString("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 0, maximumFractionDigits: 0 });
+  return amount.toLocaleString("en-US", {
+    style: "currency",
+    currency: "USD",
+    minimumFractionDigits: 0,
+    maximumFractionDigits: 0,
+  });
 }

@@ -34,6 +34,7 @@ Office.onReady(() => {
     gate: refreshGate,
   }).catch((error: unknown) => {
     const status = document.getElementById("app-status");
-    if (status) status.textContent = `The pane could not start: ${error instanceof Error ? error.message : String(error)}`;
+    if (status)
+      status.textContent = `The pane could not start: ${error instanceof Error ? error.message : String(error)}`;
   });
 });

@@ -94,33 +94,53 @@ export interface ScreenOptions {
 
 /** Every option, without its dashes (docs/cli.md lists each; a test holds it to this list). */
 export const VALUE_OPTIONS = ["out", "strategy", "sheet", "fields", "comps"] as const;
-export const FLAG_OPTIONS = ["force", "refresh", "dry-run", "decimal-comma", "decimal-point", "accept-unusual", "change-strategy", "help", "version"] as const;
+export const FLAG_OPTIONS = [
+  "force",
+  "refresh",
+  "dry-run",
+  "decimal-comma",
+  "decimal-point",
+  "accept-unusual",
+  "change-strategy",
+  "help",
+  "version",
+] as const;
 /** Single-letter forms. */
 export const SHORT_OPTIONS: Readonly<Record<string, OptionName>> = { "-o": "out", "-h": "help" };
 type OptionName = (typeof VALUE_OPTIONS)[number] | (typeof FLAG_OPTIONS)[number];
 const ALL_OPTIONS: readonly OptionName[] = [...VALUE_OPTIONS, ...FLAG_OPTIONS];
-const isValueOption = (name: string): name is (typeof VALUE_OPTIONS)[number] => (VALUE_OPTIONS as readonly string[]).includes(name);
-const isFlagOption = (name: string): name is (typeof FLAG_OPTIONS)[number] => (FLAG_OPTIONS as readonly string[]).includes(name);
+const isValueOption = (name: string): name is (typeof VALUE_OPTIONS)[number] =>
+  (VALUE_OPTIONS as readonly string[]).includes(name);
+const isFlagOption = (name: string): name is (typeof FLAG_OPTIONS)[number] =>
+  (FLAG_OPTIONS as readonly string[]).includes(name);
 
 const got = (input: unknown) => (input === undefined ? "nothing" : JSON.stringify(input));
 
 const Options = z.object({
   input: z
     .string({ error: "IN must be given: the CSV or XLSX file to screen" })
-    .refine((f) => /\.(csv|tsv|txt|xlsx)$/i.test(f), { error: (i) => `IN must be a .csv or .xlsx file (save .xls and .ods as .xlsx first); got ${got(i.input)}` }),
+    .refine((f) => /\.(csv|tsv|txt|xlsx)$/i.test(f), {
+      error: (i) => `IN must be a .csv or .xlsx file (save .xls and .ods as .xlsx first); got ${got(i.input)}`,
+    }),
   out: z
     .string()
-    .refine((f) => outputFormatOf(f) !== undefined, { error: (i) => `--out must name an ${OUTPUT_FORMATS.map((f) => `.${f}`).join(", ")} file; got ${got(i.input)}` })
+    .refine((f) => outputFormatOf(f) !== undefined, {
+      error: (i) => `--out must name an ${OUTPUT_FORMATS.map((f) => `.${f}`).join(", ")} file; got ${got(i.input)}`,
+    })
     .optional(),
   strategy: z.preprocess(
-    (v) => (typeof v === "string" ? v.trim().toLowerCase().replace(/[^a-z]/g, "") : v),
-    z.enum(STRATEGIES, { error: (i) => `--strategy must be one of ${STRATEGIES.join(", ")}; got ${got(i.input)}` }).optional(),
+    (v) =>
+      typeof v === "string"
+        ? v
+            .trim()
+            .toLowerCase()
+            .replace(/[^a-z]/g, "")
+        : v,
+    z
+      .enum(STRATEGIES, { error: (i) => `--strategy must be one of ${STRATEGIES.join(", ")}; got ${got(i.input)}` })
+      .optional(),
   ),
-  sheet: z
-    .string()
-    .trim()
-    .min(1, { error: "--sheet must name a sheet; got \"\"" })
-    .optional(),
+  sheet: z.string().trim().min(1, { error: '--sheet must name a sheet; got ""' }).optional(),
   fields: z.string().optional(),
   comps: z
     .string()
@@ -129,7 +149,10 @@ const Options = z.object({
       if (v === undefined) return DEFAULT_COMPS;
       const n = Number(v.trim());
       if (v.trim() === "" || !Number.isInteger(n) || n < 0 || n > MAX_COMPARABLES) {
-        ctx.addIssue({ code: "custom", message: `--comps must be a whole number from 0 to ${MAX_COMPARABLES}; got ${got(v)}` });
+        ctx.addIssue({
+          code: "custom",
+          message: `--comps must be a whole number from 0 to ${MAX_COMPARABLES}; got ${got(v)}`,
+        });
         return z.NEVER;
       }
       return n;
@@ -170,7 +193,9 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     }
     if (!isValueOption(name)) {
       const close = ALL_OPTIONS.find((o) => o.replace(/-/g, "") === name.toLowerCase().replace(/[-_]/g, ""));
-      throw new UsageError(`unknown option --${name}${close ? ` (did you mean --${close}?)` : `; options: ${optionList()}`}`);
+      throw new UsageError(
+        `unknown option --${name}${close ? ` (did you mean --${close}?)` : `; options: ${optionList()}`}`,
+      );
     }
     if (name in values) throw new UsageError(`--${name} is given twice`);
     let value: string | undefined;
@@ -178,12 +203,16 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     else {
       value = argv[i + 1];
       // "--out --refresh" is a forgotten value, not a file named "--refresh".
-      if (value === undefined || (value.startsWith("--") && value.length > 2)) throw new UsageError(`--${name} needs a value`);
+      if (value === undefined || (value.startsWith("--") && value.length > 2))
+        throw new UsageError(`--${name} needs a value`);
       i++;
     }
     values[name] = value;
   }
-  if (positional.length > 1) throw new UsageError(`one input file at a time; got ${positional.length}: ${positional.map((p) => JSON.stringify(p)).join(", ")}`);
+  if (positional.length > 1)
+    throw new UsageError(
+      `one input file at a time; got ${positional.length}: ${positional.map((p) => JSON.stringify(p)).join(", ")}`,
+    );
 
   const parsed = Options.safeParse({
     input: positional[0],
@@ -198,9 +227,16 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
   });
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join("; "));
   const o = parsed.data;
-  if (!o.out && !o.dryRun) throw new UsageError("--out must be given: the .xlsx, .csv or .json file to write (or use --dry-run to only estimate)");
-  if (flags.has("decimal-comma") && flags.has("decimal-point")) throw new UsageError("--decimal-comma and --decimal-point cannot both be given: a table has one decimal mark");
-  if (o.sheet !== undefined && !/\.xlsx$/i.test(o.input)) throw new UsageError(`--sheet applies to .xlsx input only; ${JSON.stringify(path.basename(o.input))} is a CSV file`);
+  if (!o.out && !o.dryRun)
+    throw new UsageError(
+      "--out must be given: the .xlsx, .csv or .json file to write (or use --dry-run to only estimate)",
+    );
+  if (flags.has("decimal-comma") && flags.has("decimal-point"))
+    throw new UsageError("--decimal-comma and --decimal-point cannot both be given: a table has one decimal mark");
+  if (o.sheet !== undefined && !/\.xlsx$/i.test(o.input))
+    throw new UsageError(
+      `--sheet applies to .xlsx input only; ${JSON.stringify(path.basename(o.input))} is a CSV file`,
+    );
 
   let fields: readonly FieldInfo[] | undefined;
   if (o.fields !== undefined) {

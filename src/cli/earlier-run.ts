@@ -19,7 +19,9 @@ export function earlierRun(table: InputTable): EarlierRun | undefined {
   const book = table.workbook;
   if (!book) return undefined;
   const legacy = Object.entries(EARLIER_REPORT_NAMES).find(([, kind]) => kind === SUMMARY_SHEET)?.[0];
-  const sheet = [book.getWorksheet(SUMMARY_SHEET), legacy ? book.getWorksheet(legacy) : undefined].find((s) => s && isReportSheet(SUMMARY_SHEET, firstRowOf(s)));
+  const sheet = [book.getWorksheet(SUMMARY_SHEET), legacy ? book.getWorksheet(legacy) : undefined].find(
+    (s) => s && isReportSheet(SUMMARY_SHEET, firstRowOf(s)),
+  );
   if (!sheet) return undefined;
   const rows = new Map<string, unknown>();
   sheet.eachRow((row) => {
@@ -30,7 +32,10 @@ export function earlierRun(table: InputTable): EarlierRun | undefined {
   if (args) {
     const at = args.indexOf("--strategy");
     const strategy = at >= 0 ? asStrategy(args[at + 1]) : undefined;
-    return { strategy, decimal: args.includes("--decimal-comma") ? "comma" : args.includes("--decimal-point") ? "point" : undefined };
+    return {
+      strategy,
+      decimal: args.includes("--decimal-comma") ? "comma" : args.includes("--decimal-point") ? "point" : undefined,
+    };
   }
   // Written before the settings row: "owned", or "owned unless the row's strategy column says otherwise".
   const text = rows.get("Strategy");

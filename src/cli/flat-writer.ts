@@ -37,7 +37,8 @@ export function flatValue(cell: SheetCell | undefined): FlatValue {
   const value = cell?.value;
   if (value === undefined || value === null || value === "") return null;
   if (value instanceof Date) return wallClockText(value);
-  if (typeof value === "number" && cell?.format === DATE_TIME_FORMAT) return wallClockText(new Date(EXCEL_EPOCH_UTC + Math.round(value * MS_PER_DAY)));
+  if (typeof value === "number" && cell?.format === DATE_TIME_FORMAT)
+    return wallClockText(new Date(EXCEL_EPOCH_UTC + Math.round(value * MS_PER_DAY)));
   return cell?.link && typeof value === "string" ? cell.link : value;
 }
 

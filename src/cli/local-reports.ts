@@ -36,7 +36,10 @@ export class LocalReports {
     if (!analysis || !id || !/^[\w-]+$/.test(id)) return undefined;
     const file = `${id}.html`;
     const kind: Strategy = (STRATEGIES as readonly string[]).includes(strategy ?? "") ? (strategy as Strategy) : "buy";
-    fs.writeFileSync(path.join(this.#dir, file), reportPage(analysis, kind, warningTexts(answer), { listingLinks: false }));
+    fs.writeFileSync(
+      path.join(this.#dir, file),
+      reportPage(analysis, kind, warningTexts(answer), { listingLinks: false }),
+    );
     // A forward slash: Excel and browsers read it on Windows too.
     return `${this.folder}/${file}`;
   }

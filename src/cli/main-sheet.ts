@@ -32,7 +32,10 @@ export interface WriteSource {
   sandbox: boolean;
 }
 
-export function mainSheetLayout({ table, plan }: Pick<WriteSource, "table" | "plan">, blockWidth: number): MainSheetLayout {
+export function mainSheetLayout(
+  { table, plan }: Pick<WriteSource, "table" | "plan">,
+  blockWidth: number,
+): MainSheetLayout {
   const earlier = plan.earlierBlock;
   const before = earlier ? earlier.start : table.width;
   const afterFrom = earlier ? earlier.start + earlier.width : table.width;

@@ -12,16 +12,25 @@ const stop = (signal: NodeJS.Signals) => {
     process.exit(130);
   }
   stopping = true;
-  process.stderr.write(`\n${signal}: stopping — no more rows are sent; what is done is written. ${signal === "SIGINT" ? "Ctrl-C again to quit at once." : ""}\n`);
+  process.stderr.write(
+    `\n${signal}: stopping — no more rows are sent; what is done is written. ${signal === "SIGINT" ? "Ctrl-C again to quit at once." : ""}\n`,
+  );
   controller.abort();
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 
-run(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
+run(process.argv.slice(2), {
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  signal: controller.signal,
+}).then(
   (code) => finish(code),
   (error: unknown) => {
-    process.stderr.write(`str-screen failed (a bug: please report it with this message): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `str-screen failed (a bug: please report it with this message): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     finish(EXIT.internal);
   },
 );

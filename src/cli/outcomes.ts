@@ -53,9 +53,17 @@ export class Outcomes {
     const analysis = answer ? analysisOf(answer) : undefined;
     if (this.compsPerRow > 0 && analysis?.comparables && analysis.comparables.length > 0) {
       const table = comparablesTable(analysis, this.compsPerRow);
-      if (table.ok) comps = this.#spool(table.grid.slice(1).map((r) => r.map((c, i) => (this.#reports && i === LISTING_COLUMN && c.value !== "" ? NO_LISTING_PAGE : c.value))));
+      if (table.ok)
+        comps = this.#spool(
+          table.grid
+            .slice(1)
+            .map((r) =>
+              r.map((c, i) => (this.#reports && i === LISTING_COLUMN && c.value !== "" ? NO_LISTING_PAGE : c.value)),
+            ),
+        );
     }
-    const reportFile = answer && this.#reports ? this.#reports.write(answer, row.kind === "blank" ? undefined : row.op) : undefined;
+    const reportFile =
+      answer && this.#reports ? this.#reports.write(answer, row.kind === "blank" ? undefined : row.op) : undefined;
     this.#bySheetRow.set(row.sheetRow, { ...outcome, comps, ...(reportFile ? { reportFile } : {}) });
   }
 

@@ -35,7 +35,9 @@ export function isSameFile(a: string, b: string): boolean {
 export function checkOutput(out: string, table: InputTable, options: { force: boolean }): { inPlace: boolean } {
   const inPlace = isSameFile(out, table.file);
   if (inPlace && table.format === "csv") {
-    throw new UsageError(`--out ${JSON.stringify(out)} is the input CSV: write the results to another file (a CSV is not refreshed in place; an .xlsx workbook is)`);
+    throw new UsageError(
+      `--out ${JSON.stringify(out)} is the input CSV: write the results to another file (a CSV is not refreshed in place; an .xlsx workbook is)`,
+    );
   }
   const dir = path.dirname(path.resolve(out));
   try {
@@ -50,10 +52,13 @@ export function checkOutput(out: string, table: InputTable, options: { force: bo
       throw new UsageError(`--out ${JSON.stringify(out)} exists and cannot be written (read-only?)`);
     }
     // A scheduled run replaces last night's results on purpose; a typo must not replace someone's workbook.
-    if (!inPlace && !options.force) throw new UsageError(`--out ${JSON.stringify(out)} exists: add --force to replace it`);
+    if (!inPlace && !options.force)
+      throw new UsageError(`--out ${JSON.stringify(out)} exists: add --force to replace it`);
   }
   if ((REPORT_SHEETS as readonly string[]).includes(table.sheetName)) {
-    throw new UsageError(`the sheet to screen is named ${JSON.stringify(table.sheetName)}, a name str-screen writes its report under (${REPORT_SHEETS.join(", ")}): rename it`);
+    throw new UsageError(
+      `the sheet to screen is named ${JSON.stringify(table.sheetName)}, a name str-screen writes its report under (${REPORT_SHEETS.join(", ")}): rename it`,
+    );
   }
   if (!inPlace) return { inPlace };
 
@@ -71,7 +76,9 @@ export function checkOutput(out: string, table: InputTable, options: { force: bo
   // Part names are stored uncompressed in a zip's directory, so a byte search finds them.
   const lost = UNKEPT_PARTS.filter(([part]) => bytes.includes(part)).map(([, what]) => what);
   if (lost.length > 0) {
-    throw new UsageError(`${path.basename(out)} has ${lost.join(" and ")}, which a refresh in place cannot keep: write the results to another file with --out, and link to it`);
+    throw new UsageError(
+      `${path.basename(out)} has ${lost.join(" and ")}, which a refresh in place cannot keep: write the results to another file with --out, and link to it`,
+    );
   }
   return { inPlace };
 }

@@ -23,27 +23,47 @@ export interface Plan extends ScreeningPlan {
 /** How far down a header row is looked for. */
 const HEADER_SEARCH_ROWS = 20;
 
-export function planScreening(table: InputTable, options: Pick<ScreenOptions, "strategy" | "strategyGiven" | "refresh" | "fieldsText" | "decimal" | "acceptUnusual">): Plan {
+export function planScreening(
+  table: InputTable,
+  options: Pick<ScreenOptions, "strategy" | "strategyGiven" | "refresh" | "fieldsText" | "decimal" | "acceptUnusual">,
+): Plan {
   const { headerIndex, headers, mapping, earlierBlock } = findHeader(table);
   let last = table.rows.length - 1;
   while (last > headerIndex && isBlankRow(table.rows[last])) last--;
-  const source = Array.from({ length: last - headerIndex }, (_, i) => ({ sheetRow: headerIndex + 1 + i, cells: table.rows[headerIndex + 1 + i] ?? [] }));
+  const source = Array.from({ length: last - headerIndex }, (_, i) => ({
+    sheetRow: headerIndex + 1 + i,
+    cells: table.rows[headerIndex + 1 + i] ?? [],
+  }));
   const numbers = options.decimal ?? table.numbers;
-  const planned = planRows(source, mapping, { strategy: options.strategy, headers, numbers, acceptUnusual: options.acceptUnusual, ...(options.refresh ? { refresh: true } : {}) });
+  const planned = planRows(source, mapping, {
+    strategy: options.strategy,
+    headers,
+    numbers,
+    acceptUnusual: options.acceptUnusual,
+    ...(options.refresh ? { refresh: true } : {}),
+  });
 
   const { strategy } = planned;
   let chosen: readonly FieldInfo[] | undefined;
   if (options.fieldsText !== undefined) {
     // Checked again now that the rows' strategies are known: a cap rate asked of arbitrage rows only would be a column of blanks.
     const list = parseFieldList(options.fieldsText, strategy ? { strategy } : {});
-    if (!list.ok) throw new UsageError(`--${list.message}${strategy && !options.strategyGiven ? ` (every row of the table is ${strategy})` : ""}`);
+    if (!list.ok)
+      throw new UsageError(
+        `--${list.message}${strategy && !options.strategyGiven ? ` (every row of the table is ${strategy})` : ""}`,
+      );
     chosen = list.fields;
   }
   const fields = resultFields(strategy, { chosen, earlier: earlierBlock });
   return { ...planned, fields, headerIndex, headers, mapping, earlierBlock };
 }
 
-function findHeader(table: InputTable): { headerIndex: number; headers: CellInput[]; mapping: ColumnMapping; earlierBlock: ResultBlockSpan | undefined } {
+function findHeader(table: InputTable): {
+  headerIndex: number;
+  headers: CellInput[];
+  mapping: ColumnMapping;
+  earlierBlock: ResultBlockSpan | undefined;
+} {
   let firstNonBlank: number | undefined;
   for (let r = 0; r < Math.min(HEADER_SEARCH_ROWS, table.rows.length); r++) {
     const row = table.rows[r];
@@ -54,8 +74,12 @@ function findHeader(table: InputTable): { headerIndex: number; headers: CellInpu
     const mapping = recognizeColumns(maskBlock(headers, earlierBlock));
     if (!missingLocation(mapping)) return { headerIndex: r, headers, mapping, earlierBlock };
   }
-  const name = table.format === "xlsx" ? `sheet ${JSON.stringify(table.sheetName)} of ${path.basename(table.file)}` : path.basename(table.file);
-  if (firstNonBlank === undefined) throw new UsageError(`${name} is empty: it needs a header row, then one row per property`);
+  const name =
+    table.format === "xlsx"
+      ? `sheet ${JSON.stringify(table.sheetName)} of ${path.basename(table.file)}`
+      : path.basename(table.file);
+  if (firstNonBlank === undefined)
+    throw new UsageError(`${name} is empty: it needs a header row, then one row per property`);
   const seen = (table.rows[firstNonBlank] ?? []).filter((h) => !isBlank(h)).map((h) => JSON.stringify(String(h)));
   throw new UsageError(
     `${name}: ${missingLocation([]) ?? "no location column"}; the headers in row ${firstNonBlank + 1} are ${seen.join(", ")} (columns are recognised by names such as ${INPUT_FIELDS.fullAddress.names.slice(0, 3).join(", ")})`,

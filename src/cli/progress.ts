@@ -48,7 +48,8 @@ class Rate {
     const last = this.#samples.at(-1);
     if (last && at - last.at < 200) return;
     this.#samples.push({ at, done });
-    while (this.#samples.length > 2 && (this.#samples[0] as { at: number }).at < at - this.#windowMs) this.#samples.shift();
+    while (this.#samples.length > 2 && (this.#samples[0] as { at: number }).at < at - this.#windowMs)
+      this.#samples.shift();
   }
 
   perSecond(at: number, done: number): number | undefined {
@@ -152,10 +153,13 @@ class PlainProgress implements ProgressReporter {
     this.#now = options.now ?? Date.now;
     this.#everyMs = options.everyMs ?? 10_000;
     this.#printedAt = this.#now();
-    this.#timer = setInterval(() => {
-      const now = this.#now();
-      if (this.#last && now - this.#printedAt >= this.#everyMs) this.#print(this.#last, now);
-    }, Math.min(this.#everyMs, 1000));
+    this.#timer = setInterval(
+      () => {
+        const now = this.#now();
+        if (this.#last && now - this.#printedAt >= this.#everyMs) this.#print(this.#last, now);
+      },
+      Math.min(this.#everyMs, 1000),
+    );
     this.#timer.unref();
   }
 

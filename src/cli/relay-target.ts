@@ -47,7 +47,11 @@ async function remoteRelay(url: string, token: string): Promise<RelayTarget> {
   const parsed = RelaySettings.safeParse({ relayUrl: url, token });
   if (!parsed.success) {
     const names: Record<string, string> = { relayUrl: "STR_RELAY_URL", token: "STR_RELAY_TOKEN" };
-    throw new UsageError(toFieldIssues(parsed.error).map((i) => `${names[i.path] ?? i.path} ${i.message}`).join("; "));
+    throw new UsageError(
+      toFieldIssues(parsed.error)
+        .map((i) => `${names[i.path] ?? i.path} ${i.message}`)
+        .join("; "),
+    );
   }
   const client = new RelayClient({ baseUrl: parsed.data.relayUrl, token: parsed.data.token });
   const shown = safeUrl(parsed.data.relayUrl);
@@ -57,8 +61,11 @@ async function remoteRelay(url: string, token: string): Promise<RelayTarget> {
     mode = (await client.usage()).mode;
   } catch (error) {
     if (error instanceof RelayCallError) {
-      const hint = error.code === "STR_UNAUTHORIZED" ? " (check STR_RELAY_TOKEN: the relay prints its token at first start)" : "";
-      throw new UsageError(`the relay at ${shown} (STR_RELAY_URL) cannot be used: [${error.code}] ${error.message}${hint}`);
+      const hint =
+        error.code === "STR_UNAUTHORIZED" ? " (check STR_RELAY_TOKEN: the relay prints its token at first start)" : "";
+      throw new UsageError(
+        `the relay at ${shown} (STR_RELAY_URL) cannot be used: [${error.code}] ${error.message}${hint}`,
+      );
     }
     throw error;
   }
@@ -78,7 +85,10 @@ async function inProcessRelay(env: Env): Promise<RelayTarget> {
     import("../relay/server"),
     import("../sandbox/options"),
   ]);
-  const dataDir = path.resolve(isSet(env.RELAY_DATA_DIR) ? env.RELAY_DATA_DIR : userDataDir(env as NodeJS.ProcessEnv), SANDBOX_STORE_FOLDER);
+  const dataDir = path.resolve(
+    isSet(env.RELAY_DATA_DIR) ? env.RELAY_DATA_DIR : userDataDir(env as NodeJS.ProcessEnv),
+    SANDBOX_STORE_FOLDER,
+  );
   const token = `rt_${randomBytes(24).toString("base64url")}`;
   let relay: Relay;
   try {
@@ -95,10 +105,17 @@ async function inProcessRelay(env: Env): Promise<RelayTarget> {
       REDIS_URL: undefined,
       DATABASE_URL: undefined,
     });
-    relay = await createRelay({ config, tokens: [token], logger: false, sandbox: sandboxOptionsFromEnv(env as NodeJS.ProcessEnv) });
+    relay = await createRelay({
+      config,
+      tokens: [token],
+      logger: false,
+      sandbox: sandboxOptionsFromEnv(env as NodeJS.ProcessEnv),
+    });
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw new UsageError(`the in-process sandbox relay could not start: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `the in-process sandbox relay could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   try {
     await relay.app.listen({ host: "127.0.0.1", port: 0 });
@@ -109,7 +126,13 @@ async function inProcessRelay(env: Env): Promise<RelayTarget> {
   const address = relay.app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const client = new RelayClient({ baseUrl: `http://127.0.0.1:${port}`, token });
-  return { client, mode: "sandbox", description: `in-process sandbox relay (store ${dataDir})`, linksOutliveRun: false, close: () => relay.close() };
+  return {
+    client,
+    mode: "sandbox",
+    description: `in-process sandbox relay (store ${dataDir})`,
+    linksOutliveRun: false,
+    close: () => relay.close(),
+  };
 }
 
 /** A URL as it may be shown: without any user:password part. */

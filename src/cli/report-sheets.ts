@@ -1,5 +1,16 @@
 import { COMPARABLE_COLUMNS, FieldInfo, UNIT_FORMATS } from "../contract";
-import { Cell, DATE_TIME_FORMAT, ERROR_MARK, FormattedCell, LEADING_COLUMNS, MODE_TEXT, WARNINGS_HEADER, WARNING_MARK, excelDateTime, warningsCell } from "../sheet";
+import {
+  Cell,
+  DATE_TIME_FORMAT,
+  ERROR_MARK,
+  FormattedCell,
+  LEADING_COLUMNS,
+  MODE_TEXT,
+  WARNINGS_HEADER,
+  WARNING_MARK,
+  excelDateTime,
+  warningsCell,
+} from "../sheet";
 import { PlannedRow } from "../screening";
 import { Outcomes, SpooledOutcome } from "./outcomes";
 import { Plan } from "./plan";
@@ -26,11 +37,22 @@ export const REPORT_SHEETS = [COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET] 
 export type ReportSheet = (typeof REPORT_SHEETS)[number];
 
 /** The names str-screen wrote its report under before: an in-place refresh replaces such sheets when their first row is ours. */
-export const EARLIER_REPORT_NAMES: Readonly<Record<string, ReportSheet>> = { Comparables: COMPARABLES_SHEET, Warnings: WARNINGS_SHEET, Summary: SUMMARY_SHEET };
+export const EARLIER_REPORT_NAMES: Readonly<Record<string, ReportSheet>> = {
+  Comparables: COMPARABLES_SHEET,
+  Warnings: WARNINGS_SHEET,
+  Summary: SUMMARY_SHEET,
+};
 
 const ROW = "Row";
 const PROPERTY = "Property";
-export const COMPARABLES_HEADER = [ROW, PROPERTY, "Strategy", "Analysis id", ...COMPARABLE_COLUMNS.map((c) => c.label), WARNINGS_HEADER];
+export const COMPARABLES_HEADER = [
+  ROW,
+  PROPERTY,
+  "Strategy",
+  "Analysis id",
+  ...COMPARABLE_COLUMNS.map((c) => c.label),
+  WARNINGS_HEADER,
+];
 export const WARNINGS_HEADER_ROW = [ROW, PROPERTY, "Strategy", "Kind", "Message"];
 export const SUMMARY_TITLE = "STR screening summary";
 
@@ -55,7 +77,8 @@ function isWebLink(value: Cell): value is string {
 }
 
 /** Figures that can fall below zero (a cash flow, a return, DSCR): shown red when they do. */
-const canBeNegative = (field: FieldInfo) => (field.group === "Cash flow" || field.group === "Investor metrics") && field.unit !== "text";
+const canBeNegative = (field: FieldInfo) =>
+  (field.group === "Cash flow" || field.group === "Investor metrics") && field.unit !== "text";
 
 /** `$#,##0` → `$#,##0;[Red]-$#,##0`: the format an analyst gives a cash-flow column by hand. */
 export function redWhenNegative(format: string): string {
@@ -68,7 +91,8 @@ export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]
     const field = fields[i - LEADING_COLUMNS];
     if (field?.unit === "url" && outcome.reportFile) return { value: outcome.reportFile, link: outcome.reportFile };
     if (field?.unit === "url" && isWebLink(c.value)) return { ...c, link: c.value };
-    if (field && canBeNegative(field) && typeof c.value === "number" && c.format) return { ...c, format: redWhenNegative(c.format) };
+    if (field && canBeNegative(field) && typeof c.value === "number" && c.format)
+      return { ...c, format: redWhenNegative(c.format) };
     return c;
   });
 }
@@ -85,12 +109,18 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
     if (!outcome?.comps) continue;
     const warnings: OutCell = { value: warningsCell(outcome.warnings) };
     for (const values of outcomes.comparables(outcome)) {
-      const cells: OutRow = [{ value: row.sheetRow + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }, { value: outcome.analysisId ?? "" }];
+      const cells: OutRow = [
+        { value: row.sheetRow + 1, format: "0" },
+        { value: row.property },
+        { value: strategyText(row) },
+        { value: outcome.analysisId ?? "" },
+      ];
       COMPARABLE_COLUMNS.forEach((column, i) => {
         const value = values[i] ?? "";
         if (value === "") cells.push({ value: "" });
         // Text needs no format; leaving it off keeps thousands of rows quick to write.
-        else if (typeof value === "string") cells.push({ value, ...(column.unit === "url" && isWebLink(value) ? { link: value } : {}) });
+        else if (typeof value === "string")
+          cells.push({ value, ...(column.unit === "url" && isWebLink(value) ? { link: value } : {}) });
         else cells.push({ value, format: UNIT_FORMATS[column.unit] });
       });
       cells.push(warnings);
@@ -105,9 +135,18 @@ export function* warningsRows(plan: Plan, outcomes: Outcomes): Generator<OutRow>
   for (const row of plan.rows) {
     const outcome = outcomes.get(row);
     if (!outcome) continue;
-    const lead: OutRow = [{ value: row.sheetRow + 1, format: "0" }, { value: row.property }, { value: strategyText(row) }];
+    const lead: OutRow = [
+      { value: row.sheetRow + 1, format: "0" },
+      { value: row.property },
+      { value: strategyText(row) },
+    ];
     for (const warning of outcome.warnings) yield [...lead, { value: `${WARNING_MARK} Warning` }, { value: warning }];
-    if (outcome.error) yield [...lead, { value: `${ERROR_MARK} ${outcome.status === "stopped" ? "Not screened" : "Error"}` }, { value: outcome.error }];
+    if (outcome.error)
+      yield [
+        ...lead,
+        { value: `${ERROR_MARK} ${outcome.status === "stopped" ? "Not screened" : "Error"}` },
+        { value: outcome.error },
+      ];
   }
 }
 
@@ -126,13 +165,22 @@ export function summaryRows(s: RunSummary): OutRow[] {
   return [
     [bold(SUMMARY_TITLE), { value: "" }],
     [{ value: "Mode" }, { value: s.mode === "sandbox" ? MODE_TEXT.sandbox : MODE_TEXT.live }],
-    [{ value: "Date" }, finished === undefined ? { value: s.finishedAt.toISOString() } : { value: finished, format: DATE_TIME_FORMAT }],
+    [
+      { value: "Date" },
+      finished === undefined ? { value: s.finishedAt.toISOString() } : { value: finished, format: DATE_TIME_FORMAT },
+    ],
     [{ value: "Input" }, { value: s.input }],
     [{ value: "Sheet" }, { value: s.sheet }],
     [{ value: "Output" }, { value: s.inPlace ? `${s.out} (refreshed in place)` : s.out }],
-    [{ value: "Strategy" }, { value: s.perRowStrategy ? `${s.strategy} unless the row's strategy column says otherwise` : s.strategy }],
+    [
+      { value: "Strategy" },
+      { value: s.perRowStrategy ? `${s.strategy} unless the row's strategy column says otherwise` : s.strategy },
+    ],
     screenedWithRow(s),
-    [{ value: "Refresh" }, { value: s.refresh ? "Yes: every row fetched again (billed)" : "No: analyses already made come from the cache" }],
+    [
+      { value: "Refresh" },
+      { value: s.refresh ? "Yes: every row fetched again (billed)" : "No: analyses already made come from the cache" },
+    ],
     [{ value: "Relay" }, { value: s.relay }],
     count("Rows", s.rows),
     count("Done", s.done),
@@ -146,7 +194,10 @@ export function summaryRows(s: RunSummary): OutRow[] {
     count("With warnings", s.withWarnings),
     count("Blank", s.blank),
     [{ value: "Cost (USD)" }, { value: s.costUSD, format: "$#,##0.00" }],
-    [{ value: "Stopped early" }, { value: s.stopped ? "Yes (Ctrl-C): run again to finish; rows already answered are free" : "No" }],
+    [
+      { value: "Stopped early" },
+      { value: s.stopped ? "Yes (Ctrl-C): run again to finish; rows already answered are free" : "No" },
+    ],
     [{ value: "Elapsed (s)" }, { value: Math.round(s.elapsedSeconds * 10) / 10, format: "0.0" }],
   ];
 }

@@ -3,7 +3,15 @@ import { RelayCallError } from "../client";
 import { INPUT_FIELDS, isBlank } from "../inputs";
 import { RELAY_VERSION } from "../relay/version";
 import { describeIssues } from "../contract";
-import { PlannedRow, ScreeningCounts, ScreeningEstimate, estimateScreening, refusedRows, screenRows, unusualRows } from "../screening";
+import {
+  PlannedRow,
+  ScreeningCounts,
+  ScreeningEstimate,
+  estimateScreening,
+  refusedRows,
+  screenRows,
+  unusualRows,
+} from "../screening";
 import { columnName, isInBlock } from "../sheet";
 import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
 import { earlierRun, withEarlierRun } from "./earlier-run";
@@ -68,12 +76,20 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     const earlier = earlierRun(table);
     options = withEarlierRun(options, earlier);
     const plan = planScreening(table, options);
-    const output = options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table, options) };
-    say(`str-screen ${RELAY_VERSION}: ${describeTable(table, plan)}${output ? ` → ${output.out}${output.inPlace ? " (in place)" : ""}` : ""}`);
+    const output =
+      options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table, options) };
+    say(
+      `str-screen ${RELAY_VERSION}: ${describeTable(table, plan)}${output ? ` → ${output.out}${output.inPlace ? " (in place)" : ""}` : ""}`,
+    );
     say(`Columns: ${describeColumns(plan)}`);
-    if (earlier?.strategy) say(`Screened before with --strategy ${earlier.strategy}: ${options.strategy === earlier.strategy ? "kept" : `now ${options.strategy} (--change-strategy)`}.`);
+    if (earlier?.strategy)
+      say(
+        `Screened before with --strategy ${earlier.strategy}: ${options.strategy === earlier.strategy ? "kept" : `now ${options.strategy} (--change-strategy)`}.`,
+      );
     target = await openRelayTarget(io.env);
-    say(`Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`);
+    say(
+      `Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`,
+    );
 
     const estimate = await estimateScreening(target.client, [plan], io.signal);
     if (options.dryRun || !output) {
@@ -106,7 +122,13 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       say(`Stopped before any row was answered: ${output.out} was not written.`);
       return EXIT.failed;
     }
-    await writeOutput(options.outFormat, output, { table, plan, outcomes, summary, sandbox: target.mode === "sandbox" });
+    await writeOutput(options.outFormat, output, {
+      table,
+      plan,
+      outcomes,
+      summary,
+      sandbox: target.mode === "sandbox",
+    });
     io.stdout.write(summaryText(summary, output.out));
     listFailures(plan, outcomes, say);
     return summary.failed > 0 ? EXIT.failed : EXIT.done;
@@ -119,7 +141,11 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
 }
 
 /** OUT, in the format its extension names. */
-async function writeOutput(format: OutputFormat, output: { out: string; inPlace: boolean }, write: WriteInput): Promise<void> {
+async function writeOutput(
+  format: OutputFormat,
+  output: { out: string; inPlace: boolean },
+  write: WriteInput,
+): Promise<void> {
   if (format === "csv") await writeCsv(output.out, write);
   else if (format === "json") await writeJson(output.out, write);
   else if (output.inPlace) await refreshInPlace(output.out, write);
@@ -132,7 +158,9 @@ function keptReports(out: string): LocalReports {
   try {
     reports.prepare();
   } catch (error) {
-    throw new UsageError(`the folder for the reports beside --out, ${reports.folder}, cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new UsageError(
+      `the folder for the reports beside --out, ${reports.folder}, cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   return reports;
 }
@@ -144,15 +172,25 @@ function planNotes(plan: Plan, estimate: ScreeningEstimate, say: (line: string) 
     `Plan: ${plan.items.length.toLocaleString("en-US")} rows to screen: ${estimate.cached.toLocaleString("en-US")} cached, ${estimate.toCreate.toLocaleString("en-US")} to create, ${estimate.duplicates} ${estimate.duplicates === 1 ? "duplicate" : "duplicates"}; at most ${usd(estimate.estimatedCostUSD)}${invalid > 0 ? `; ${invalid} invalid rows are marked, not sent` : ""}${estimate.unusual > 0 ? `; ${estimate.unusual} rows with unusual values are marked, not sent (--accept-unusual sends them)` : ""}.`,
   );
   if (estimate.estimatedCostUSD > estimate.budgetRemainingUSD) {
-    say(`Note: the relay's budget left today (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED, and nothing is billed for them.`);
+    say(
+      `Note: the relay's budget left today (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED, and nothing is billed for them.`,
+    );
   }
   if (estimate.unknownOutcome > 0) {
-    say(`Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`);
+    say(
+      `Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`,
+    );
   }
 }
 
 /** The run through the shared pipeline, its outcomes kept for the workbook and its progress on stderr. */
-async function sendRows(target: RelayTarget, plan: Plan, estimate: ScreeningEstimate, outcomes: Outcomes, io: RunIO): Promise<{ stopped: boolean; counts: ScreeningCounts }> {
+async function sendRows(
+  target: RelayTarget,
+  plan: Plan,
+  estimate: ScreeningEstimate,
+  outcomes: Outcomes,
+  io: RunIO,
+): Promise<{ stopped: boolean; counts: ScreeningCounts }> {
   const progress = progressReporter(io.stderr);
   progress.update(progressOf(plan, undefined));
   const result = await screenRows(target.client, plan, {
@@ -191,13 +229,18 @@ function failureExit(error: unknown, say: (line: string) => void): number {
     say(`str-screen: the relay failed before anything was sent: [${error.code}] ${error.message}`);
     return EXIT.usage;
   }
-  say(`str-screen failed (a bug: please report it with this message): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  say(
+    `str-screen failed (a bug: please report it with this message): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   return EXIT.internal;
 }
 
 function describeTable(table: InputTable, plan: Plan): string {
   const blank = plan.rows.filter((r) => r.kind === "blank").length;
-  const where = table.format === "xlsx" ? `${path.basename(table.file)} (sheet ${JSON.stringify(table.sheetName)})` : path.basename(table.file);
+  const where =
+    table.format === "xlsx"
+      ? `${path.basename(table.file)} (sheet ${JSON.stringify(table.sheetName)})`
+      : path.basename(table.file);
   return `${where}, header in row ${plan.headerIndex + 1}, ${(plan.rows.length - blank).toLocaleString("en-US")} rows${blank > 0 ? ` (and ${blank} blank)` : ""}`;
 }
 
@@ -212,7 +255,9 @@ function describeColumns(plan: Plan): string {
     if (field) used.push(`${JSON.stringify(String(h).trim())} → ${INPUT_FIELDS[field].label}`);
     else unused.push(JSON.stringify(String(h).trim()));
   });
-  const earlier = plan.earlierBlock ? `; earlier results in columns ${columnName(plan.earlierBlock.start)}–${columnName(plan.earlierBlock.start + plan.earlierBlock.width - 1)} are replaced` : "";
+  const earlier = plan.earlierBlock
+    ? `; earlier results in columns ${columnName(plan.earlierBlock.start)}–${columnName(plan.earlierBlock.start + plan.earlierBlock.width - 1)} are replaced`
+    : "";
   return `${used.join(", ")}${unused.length > 0 ? `; not used: ${unused.join(", ")}` : ""}${earlier}`;
 }
 
@@ -220,12 +265,20 @@ function describeColumns(plan: Plan): string {
 function progressOf(plan: Plan, c: Readonly<ScreeningCounts> | undefined): ProgressStats {
   if (!c) return { total: plan.items.length, done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0 };
   const failed = c.failed - c.refused + c.stopped;
-  return { total: plan.items.length, done: c.created + c.cached + c.duplicate + failed, cached: c.cached + c.duplicate, failed, warnings: c.withWarnings, spentUSD: c.spentUSD };
+  return {
+    total: plan.items.length,
+    done: c.created + c.cached + c.duplicate + failed,
+    cached: c.cached + c.duplicate,
+    failed,
+    warnings: c.withWarnings,
+    spentUSD: c.spentUSD,
+  };
 }
 
 function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid: readonly HeldRow[]): string {
   const blank = plan.rows.filter((r) => r.kind === "blank").length;
-  const pad = (label: string, value: number | string, note = "") => `  ${label.padEnd(16)}${String(value).padStart(8)}${note ? `   ${note}` : ""}`;
+  const pad = (label: string, value: number | string, note = "") =>
+    `  ${label.padEnd(16)}${String(value).padStart(8)}${note ? `   ${note}` : ""}`;
   const lines = [
     `Dry run of ${path.basename(table.file)}${table.format === "xlsx" ? ` (sheet ${JSON.stringify(table.sheetName)})` : ""}: nothing sent, nothing spent.`,
     pad("Rows", plan.rows.length - blank, blank > 0 ? `and ${blank} blank` : ""),
@@ -234,11 +287,23 @@ function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid
     pad("Cached", e.cached, "free"),
     pad("To create", e.toCreate),
     pad("Duplicates", e.duplicates, e.duplicates > 0 ? "same as an earlier row: one call" : ""),
-    pad("Unknown outcome", e.unknownOutcome, e.unknownOutcome > 0 ? "sent before with an unknown outcome: only --refresh sends them again" : ""),
-    pad("Estimated cost", usd(e.estimatedCostUSD), `at most${e.sandbox ? " (sandbox: simulated money)" : ""}; budget left today ${usd(e.budgetRemainingUSD)}`),
+    pad(
+      "Unknown outcome",
+      e.unknownOutcome,
+      e.unknownOutcome > 0 ? "sent before with an unknown outcome: only --refresh sends them again" : "",
+    ),
+    pad(
+      "Estimated cost",
+      usd(e.estimatedCostUSD),
+      `at most${e.sandbox ? " (sandbox: simulated money)" : ""}; budget left today ${usd(e.budgetRemainingUSD)}`,
+    ),
   ];
   listRows(lines, "Invalid rows:", invalid);
-  listRows(lines, "Unusual rows (outside the plausible ranges; check them, or send them with --accept-unusual):", unusualRows(plan));
+  listRows(
+    lines,
+    "Unusual rows (outside the plausible ranges; check them, or send them with --accept-unusual):",
+    unusualRows(plan),
+  );
   return `${lines.join("\n")}\n`;
 }
 

@@ -39,7 +39,26 @@ export interface RunSummary {
   stopped: boolean;
 }
 
-export function summarize(plan: Plan, counts: ScreeningCounts, base: Omit<RunSummary, "rows" | "blank" | "done" | "created" | "cached" | "duplicate" | "failed" | "invalid" | "unusual" | "notReached" | "withWarnings" | "costUSD" | "perRowStrategy">): RunSummary {
+export function summarize(
+  plan: Plan,
+  counts: ScreeningCounts,
+  base: Omit<
+    RunSummary,
+    | "rows"
+    | "blank"
+    | "done"
+    | "created"
+    | "cached"
+    | "duplicate"
+    | "failed"
+    | "invalid"
+    | "unusual"
+    | "notReached"
+    | "withWarnings"
+    | "costUSD"
+    | "perRowStrategy"
+  >,
+): RunSummary {
   return {
     ...base,
     perRowStrategy: plan.mapping.includes("strategy"),
@@ -59,7 +78,8 @@ export function summarize(plan: Plan, counts: ScreeningCounts, base: Omit<RunSum
 }
 
 const n = (x: number) => x.toLocaleString("en-US");
-export const usd = (x: number) => `$${x.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+export const usd = (x: number) =>
+  `$${x.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 /** The closing line(s) on stdout. */
 export function summaryText(s: RunSummary, wrote: string | undefined): string {

@@ -40,7 +40,11 @@ export async function readTable(file: string, sheet: string | undefined): Promis
     bytes = fs.readFileSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(code === "ENOENT" ? `IN ${JSON.stringify(file)} does not exist` : `IN ${JSON.stringify(file)} cannot be read (${code ?? String(error)})`);
+    throw new UsageError(
+      code === "ENOENT"
+        ? `IN ${JSON.stringify(file)} does not exist`
+        : `IN ${JSON.stringify(file)} cannot be read (${code ?? String(error)})`,
+    );
   }
   if (/\.xlsx$/i.test(file)) return readWorkbook(file, bytes, sheet);
   const text = decodeCsv(bytes);
@@ -57,7 +61,9 @@ async function readWorkbook(file: string, bytes: Buffer, sheet: string | undefin
     await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`IN ${JSON.stringify(path.basename(file))} is not a readable .xlsx workbook (${why.slice(0, 120)}); a password-protected workbook must be saved without its password first`);
+    throw new UsageError(
+      `IN ${JSON.stringify(path.basename(file))} is not a readable .xlsx workbook (${why.slice(0, 120)}); a password-protected workbook must be saved without its password first`,
+    );
   }
   const worksheet = pickSheet(workbook, sheet, file);
   const rows: CellInput[][] = [];
@@ -74,14 +80,28 @@ async function readWorkbook(file: string, bytes: Buffer, sheet: string | undefin
     rows[rowNumber - 1] = cells;
     formats[rowNumber - 1] = fmts;
   });
-  return { format: "xlsx", file, sheetName: worksheet.name, rows, formats, width: widest(rows), numbers: "point", workbook, worksheet };
+  return {
+    format: "xlsx",
+    file,
+    sheetName: worksheet.name,
+    rows,
+    formats,
+    width: widest(rows),
+    numbers: "point",
+    workbook,
+    worksheet,
+  };
 }
 
 function pickSheet(workbook: ExcelJS.Workbook, name: string | undefined, file: string): ExcelJS.Worksheet {
   const sheets = workbook.worksheets;
   if (name !== undefined) {
-    const found = sheets.find((s) => s.name === name) ?? sheets.find((s) => s.name.toLowerCase() === name.trim().toLowerCase());
-    if (!found) throw new UsageError(`--sheet ${JSON.stringify(name)} is not a sheet of ${path.basename(file)}; its sheets: ${sheets.map((s) => JSON.stringify(s.name)).join(", ")}`);
+    const found =
+      sheets.find((s) => s.name === name) ?? sheets.find((s) => s.name.toLowerCase() === name.trim().toLowerCase());
+    if (!found)
+      throw new UsageError(
+        `--sheet ${JSON.stringify(name)} is not a sheet of ${path.basename(file)}; its sheets: ${sheets.map((s) => JSON.stringify(s.name)).join(", ")}`,
+      );
     return found;
   }
   const first = sheets.find((s) => s.state === "visible") ?? sheets[0];
@@ -92,14 +112,16 @@ function pickSheet(workbook: ExcelJS.Workbook, name: string | undefined, file: s
 /** An exceljs cell value as the shared readers take it. */
 export function cellInput(value: ExcelJS.CellValue): CellInput {
   if (value === null || value === undefined) return null;
-  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value instanceof Date) return value;
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value instanceof Date)
+    return value;
   if (typeof value !== "object") return String(value);
   if ("richText" in value && Array.isArray(value.richText)) return value.richText.map((r) => r.text).join("");
   if ("hyperlink" in value) {
     const text: unknown = value.text;
     return typeof text === "string" ? text : cellInput(text as ExcelJS.CellValue);
   }
-  if ("formula" in value || "sharedFormula" in value) return cellInput((value as ExcelJS.CellFormulaValue).result as ExcelJS.CellValue);
+  if ("formula" in value || "sharedFormula" in value)
+    return cellInput((value as ExcelJS.CellFormulaValue).result as ExcelJS.CellValue);
   if ("error" in value) return String(value.error);
   return null;
 }

@@ -4,7 +4,21 @@ import ExcelJS from "exceljs";
 import { FieldInfo } from "../contract";
 import { GENERAL_FORMAT, resultBlockHeader, resultBlockWidth } from "../sheet";
 import { SheetCell, WriteSource, blockByTableRow, mainSheetLayout, mainSheetRows } from "./main-sheet";
-import { EARLIER_REPORT_NAMES, OutRow, REPORT_SHEETS, firstRowOf, isReportSheet, comparablesRows, summaryRows, warningsRows, COMPARABLES_HEADER, WARNINGS_HEADER_ROW, COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET } from "./report-sheets";
+import {
+  EARLIER_REPORT_NAMES,
+  OutRow,
+  REPORT_SHEETS,
+  firstRowOf,
+  isReportSheet,
+  comparablesRows,
+  summaryRows,
+  warningsRows,
+  COMPARABLES_HEADER,
+  WARNINGS_HEADER_ROW,
+  COMPARABLES_SHEET,
+  WARNINGS_SHEET,
+  SUMMARY_SHEET,
+} from "./report-sheets";
 import { RunSummary } from "./summary";
 import { atomically } from "./atomic-file";
 
@@ -24,7 +38,6 @@ import { atomically } from "./atomic-file";
 export interface WriteInput extends WriteSource {
   summary: RunSummary;
 }
-
 
 const BOLD = { bold: true } as const;
 const LINK_FONT = { color: { argb: "FF0563C1" }, underline: true } as const;
@@ -101,7 +114,8 @@ async function writeReportSheets(book: ExcelJS.Workbook, w: WriteInput, commit =
   for (const [name, rows] of sheets) {
     const ws = book.addWorksheet(name, name === SUMMARY_SHEET ? {} : { views: [{ state: "frozen", ySplit: 1 }] });
     ws.columns = (REPORT_WIDTHS[name] ?? []).map((width) => ({ width }));
-    if (name !== SUMMARY_SHEET) ws.autoFilter = headerFilter(1, (name === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW).length);
+    if (name !== SUMMARY_SHEET)
+      ws.autoFilter = headerFilter(1, (name === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW).length);
     let n = 0;
     for (const cells of rows) {
       const row = ws.getRow(++n);
@@ -126,7 +140,8 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
   const start = (earlier ? earlier.start : table.width) + 1;
   if (earlier && earlier.width !== width && table.width > earlier.start + earlier.width) {
     // Columns of the user's after the block move with it, rather than being overwritten.
-    if (width > earlier.width) ws.spliceColumns(start + earlier.width, 0, ...Array.from({ length: width - earlier.width }, () => []));
+    if (width > earlier.width)
+      ws.spliceColumns(start + earlier.width, 0, ...Array.from({ length: width - earlier.width }, () => []));
     else ws.spliceColumns(start + width, earlier.width - width);
   }
   const clearWidth = Math.max(width, earlier && table.width <= earlier.start + earlier.width ? earlier.width : 0);
@@ -141,8 +156,12 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
   const header = resultBlockHeader(plan.fields, w.sandbox);
   header.forEach((c, i) => setCell(ws.getRow(plan.headerIndex + 1).getCell(start + i), { ...c, bold: true }));
   // The user's own filter stays; one on the header row (or none) grows to cover the block.
-  const filterRow = typeof ws.autoFilter === "object" && ws.autoFilter !== null && typeof ws.autoFilter.from === "object" ? ws.autoFilter.from.row : undefined;
-  if (!ws.autoFilter || filterRow === plan.headerIndex + 1) ws.autoFilter = headerFilter(plan.headerIndex + 1, mainSheetLayout(w, width).width);
+  const filterRow =
+    typeof ws.autoFilter === "object" && ws.autoFilter !== null && typeof ws.autoFilter.from === "object"
+      ? ws.autoFilter.from.row
+      : undefined;
+  if (!ws.autoFilter || filterRow === plan.headerIndex + 1)
+    ws.autoFilter = headerFilter(plan.headerIndex + 1, mainSheetLayout(w, width).width);
   const blockOf = blockByTableRow(plan, w.outcomes);
   for (const row of plan.rows) {
     const block = blockOf(row.sheetRow);
@@ -165,4 +184,3 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
 function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
 }
-

@@ -27,7 +27,10 @@ export function addinConnection(): RelayConnection {
   const state = shared();
   if (!state.connection) {
     const origin = typeof location === "undefined" ? undefined : location.origin;
-    state.connection = new RelayConnection({ storage: officeRuntimeStorage() ?? memoryStorage(), ...(origin ? { pageOrigin: origin } : {}) });
+    state.connection = new RelayConnection({
+      storage: officeRuntimeStorage() ?? memoryStorage(),
+      ...(origin ? { pageOrigin: origin } : {}),
+    });
   }
   return state.connection;
 }

@@ -1,4 +1,15 @@
-import { AnyRequest, BatchItem, BatchLine, MAX_BATCH_ITEMS, Operation, RelayAnswer, RelayErrorBody, SessionAnswer, canonicalRequest, isAnswerToKeep } from "../contract";
+import {
+  AnyRequest,
+  BatchItem,
+  BatchLine,
+  MAX_BATCH_ITEMS,
+  Operation,
+  RelayAnswer,
+  RelayErrorBody,
+  SessionAnswer,
+  canonicalRequest,
+  isAnswerToKeep,
+} from "../contract";
 import { RelayCallError } from "./errors";
 import { RelayClient } from "./relay-client";
 
@@ -42,7 +53,8 @@ export interface BatcherOptions {
  * setImmediate does not; browsers have no setImmediate, and delay setTimeout(0) only when nested
  * five deep (a recalculation of up to 21,250 calls is read in four slices).
  */
-const nextTask: (fn: () => void) => void = typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+const nextTask: (fn: () => void) => void =
+  typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
 
 /** Each slice of calls read is this many times the last (see BatcherOptions). */
 const SLICE_GROWTH = 4;
@@ -133,7 +145,16 @@ export class BatchingClient {
   /** Asks for one analysis. A request given as a function is called when the call is read; what it throws rejects the call. */
   request(op: Operation, source: RequestSource, options: RequestOptions = {}): Promise<SessionAnswer> {
     return new Promise<SessionAnswer>((resolve, reject) => {
-      const call: Call = { op, source, refresh: options.refresh === true, resolve, reject, cancelable: options.cancelable, onCanceled: undefined, cancelled: false };
+      const call: Call = {
+        op,
+        source,
+        refresh: options.refresh === true,
+        resolve,
+        reject,
+        cancelable: options.cancelable,
+        onCanceled: undefined,
+        cancelled: false,
+      };
       this.#hook(call, () => {
         call.cancelled = true;
         reject(cancelled());
@@ -218,7 +239,14 @@ export class BatchingClient {
     let entry = this.#sent.get(key) ?? this.#gathering.get(key);
     if (entry) entry.waiters.push(call);
     else {
-      entry = { key, canonical, item: { strategy: call.op, params: request, ...(call.refresh ? { refresh: true } : {}) }, waiters: [call], batch: undefined, settled: false };
+      entry = {
+        key,
+        canonical,
+        item: { strategy: call.op, params: request, ...(call.refresh ? { refresh: true } : {}) },
+        waiters: [call],
+        batch: undefined,
+        settled: false,
+      };
       this.#gathering.set(key, entry);
     }
     const target = entry;
@@ -252,7 +280,15 @@ export class BatchingClient {
     }
     for (const e of entries) {
       if (e.settled) continue;
-      this.#settle(e, (w) => w.reject(failure ?? new RelayCallError("STR_RELAY_BAD_ANSWER", "The relay's batch answer ended without this item; recalculate to try again.")));
+      this.#settle(e, (w) =>
+        w.reject(
+          failure ??
+            new RelayCallError(
+              "STR_RELAY_BAD_ANSWER",
+              "The relay's batch answer ended without this item; recalculate to try again.",
+            ),
+        ),
+      );
     }
   }
 
@@ -303,7 +339,8 @@ export class BatchingClient {
       return;
     }
     // Sent: abandon the batch only when nobody waits for any of its items.
-    if (entry.batch.entries.every((e) => e.settled || e.waiters.length === 0)) entry.batch.controller.abort(cancelled());
+    if (entry.batch.entries.every((e) => e.settled || e.waiters.length === 0))
+      entry.batch.controller.abort(cancelled());
   }
 
   #remember(key: string, answer: RelayAnswer): void {

@@ -43,7 +43,10 @@ export class RelayConnection {
   async #load() {
     const stored = await loadSettings(this.#storage, this.#pageOrigin);
     if (!stored.token) {
-      throw new RelayCallError("STR_NOT_CONFIGURED", "No relay token yet: open the STR task pane, Settings, and paste the token the relay printed.");
+      throw new RelayCallError(
+        "STR_NOT_CONFIGURED",
+        "No relay token yet: open the STR task pane, Settings, and paste the token the relay printed.",
+      );
     }
     return this.#current ?? this.#build({ relayUrl: stored.relayUrl, token: stored.token });
   }
@@ -68,7 +71,11 @@ export class RelayConnection {
   }
 
   #build(settings: RelaySettings) {
-    const client = new RelayClient({ baseUrl: settings.relayUrl, token: settings.token, ...(this.#fetch ? { fetch: this.#fetch } : {}) });
+    const client = new RelayClient({
+      baseUrl: settings.relayUrl,
+      token: settings.token,
+      ...(this.#fetch ? { fetch: this.#fetch } : {}),
+    });
     this.#current = { client, batcher: new BatchingClient({ client }), settings };
     return this.#current;
   }

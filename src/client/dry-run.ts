@@ -25,8 +25,23 @@ export interface DryRunTotals {
 
 export type DryRunVerdict = DryRunAnswer["verdicts"][number];
 
-export async function dryRunAll(client: Pick<RelayClient, "dryRun" | "usage">, items: readonly BatchItem[], signal?: AbortSignal): Promise<DryRunTotals> {
-  const totals: DryRunTotals = { items: 0, cached: 0, toCreate: 0, duplicates: 0, invalid: 0, unknownOutcome: 0, estimatedCostUSD: 0, budgetRemainingUSD: 0, sandbox: true, verdicts: [] };
+export async function dryRunAll(
+  client: Pick<RelayClient, "dryRun" | "usage">,
+  items: readonly BatchItem[],
+  signal?: AbortSignal,
+): Promise<DryRunTotals> {
+  const totals: DryRunTotals = {
+    items: 0,
+    cached: 0,
+    toCreate: 0,
+    duplicates: 0,
+    invalid: 0,
+    unknownOutcome: 0,
+    estimatedCostUSD: 0,
+    budgetRemainingUSD: 0,
+    sandbox: true,
+    verdicts: [],
+  };
   const options = signal ? { signal } : {};
   if (items.length === 0) {
     // Nothing to estimate: the budget left still says what a later run could spend.

@@ -15,7 +15,13 @@ export class RelayCallError extends Error {
   constructor(
     code: RelayCallError["code"],
     message: string,
-    extra: { status?: number; fields?: FieldIssue[] | undefined; retryAfterSeconds?: number | undefined; billing?: Billing | undefined; cause?: unknown } = {},
+    extra: {
+      status?: number;
+      fields?: FieldIssue[] | undefined;
+      retryAfterSeconds?: number | undefined;
+      billing?: Billing | undefined;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.code = code;
@@ -39,7 +45,12 @@ export class RelayCallError extends Error {
   toBody(): RelayErrorBody {
     return {
       success: false,
-      error: { code: this.code, message: this.message, ...(this.fields ? { fields: this.fields } : {}), ...(this.billing ? { billing: this.billing } : {}) },
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.fields ? { fields: this.fields } : {}),
+        ...(this.billing ? { billing: this.billing } : {}),
+      },
     };
   }
 }

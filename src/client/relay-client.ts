@@ -51,9 +51,16 @@ export class RelayClient {
 
   constructor(options: RelayClientOptions) {
     if (!/^https?:\/\//i.test(options.baseUrl)) {
-      throw new RelayCallError("STR_NOT_CONFIGURED", `The relay URL must start with https:// (or http:// on this computer); got ${JSON.stringify(options.baseUrl)}.`);
+      throw new RelayCallError(
+        "STR_NOT_CONFIGURED",
+        `The relay URL must start with https:// (or http:// on this computer); got ${JSON.stringify(options.baseUrl)}.`,
+      );
     }
-    if (!options.token) throw new RelayCallError("STR_NOT_CONFIGURED", "No relay token: paste the token the relay printed at its first start.");
+    if (!options.token)
+      throw new RelayCallError(
+        "STR_NOT_CONFIGURED",
+        "No relay token: paste the token the relay printed at its first start.",
+      );
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.#token = options.token;
     this.#fetch = options.fetch ?? ((...args) => fetch(...args));
@@ -62,7 +69,13 @@ export class RelayClient {
 
   /** One analysis: a create for a strategy, or enhance. */
   async analyze(op: Operation, params: unknown, options: CallOptions = {}): Promise<RelayAnswer> {
-    const response = await this.#send("POST", OPERATION_PATHS[op], params, options, options.refresh ? { "cache-control": "no-cache" } : {});
+    const response = await this.#send(
+      "POST",
+      OPERATION_PATHS[op],
+      params,
+      options,
+      options.refresh ? { "cache-control": "no-cache" } : {},
+    );
     return this.#read(response, RelayAnswer);
   }
 
@@ -82,7 +95,10 @@ export class RelayClient {
    * again here, in fresh requests that join the same work (never sent to the service twice), until
    * each has its answer — the caller only ever sees answers and real errors.
    */
-  async batch(items: readonly BatchItem[], options: CallOptions & { onLine: (line: BatchLine) => void; maxComparables?: number }): Promise<void> {
+  async batch(
+    items: readonly BatchItem[],
+    options: CallOptions & { onLine: (line: BatchLine) => void; maxComparables?: number },
+  ): Promise<void> {
     let round = items.map((item, index) => ({ item, index }));
     let answeredAt = Date.now();
     while (round.length > 0) {
@@ -107,7 +123,10 @@ export class RelayClient {
       );
       // Still pending after as long as one answer may take: the relay is not getting anywhere.
       if (again.length > 0 && Date.now() - answeredAt > this.#timeoutMs) {
-        throw new RelayCallError("STR_RELAY_TIMEOUT", `The relay kept ${again.length} items pending for ${Math.round(this.#timeoutMs / 1000)} s without answering any.`);
+        throw new RelayCallError(
+          "STR_RELAY_TIMEOUT",
+          `The relay kept ${again.length} items pending for ${Math.round(this.#timeoutMs / 1000)} s without answering any.`,
+        );
       }
       if (again.length > 0) await pause(retryAfterMs, options.signal);
       round = again;
@@ -115,16 +134,29 @@ export class RelayClient {
   }
 
   /** One batch request, read line by line. */
-  async #batchOnce(items: readonly BatchItem[], options: CallOptions & { onLine: (line: BatchStreamLine) => void; maxComparables?: number }): Promise<void> {
+  async #batchOnce(
+    items: readonly BatchItem[],
+    options: CallOptions & { onLine: (line: BatchStreamLine) => void; maxComparables?: number },
+  ): Promise<void> {
     const controller = new AbortController();
     const relayAbort = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) relayAbort();
     options.signal?.addEventListener("abort", relayAbort, { once: true });
     try {
-      const body = { items, ...(options.maxComparables !== undefined ? { maxComparables: options.maxComparables } : {}) };
+      const body = {
+        items,
+        ...(options.maxComparables !== undefined ? { maxComparables: options.maxComparables } : {}),
+      };
       const response = await this.#send("POST", "/v1/batch", body, { signal: controller.signal }, {}, false);
-      if (!response.ok) await this.#read({ status: response.status, ok: false, headers: response.headers, text: await response.text() }, z.never());
-      if (!response.body) throw new RelayCallError("STR_RELAY_BAD_ANSWER", "The relay's batch answer has no body.", { status: response.status });
+      if (!response.ok)
+        await this.#read(
+          { status: response.status, ok: false, headers: response.headers, text: await response.text() },
+          z.never(),
+        );
+      if (!response.body)
+        throw new RelayCallError("STR_RELAY_BAD_ANSWER", "The relay's batch answer has no body.", {
+          status: response.status,
+        });
       await readLines(response.body, this.#timeoutMs, controller, (text) => {
         const parsed = BatchStreamLine.safeParse(safeJson(text));
         if (parsed.success) options.onLine(parsed.data);
@@ -147,7 +179,10 @@ export class RelayClient {
 
   /** A stored analysis by id, from the relay's store (no call to the service). */
   async analysis(id: string, options: CallOptions = {}): Promise<RelayAnswer> {
-    return this.#read(await this.#send("GET", `/v1/analyses/${encodeURIComponent(id)}`, undefined, options), RelayAnswer);
+    return this.#read(
+      await this.#send("GET", `/v1/analyses/${encodeURIComponent(id)}`, undefined, options),
+      RelayAnswer,
+    );
   }
 
   /**
@@ -155,17 +190,45 @@ export class RelayClient {
    * caller's signal is linked for that long; otherwise (a streamed batch) the caller's signal goes
    * to fetch as it is, so it can still cut the stream later, and the reader keeps its own time limit.
    */
-  async #send(method: "GET" | "POST", path: string, body: unknown, options: CallOptions, headers?: Record<string, string>): Promise<Answered>;
-  async #send(method: "GET" | "POST", path: string, body: unknown, options: CallOptions, headers: Record<string, string>, whole: false): Promise<Response>;
-  async #send(method: "GET" | "POST", path: string, body: unknown, options: CallOptions, headers: Record<string, string> = {}, whole = true): Promise<Answered | Response> {
+  async #send(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    options: CallOptions,
+    headers?: Record<string, string>,
+  ): Promise<Answered>;
+  async #send(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    options: CallOptions,
+    headers: Record<string, string>,
+    whole: false,
+  ): Promise<Response>;
+  async #send(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    options: CallOptions,
+    headers: Record<string, string> = {},
+    whole = true,
+  ): Promise<Answered | Response> {
     const init: RequestInit = {
       method,
-      headers: { authorization: `Bearer ${this.#token}`, accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+      headers: {
+        authorization: `Bearer ${this.#token}`,
+        accept: "application/json",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     };
     if (!whole) {
       try {
-        return await this.#fetch(`${this.baseUrl}${path}`, { ...init, ...(options.signal ? { signal: options.signal } : {}) });
+        return await this.#fetch(`${this.baseUrl}${path}`, {
+          ...init,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
       } catch (error) {
         throw this.#failure(error, options.signal, options.signal ?? new AbortController().signal);
       }
@@ -174,7 +237,16 @@ export class RelayClient {
     const onAbort = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(new RelayCallError("STR_RELAY_TIMEOUT", `The relay did not answer within ${Math.round(this.#timeoutMs / 1000)} s.`)), this.#timeoutMs);
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new RelayCallError(
+            "STR_RELAY_TIMEOUT",
+            `The relay did not answer within ${Math.round(this.#timeoutMs / 1000)} s.`,
+          ),
+        ),
+      this.#timeoutMs,
+    );
     try {
       const response = await this.#fetch(`${this.baseUrl}${path}`, { ...init, signal: controller.signal });
       // Read the body while the time limit and the caller's signal still apply.
@@ -193,10 +265,19 @@ export class RelayClient {
     if (!response.ok) {
       const body = RelayErrorBody.safeParse(json);
       if (body.success) throw RelayCallError.fromBody(response.status, body.data, response.headers.get("retry-after"));
-      throw new RelayCallError("STR_RELAY_BAD_ANSWER", `The relay answered ${response.status} without its error shape${text ? `: ${text.slice(0, 120)}` : ""}. Is the URL the relay's?`, { status: response.status });
+      throw new RelayCallError(
+        "STR_RELAY_BAD_ANSWER",
+        `The relay answered ${response.status} without its error shape${text ? `: ${text.slice(0, 120)}` : ""}. Is the URL the relay's?`,
+        { status: response.status },
+      );
     }
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new RelayCallError("STR_RELAY_BAD_ANSWER", `The relay's answer is not in the expected shape (${response.status}). Is the URL the relay's?`, { status: response.status });
+    if (!parsed.success)
+      throw new RelayCallError(
+        "STR_RELAY_BAD_ANSWER",
+        `The relay's answer is not in the expected shape (${response.status}). Is the URL the relay's?`,
+        { status: response.status },
+      );
     return parsed.data;
   }
 
@@ -206,7 +287,11 @@ export class RelayClient {
     if (callerSignal?.aborted) return new RelayCallError("STR_CANCELLED", "Cancelled.", { cause: error });
     if (ownSignal.aborted && ownSignal.reason instanceof RelayCallError) return ownSignal.reason;
     const reason = error instanceof Error ? error.message : String(error);
-    return new RelayCallError("STR_RELAY_UNREACHABLE", `Could not reach the relay at ${this.baseUrl} (${reason}). Is it running, and is the URL in Settings right?`, { cause: error });
+    return new RelayCallError(
+      "STR_RELAY_UNREACHABLE",
+      `Could not reach the relay at ${this.baseUrl} (${reason}). Is it running, and is the URL in Settings right?`,
+      { cause: error },
+    );
   }
 }
 
@@ -232,14 +317,25 @@ function safeJson(text: string): unknown {
  * each chunk to what was left and searching that would copy every chunk once more: about 2 kB a
  * line, as much again as the line's own analysis.)
  */
-async function readLines(body: ReadableStream<Uint8Array>, idleMs: number, controller: AbortController, onLine: (line: string) => void): Promise<void> {
+async function readLines(
+  body: ReadableStream<Uint8Array>,
+  idleMs: number,
+  controller: AbortController,
+  onLine: (line: string) => void,
+): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let rest = "";
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = () => {
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => controller.abort(new RelayCallError("STR_RELAY_TIMEOUT", `The relay sent nothing for ${Math.round(idleMs / 1000)} s.`)), idleMs);
+    timer = setTimeout(
+      () =>
+        controller.abort(
+          new RelayCallError("STR_RELAY_TIMEOUT", `The relay sent nothing for ${Math.round(idleMs / 1000)} s.`),
+        ),
+      idleMs,
+    );
   };
   try {
     arm();

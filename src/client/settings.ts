@@ -11,11 +11,17 @@ export const RelaySettings = z.strictObject({
   relayUrl: z
     .string({ error: "must be the relay's URL" })
     .trim()
-    .refine((u) => /^https:\/\/[^\s/]+/i.test(u) || /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/|$)/i.test(u), {
-      error: "must be an https:// URL (http:// only for this computer, e.g. http://localhost:8787)",
-    })
+    .refine(
+      (u) => /^https:\/\/[^\s/]+/i.test(u) || /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/|$)/i.test(u),
+      {
+        error: "must be an https:// URL (http:// only for this computer, e.g. http://localhost:8787)",
+      },
+    )
     .transform((u) => u.replace(/\/+$/, "")),
-  token: z.string({ error: "must be the relay token" }).trim().min(16, { error: "must be the relay token the relay printed (16 or more characters)" }),
+  token: z
+    .string({ error: "must be the relay token" })
+    .trim()
+    .min(16, { error: "must be the relay token the relay printed (16 or more characters)" }),
 });
 export type RelaySettings = z.infer<typeof RelaySettings>;
 
@@ -40,8 +46,14 @@ export function defaultRelayUrl(pageOrigin: string | undefined): string {
 }
 
 /** What is stored, with the default URL filled in; `token` undefined until the user pastes one. */
-export async function loadSettings(storage: SettingsStorage, pageOrigin: string | undefined): Promise<{ relayUrl: string; token: string | undefined }> {
-  const [url, token] = await Promise.all([storage.getItem(SETTINGS_KEYS.relayUrl), storage.getItem(SETTINGS_KEYS.token)]);
+export async function loadSettings(
+  storage: SettingsStorage,
+  pageOrigin: string | undefined,
+): Promise<{ relayUrl: string; token: string | undefined }> {
+  const [url, token] = await Promise.all([
+    storage.getItem(SETTINGS_KEYS.relayUrl),
+    storage.getItem(SETTINGS_KEYS.token),
+  ]);
   return { relayUrl: url || defaultRelayUrl(pageOrigin), token: token || undefined };
 }
 

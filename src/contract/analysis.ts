@@ -16,7 +16,10 @@ export const MAX_COMPARABLES = 50;
 
 /** A number, or a numeric string (some APIs quote numbers); anything else reads as absent. */
 export const LooseNumber = z
-  .preprocess((v) => (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : v), z.number())
+  .preprocess(
+    (v) => (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : v),
+    z.number(),
+  )
   .optional()
   .catch(undefined);
 
@@ -89,7 +92,11 @@ export const Warning = z.union([z.string(), z.looseObject({})]);
 export type Warning = z.infer<typeof Warning>;
 export const Warnings = z
   .array(z.unknown())
-  .transform((items) => items.filter((w): w is Warning => typeof w === "string" || (typeof w === "object" && w !== null && !Array.isArray(w))))
+  .transform((items) =>
+    items.filter(
+      (w): w is Warning => typeof w === "string" || (typeof w === "object" && w !== null && !Array.isArray(w)),
+    ),
+  )
   .optional()
   .catch(undefined);
 
@@ -158,9 +165,13 @@ export const STRATEGY_FIELDS = {
   cohost: COHOST_FIELDS,
 } as const;
 
-type NumberFieldName = (typeof MORTGAGE_STRATEGY_FIELDS)[number] | (typeof ARB_FIELDS)[number] | (typeof COHOST_FIELDS)[number];
+type NumberFieldName =
+  (typeof MORTGAGE_STRATEGY_FIELDS)[number] | (typeof ARB_FIELDS)[number] | (typeof COHOST_FIELDS)[number];
 const strategyFields = Object.fromEntries(
-  [...new Set<NumberFieldName>([...MORTGAGE_STRATEGY_FIELDS, ...ARB_FIELDS, ...COHOST_FIELDS])].map((name) => [name, LooseNumber]),
+  [...new Set<NumberFieldName>([...MORTGAGE_STRATEGY_FIELDS, ...ARB_FIELDS, ...COHOST_FIELDS])].map((name) => [
+    name,
+    LooseNumber,
+  ]),
 ) as Record<NumberFieldName, typeof LooseNumber>;
 
 /** The analysis as the service sends it, every strategy's fields optional. */
@@ -185,11 +196,11 @@ type KnownFields<T> = { [K in keyof T as string extends K ? never : number exten
 
 export type Analysis = Omit<KnownFields<AnalysisData>, "revenue" | "adr" | "occupancy" | "comparables"> &
   Record<string, unknown> & {
-  revenue: Percentiles;
-  adr: Percentiles;
-  occupancy: Percentiles;
-  comparables: Comparable[];
-};
+    revenue: Percentiles;
+    adr: Percentiles;
+    occupancy: Percentiles;
+    comparables: Comparable[];
+  };
 
 /**
  * The version of normalizeAnalysis's output. An envelope records the version that normalised it

@@ -11,7 +11,8 @@ import { INVESTOR_METRICS } from "./whatif";
  */
 export type Unit = "usd" | "percent" | "fraction" | "ratio" | "count" | "years" | "miles" | "text" | "url" | "id";
 
-export type FieldGroup = "Revenue" | "Nightly rate" | "Occupancy" | "Cash flow" | "Investor metrics" | "Financing" | "Property" | "Report";
+export type FieldGroup =
+  "Revenue" | "Nightly rate" | "Occupancy" | "Cash flow" | "Investor metrics" | "Financing" | "Property" | "Report";
 
 export interface FieldInfo {
   /** Dot path in the analysis: `revenue.p50`, `yearOneCashFlowUSD`. */
@@ -57,11 +58,22 @@ const ALL = STRATEGIES;
 const MORTGAGE: readonly Strategy[] = ["buy", "owned"];
 const INVESTED: readonly Strategy[] = ["buy", "owned", "arb"];
 
-function field(path: string, label: string, unit: Unit, group: FieldGroup, strategies: readonly Strategy[] = ALL): FieldInfo {
+function field(
+  path: string,
+  label: string,
+  unit: Unit,
+  group: FieldGroup,
+  strategies: readonly Strategy[] = ALL,
+): FieldInfo {
   return { path, label, unit, group, strategies };
 }
 
-function derived(path: keyof typeof INVESTOR_METRICS, label: string, unit: Unit, strategies: readonly Strategy[]): FieldInfo {
+function derived(
+  path: keyof typeof INVESTOR_METRICS,
+  label: string,
+  unit: Unit,
+  strategies: readonly Strategy[],
+): FieldInfo {
   return { path, label, unit, group: "Investor metrics", strategies, derive: INVESTOR_METRICS[path] };
 }
 
@@ -73,7 +85,12 @@ const PERCENTILE_LABELS = [
   ["avg", "average"],
 ] as const;
 
-function percentileFields(metric: "revenue" | "adr" | "occupancy", label: string, unit: Unit, group: FieldGroup): FieldInfo[] {
+function percentileFields(
+  metric: "revenue" | "adr" | "occupancy",
+  label: string,
+  unit: Unit,
+  group: FieldGroup,
+): FieldInfo[] {
   return PERCENTILE_LABELS.map(([key, name]) => field(`${metric}.${key}`, `${label}, ${name}`, unit, group));
 }
 
@@ -140,7 +157,8 @@ export const COMPARABLE_COLUMNS: readonly { key: string; label: string; unit: Un
 const byKey = new Map<string, FieldInfo>();
 for (const info of FIELD_CATALOGUE) {
   // "yearOneCashFlow" finds yearOneCashFlowUSD, "capRate" finds yearOneCapRatePercentage's label.
-  for (const name of [info.path, info.path.replace(/(USD|Percentage)$/, ""), info.label]) byKey.set(simplify(name), info);
+  for (const name of [info.path, info.path.replace(/(USD|Percentage)$/, ""), info.label])
+    byKey.set(simplify(name), info);
 }
 
 function simplify(text: string): string {

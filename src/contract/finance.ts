@@ -44,7 +44,12 @@ export function monthlyMortgagePayment(principal: number, annualRatePercentage: 
 }
 
 /** What is still owed after `monthsPaid` payments. */
-export function loanBalance(principal: number, annualRatePercentage: number, years: number, monthsPaid: number): number {
+export function loanBalance(
+  principal: number,
+  annualRatePercentage: number,
+  years: number,
+  monthsPaid: number,
+): number {
   const n = Math.round(years * 12);
   const m = Math.min(Math.max(0, Math.round(monthsPaid)), n);
   if (principal <= 0 || n <= 0) return 0;
@@ -65,14 +70,24 @@ export interface MortgageTerms {
 }
 
 /** The mortgage over the coming year: payments made, principal paid down. */
-export function mortgageYearOne(t: MortgageTerms): { loanUSD: number; monthlyPaymentUSD: number; paymentsUSD: number; principalPaydownUSD: number } {
+export function mortgageYearOne(t: MortgageTerms): {
+  loanUSD: number;
+  monthlyPaymentUSD: number;
+  paymentsUSD: number;
+  principalPaydownUSD: number;
+} {
   const loanUSD = t.purchasePriceUSD * (1 - t.downPaymentPercentage / 100);
   const monthlyPaymentUSD = monthlyMortgagePayment(loanUSD, t.interestRatePercentage, t.mortgageLength);
   const monthsPaid = Math.round((t.mortgageLength - t.yearsRemainingOnMortgage) * 12);
   const monthsThisYear = Math.min(12, Math.round(t.yearsRemainingOnMortgage * 12));
   const before = loanBalance(loanUSD, t.interestRatePercentage, t.mortgageLength, monthsPaid);
   const after = loanBalance(loanUSD, t.interestRatePercentage, t.mortgageLength, monthsPaid + monthsThisYear);
-  return { loanUSD, monthlyPaymentUSD, paymentsUSD: monthlyPaymentUSD * monthsThisYear, principalPaydownUSD: before - after };
+  return {
+    loanUSD,
+    monthlyPaymentUSD,
+    paymentsUSD: monthlyPaymentUSD * monthsThisYear,
+    principalPaydownUSD: before - after,
+  };
 }
 
 export interface MortgageStrategyInputs extends MortgageTerms {

@@ -27,7 +27,8 @@ export function irr(flows: readonly number[]): number | undefined {
   const at = (factor: number) => npv(factor - 1, flows);
   // One change of sign (money in, then money out): one root at most (Descartes' rule of signs), so
   // the whole range is one bracket.
-  if (signChanges(flows) === 1) return Math.sign(at(LOWEST)) === Math.sign(at(HIGHEST)) ? undefined : bisect(at, LOWEST, HIGHEST) - 1;
+  if (signChanges(flows) === 1)
+    return Math.sign(at(LOWEST)) === Math.sign(at(HIGHEST)) ? undefined : bisect(at, LOWEST, HIGHEST) - 1;
   let best: number | undefined;
   let previous = at(LOWEST);
   for (let k = 1; k < GRID.length; k++) {

@@ -63,7 +63,11 @@ export function dotPath(path: readonly PropertyKey[]): string {
 }
 
 /** Turns a zod error into one issue per bad field, each naming the field and the rule. */
-export function toFieldIssues(error: z.ZodError, knownFields: readonly string[] = [], prefix: readonly PropertyKey[] = []): FieldIssue[] {
+export function toFieldIssues(
+  error: z.ZodError,
+  knownFields: readonly string[] = [],
+  prefix: readonly PropertyKey[] = [],
+): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const issue of error.issues) {
     const path = [...prefix, ...issue.path];

@@ -20,21 +20,45 @@ import { INVESTOR_METRICS, WhatIfInputs, mortgageInputs, whatIfKind } from "./wh
  */
 
 /** What the metrics are read from: an analysis, or the model's fields at another price. */
-type BidFields = Pick<Analysis, "yearOneCashOnCashPercentage" | "yearOneCapRatePercentage" | "yearOneCashFlowUSD" | "yearOneOperatingIncomeUSD" | "yearOneMorgageAndTaxesUSD">;
+type BidFields = Pick<
+  Analysis,
+  | "yearOneCashOnCashPercentage"
+  | "yearOneCapRatePercentage"
+  | "yearOneCashFlowUSD"
+  | "yearOneOperatingIncomeUSD"
+  | "yearOneMorgageAndTaxesUSD"
+>;
 
 /** Each metric as STR.WHATIF reports it (DSCR as the catalogue derives it). */
 export const BID_METRICS = {
-  yearOneCashOnCashPercentage: { label: "cash-on-cash return", unit: "percent", of: (a: BidFields) => num(a.yearOneCashOnCashPercentage) },
+  yearOneCashOnCashPercentage: {
+    label: "cash-on-cash return",
+    unit: "percent",
+    of: (a: BidFields) => num(a.yearOneCashOnCashPercentage),
+  },
   dscr: { label: "DSCR", unit: "ratio", of: INVESTOR_METRICS.dscr },
-  yearOneCapRatePercentage: { label: "cap rate", unit: "percent", of: (a: BidFields) => num(a.yearOneCapRatePercentage) },
+  yearOneCapRatePercentage: {
+    label: "cap rate",
+    unit: "percent",
+    of: (a: BidFields) => num(a.yearOneCapRatePercentage),
+  },
   yearOneCashFlowUSD: { label: "year-one cash flow", unit: "usd", of: (a: BidFields) => num(a.yearOneCashFlowUSD) },
-} as const satisfies Record<string, { label: string; unit: "percent" | "ratio" | "usd"; of: (a: BidFields) => number | undefined }>;
+} as const satisfies Record<
+  string,
+  { label: string; unit: "percent" | "ratio" | "usd"; of: (a: BidFields) => number | undefined }
+>;
 
 export type BidMetric = keyof typeof BID_METRICS;
 
 /** The names people write for each metric, simplified (lower case, letters and digits only). */
 const BID_METRIC_NAMES: Readonly<Record<BidMetric, readonly string[]>> = {
-  yearOneCashOnCashPercentage: ["cashoncash", "coc", "cashoncashreturn", "yearonecashoncash", "yearonecashoncashpercentage"],
+  yearOneCashOnCashPercentage: [
+    "cashoncash",
+    "coc",
+    "cashoncashreturn",
+    "yearonecashoncash",
+    "yearonecashoncashpercentage",
+  ],
   dscr: ["dscr", "debtservicecoverage", "debtservicecoverageratio"],
   yearOneCapRatePercentage: ["caprate", "cap", "yearonecaprate", "yearonecapratepercentage"],
   yearOneCashFlowUSD: ["cashflow", "yearonecashflow", "yearonecashflowusd"],
@@ -64,23 +88,41 @@ export type MaxBidResult =
   | { ok: false; reason: "no-price" | "unreachable"; message: string };
 
 export function maxBid(a: Analysis, ask: MaxBidInputs): MaxBidResult {
-  if (whatIfKind(a) !== "mortgage") return { ok: false, reason: "no-price", message: "the analysis is not a purchase (buy or owned): it has no price to bid" };
+  if (whatIfKind(a) !== "mortgage")
+    return {
+      ok: false,
+      reason: "no-price",
+      message: "the analysis is not a purchase (buy or owned): it has no price to bid",
+    };
   const metric = BID_METRICS[ask.metric];
-  const financing: WhatIfInputs = { scenario: ask.scenario, downPaymentPercentage: ask.downPaymentPercentage, interestRatePercentage: ask.interestRatePercentage, mortgageLength: ask.mortgageLength };
+  const financing: WhatIfInputs = {
+    scenario: ask.scenario,
+    downPaymentPercentage: ask.downPaymentPercentage,
+    interestRatePercentage: ask.interestRatePercentage,
+    mortgageLength: ask.mortgageLength,
+  };
   const model = mortgageInputs(a, financing);
   if (!model.ok) return { ok: false, reason: "no-price", message: model.message };
   // STR.WHATIF at another price is this model with that price (whatif.ts), without copying the
   // whole analysis each time. Whole cents, so that bisection ends on the cent.
-  const at = (cents: number): number | undefined => metric.of(mortgageStrategyModel({ ...model.inputs, purchasePriceUSD: cents / 100 }));
+  const at = (cents: number): number | undefined =>
+    metric.of(mortgageStrategyModel({ ...model.inputs, purchasePriceUSD: cents / 100 }));
   const meets = (cents: number) => {
     const value = at(cents);
     return value !== undefined && value >= ask.target;
   };
   const wanted = `${metric.label} ≥ ${shown(ask.target, metric.unit)}`;
   const found = bracket(meets, Math.round(model.inputs.purchasePriceUSD * 100));
-  if (found === "every") return unreachable(`every price up to ${usd(BID_PRICE_RANGE.max)} gives ${wanted}: there is no highest price`);
-  if (found === "rises") return unreachable(`the ${metric.label} rises with the price here (operating income is below zero), so there is no highest price with ${wanted}`);
-  if (found === "none") return unreachable(`no price from ${usd(BID_PRICE_RANGE.min)} gives ${wanted}: at ${usd(BID_PRICE_RANGE.min)} it is ${describe(at(BID_PRICE_RANGE.min * 100), metric.unit)}`);
+  if (found === "every")
+    return unreachable(`every price up to ${usd(BID_PRICE_RANGE.max)} gives ${wanted}: there is no highest price`);
+  if (found === "rises")
+    return unreachable(
+      `the ${metric.label} rises with the price here (operating income is below zero), so there is no highest price with ${wanted}`,
+    );
+  if (found === "none")
+    return unreachable(
+      `no price from ${usd(BID_PRICE_RANGE.min)} gives ${wanted}: at ${usd(BID_PRICE_RANGE.min)} it is ${describe(at(BID_PRICE_RANGE.min * 100), metric.unit)}`,
+    );
   let { lo, hi } = found;
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
@@ -94,7 +136,10 @@ export function maxBid(a: Analysis, ask: MaxBidInputs): MaxBidResult {
  * Prices in cents, `lo` meeting the target and `hi` not, found from the analysis's own price by
  * doubling or halving (the answer is usually within a factor of two of it); or why there are none.
  */
-function bracket(meets: (cents: number) => boolean, start: number): { lo: number; hi: number } | "none" | "every" | "rises" {
+function bracket(
+  meets: (cents: number) => boolean,
+  start: number,
+): { lo: number; hi: number } | "none" | "every" | "rises" {
   const min = BID_PRICE_RANGE.min * 100;
   const max = BID_PRICE_RANGE.max * 100;
   let probe = Math.min(Math.max(start, min), max);

@@ -39,14 +39,20 @@ export function normalizeAnalysis(data: AnalysisData, notes: string[] = []): Ana
   // Occupancy "appears both as a percent (0–100) and as a fraction (0–1)": the spec's percent fields
   // hold percents, the `occupancy` object fractions. A true occupancy of 1 % or less is not plausible,
   // so a percent field at or below 1 was sent as a fraction.
-  if (typeof analysis.occupancyRatePercentage === "number" && analysis.occupancyRatePercentage > 0 && analysis.occupancyRatePercentage <= 1) {
+  if (
+    typeof analysis.occupancyRatePercentage === "number" &&
+    analysis.occupancyRatePercentage > 0 &&
+    analysis.occupancyRatePercentage <= 1
+  ) {
     notes.push(`occupancyRatePercentage was a fraction (${analysis.occupancyRatePercentage}); converted to percent`);
     analysis.occupancyRatePercentage = round(analysis.occupancyRatePercentage * 100, 4);
   }
   if (analysis.quartiles) analysis.quartiles = quartilesAsPercent(analysis.quartiles, notes);
   if (analysis.occupancy) analysis.occupancy = occupancyAsFractions(analysis.occupancy, notes);
 
-  const comparables = (analysis.comparables ?? []).map(normalizeComparable).filter((c): c is Comparable => c !== undefined);
+  const comparables = (analysis.comparables ?? [])
+    .map(normalizeComparable)
+    .filter((c): c is Comparable => c !== undefined);
   const renamed = comparables.filter((c) => c.__renamed !== undefined).length;
   if (renamed > 0) notes.push(`${renamed} comparables used older field names; mapped to the spec's names`);
   for (const c of comparables) delete c.__renamed;
@@ -64,7 +70,8 @@ export function normalizeAnalysis(data: AnalysisData, notes: string[] = []): Ana
  * first five, whatever order the service sent them in.
  */
 export function nearestFirst<C extends { distanceMiles?: number | undefined }>(comparables: readonly C[]): C[] {
-  const distance = (c: C) => (typeof c.distanceMiles === "number" && Number.isFinite(c.distanceMiles) ? c.distanceMiles : Infinity);
+  const distance = (c: C) =>
+    typeof c.distanceMiles === "number" && Number.isFinite(c.distanceMiles) ? c.distanceMiles : Infinity;
   // Array.prototype.sort is stable: equal distances keep the service's order.
   return [...comparables].sort((a, b) => distance(a) - distance(b));
 }
@@ -85,7 +92,12 @@ const COMPARABLE_FIELD: Record<Metric, keyof Comparable> = {
  * The percentile object for `metric`, with each missing value filled in from `quartiles`, then from
  * the headline fields (avg only), then from the comparables. Occupancy comes out as fractions.
  */
-function completePercentiles(metric: Metric, analysis: AnalysisData, comparables: Comparable[], notes: string[]): Percentiles {
+function completePercentiles(
+  metric: Metric,
+  analysis: AnalysisData,
+  comparables: Comparable[],
+  notes: string[],
+): Percentiles {
   const given: Percentiles = analysis[metric] ?? {};
   const result: Percentiles = { ...given };
   const filled: string[] = [];
@@ -101,7 +113,10 @@ function completePercentiles(metric: Metric, analysis: AnalysisData, comparables
       source = "the headline fields";
     }
     if (value === undefined) {
-      value = comparablePercentile(comparables.map((c) => c[COMPARABLE_FIELD[metric]]), key);
+      value = comparablePercentile(
+        comparables.map((c) => c[COMPARABLE_FIELD[metric]]),
+        key,
+      );
       if (value !== undefined) value *= scale;
       source = "the comparables";
     }
@@ -110,13 +125,15 @@ function completePercentiles(metric: Metric, analysis: AnalysisData, comparables
       filled.push(`${key} from ${source}`);
     }
   }
-  if (filled.length > 0) notes.push(`${metric} ${analysis[metric] ? "was incomplete" : "was missing"}: ${filled.join(", ")}`);
+  if (filled.length > 0)
+    notes.push(`${metric} ${analysis[metric] ? "was incomplete" : "was missing"}: ${filled.join(", ")}`);
   return result;
 }
 
 function headlineAverage(metric: Metric, a: AnalysisData): number | undefined {
   if (metric === "adr") return a.ratePerNightUSD;
-  if (metric === "occupancy") return typeof a.occupancyRatePercentage === "number" ? a.occupancyRatePercentage / 100 : undefined;
+  if (metric === "occupancy")
+    return typeof a.occupancyRatePercentage === "number" ? a.occupancyRatePercentage / 100 : undefined;
   if (typeof a.ratePerNightUSD === "number" && typeof a.occupancyRatePercentage === "number") {
     return (a.ratePerNightUSD * a.occupancyRatePercentage * 365) / 100;
   }
@@ -161,7 +178,8 @@ function quartilesAsPercent(quartiles: Quartiles, notes: string[]): Quartiles {
   const out: Quartiles = { ...quartiles };
   for (const key of Object.values(QUARTILE_KEYS)) {
     const q = out[key];
-    if (q && typeof q.occupancy_rate === "number") out[key] = { ...q, occupancy_rate: round(q.occupancy_rate * 100, 4) };
+    if (q && typeof q.occupancy_rate === "number")
+      out[key] = { ...q, occupancy_rate: round(q.occupancy_rate * 100, 4) };
   }
   return out;
 }
@@ -174,7 +192,10 @@ const COMPARABLE_ALIASES: ReadonlyArray<[keyof Comparable, readonly string[], ((
   ["name", ["title", "listingName"]],
   ["listingUrl", ["url", "airbnbUrl", "listing_url"]],
   ["accommodates", ["accomodates", "guests", "personCapacity"]],
-  ["annualRevenueUSD", ["ttmRevenue", "ttm_revenue", "revenueTTM", "trailingTwelveMonthRevenue", "annualRevenue", "revenue"]],
+  [
+    "annualRevenueUSD",
+    ["ttmRevenue", "ttm_revenue", "revenueTTM", "trailingTwelveMonthRevenue", "annualRevenue", "revenue"],
+  ],
   ["averageDailyRateUSD", ["averageDailyRate", "ttmAvgRate", "adr"]],
   ["occupancyRatePercentage", ["occupancyRate", "ttmOccupancy", "occupancy"]],
   ["distanceMiles", ["distance", "distance_miles"]],
@@ -184,7 +205,15 @@ const COMPARABLE_ALIASES: ReadonlyArray<[keyof Comparable, readonly string[], ((
 type RenamedComparable = Comparable & { __renamed?: true };
 
 const COMPARABLE_TEXT = ["platformId", "name", "listingUrl"] as const;
-const COMPARABLE_NUMBERS = ["bedrooms", "bathrooms", "accommodates", "annualRevenueUSD", "occupancyRatePercentage", "averageDailyRateUSD", "distanceMiles"] as const;
+const COMPARABLE_NUMBERS = [
+  "bedrooms",
+  "bathrooms",
+  "accommodates",
+  "annualRevenueUSD",
+  "occupancyRatePercentage",
+  "averageDailyRateUSD",
+  "distanceMiles",
+] as const;
 
 /**
  * A comparable already in the spec's shape (every field there, of its type; percent occupancy):
@@ -215,10 +244,12 @@ function normalizeComparable(raw: unknown): RenamedComparable | undefined {
       const value = source[alias];
       if (value === undefined || value === null) continue;
       if (field === "platformId" || field === "name" || field === "listingUrl") {
-        if (typeof value === "string" || typeof value === "number") (c as Record<string, unknown>)[field] = String(value);
+        if (typeof value === "string" || typeof value === "number")
+          (c as Record<string, unknown>)[field] = String(value);
       } else {
         const n = typeof value === "string" ? Number(value) : value;
-        if (typeof n === "number" && Number.isFinite(n)) (c as Record<string, unknown>)[field] = convert ? round(convert(n), 3) : n;
+        if (typeof n === "number" && Number.isFinite(n))
+          (c as Record<string, unknown>)[field] = convert ? round(convert(n), 3) : n;
       }
       if (c[field] !== undefined) {
         c.__renamed = true;
@@ -227,13 +258,23 @@ function normalizeComparable(raw: unknown): RenamedComparable | undefined {
     }
   }
   if (c.photo_urls === undefined) {
-    const photos = source.photos ?? source.photoUrls ?? source.thumbnail ?? source.thumbnailUrl ?? source.thumbnail_url ?? source.picture_url;
+    const photos =
+      source.photos ??
+      source.photoUrls ??
+      source.thumbnail ??
+      source.thumbnailUrl ??
+      source.thumbnail_url ??
+      source.picture_url;
     if (typeof photos === "string") c.photo_urls = [photos];
     else if (Array.isArray(photos)) c.photo_urls = photos.filter((p): p is string => typeof p === "string");
     if (c.photo_urls !== undefined) c.__renamed = true;
   }
   // A fraction in a percent field, as with the analysis's own occupancy.
-  if (typeof c.occupancyRatePercentage === "number" && c.occupancyRatePercentage > 0 && c.occupancyRatePercentage <= 1) {
+  if (
+    typeof c.occupancyRatePercentage === "number" &&
+    c.occupancyRatePercentage > 0 &&
+    c.occupancyRatePercentage <= 1
+  ) {
     c.occupancyRatePercentage = round(c.occupancyRatePercentage * 100, 4);
   }
   return c;

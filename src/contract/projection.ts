@@ -30,7 +30,10 @@ export const PROJECTION_DEFAULTS = {
 
 export const PROJECTION_YEARS = { min: 1, max: 30 } as const;
 
-export interface ProjectionInputs extends Pick<WhatIfInputs, "purchasePriceUSD" | "downPaymentPercentage" | "interestRatePercentage" | "mortgageLength"> {
+export interface ProjectionInputs extends Pick<
+  WhatIfInputs,
+  "purchasePriceUSD" | "downPaymentPercentage" | "interestRatePercentage" | "mortgageLength"
+> {
   /** The hold, in whole years: the property is sold at the end of the last. */
   years: number;
   /** Yearly, percent; omitted: the analysis's own (the service's 3 %). */
@@ -80,15 +83,32 @@ export interface ProjectionSummary {
   irrPercentage: number | undefined;
 }
 
-export type ProjectionResult = { ok: true; years: ProjectionYear[]; summary: ProjectionSummary; /** −cash invested, then each year's cash flow, the last with the proceeds. */ flows: number[] } | { ok: false; message: string };
+export type ProjectionResult =
+  | {
+      ok: true;
+      years: ProjectionYear[];
+      summary: ProjectionSummary;
+      /** −cash invested, then each year's cash flow, the last with the proceeds. */ flows: number[];
+    }
+  | { ok: false; message: string };
 
 export function projectHold(a: Analysis, p: ProjectionInputs): ProjectionResult {
-  if (whatIfKind(a) !== "mortgage") return { ok: false, message: "the analysis is not a purchase (buy or owned): there is no property value or loan to project" };
-  if (!Number.isInteger(p.years) || p.years < PROJECTION_YEARS.min || p.years > PROJECTION_YEARS.max) return { ok: false, message: `years must be a whole number from ${PROJECTION_YEARS.min} to ${PROJECTION_YEARS.max}; got ${p.years}` };
+  if (whatIfKind(a) !== "mortgage")
+    return {
+      ok: false,
+      message: "the analysis is not a purchase (buy or owned): there is no property value or loan to project",
+    };
+  if (!Number.isInteger(p.years) || p.years < PROJECTION_YEARS.min || p.years > PROJECTION_YEARS.max)
+    return {
+      ok: false,
+      message: `years must be a whole number from ${PROJECTION_YEARS.min} to ${PROJECTION_YEARS.max}; got ${p.years}`,
+    };
   const model = mortgageInputs(a, p);
   if (!model.ok) return model;
   // Year one is the analysis's own figures, or WHATIF's when the price or financing changes.
-  const changed = [p.purchasePriceUSD, p.downPaymentPercentage, p.interestRatePercentage, p.mortgageLength].some((v) => v !== undefined);
+  const changed = [p.purchasePriceUSD, p.downPaymentPercentage, p.interestRatePercentage, p.mortgageLength].some(
+    (v) => v !== undefined,
+  );
   const recomputed = changed ? whatIf(a, p) : undefined;
   if (recomputed && !recomputed.ok) return recomputed;
   const first = recomputed?.ok ? recomputed.analysis : a;
@@ -153,7 +173,15 @@ function yearsOf(m: MortgageStrategyInputs, rates: Rates, count: number, first: 
     const balance = usd(loanBalance(loan, m.interestRatePercentage, m.mortgageLength, monthsPaid + 12 * year));
     const value = usd(m.purchasePriceUSD * grown(rates.appreciation, year));
     // Year one as the analysis (or WHATIF) states it, to the cent.
-    const row = year === 1 ? yearOne(first) : { revenueUSD: usd(revenue), netOperatingIncomeUSD: usd(income), debtServiceUSD: usd(debt), cashFlowUSD: usd(income - debt) };
+    const row =
+      year === 1
+        ? yearOne(first)
+        : {
+            revenueUSD: usd(revenue),
+            netOperatingIncomeUSD: usd(income),
+            debtServiceUSD: usd(debt),
+            cashFlowUSD: usd(income - debt),
+          };
     years.push({
       year,
       revenueUSD: row.revenueUSD,
@@ -169,7 +197,9 @@ function yearsOf(m: MortgageStrategyInputs, rates: Rates, count: number, first: 
   return years;
 }
 
-function yearOne(a: Analysis): Pick<ProjectionYear, "revenueUSD" | "netOperatingIncomeUSD" | "debtServiceUSD" | "cashFlowUSD"> {
+function yearOne(
+  a: Analysis,
+): Pick<ProjectionYear, "revenueUSD" | "netOperatingIncomeUSD" | "debtServiceUSD" | "cashFlowUSD"> {
   return {
     revenueUSD: num(a.yearOneRevenueUSD) ?? 0,
     netOperatingIncomeUSD: num(a.yearOneOperatingIncomeUSD) ?? 0,

@@ -14,7 +14,10 @@ import { Operation } from "./operations";
  * cost, and twice the memory while a recalculation's answers are read. The fields are read by
  * src/sheet, which takes only values of each field's type (and normalises data it cannot vouch for).
  */
-const JsonObject = z.custom<{ [key: string]: unknown }>((value) => typeof value === "object" && value !== null && !Array.isArray(value), { error: "must be an object" });
+const JsonObject = z.custom<{ [key: string]: unknown }>(
+  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  { error: "must be an object" },
+);
 
 /** Added by the relay to every analysis answer. */
 export const RelayMeta = z.looseObject({
@@ -141,7 +144,9 @@ export type RelayErrorBody = z.infer<typeof RelayErrorBody>;
 
 /** One item of POST /v1/batch: an operation (a strategy, or enhance) and its body as the service takes it. */
 export const BatchItem = z.strictObject({
-  strategy: z.enum(Operation.options, { error: (issue) => `must be one of ${Operation.options.join(", ")}; got ${JSON.stringify(issue.input) ?? "nothing"}` }),
+  strategy: z.enum(Operation.options, {
+    error: (issue) => `must be one of ${Operation.options.join(", ")}; got ${JSON.stringify(issue.input) ?? "nothing"}`,
+  }),
   params: z.unknown(),
   /** Bypass the cache: a billed refresh. */
   refresh: z.boolean().optional(),
@@ -150,7 +155,9 @@ export const BatchItem = z.strictObject({
    * it is answered instead of sending again. A client asking again for an item a batch left pending
    * sends the `freshSince` of its pending line (see PendingBody).
    */
-  freshSince: z.iso.datetime({ offset: true, error: "must be an ISO 8601 date and time, e.g. 2026-11-24T10:00:00.000Z" }).optional(),
+  freshSince: z.iso
+    .datetime({ offset: true, error: "must be an ISO 8601 date and time, e.g. 2026-11-24T10:00:00.000Z" })
+    .optional(),
 });
 export type BatchItem = z.infer<typeof BatchItem>;
 

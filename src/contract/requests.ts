@@ -47,12 +47,20 @@ const accomodates = numberField({ min: 1, max: 100, integer: true, unit: "guests
  * The most each percent field may be: the request's rule, and how a reader tells a %-formatted 100 %
  * (a cell holding 1) from 1 % — 1 reads as 100 % only where 100 % is allowed (inputs/values.ts).
  */
-export const PERCENT_FIELD_MAX = { interestRatePercentage: 15, downPaymentPercentage: 40, cohostCommissionPercentage: 100 } as const;
+export const PERCENT_FIELD_MAX = {
+  interestRatePercentage: 15,
+  downPaymentPercentage: 40,
+  cohostCommissionPercentage: 100,
+} as const;
 const interestRatePercentage = numberField({ min: 0, max: PERCENT_FIELD_MAX.interestRatePercentage, unit: "percent" });
 const downPaymentPercentage = numberField({ min: 0, max: PERCENT_FIELD_MAX.downPaymentPercentage, unit: "percent" });
 const mortgageLength = numberField({ min: 0, max: 30, unit: "years" });
 const yearsRemainingOnMortgage = numberField({ min: 0, max: 30, unit: "years" });
-const cohostCommissionPercentage = numberField({ min: 0, max: PERCENT_FIELD_MAX.cohostCommissionPercentage, unit: "percent" });
+const cohostCommissionPercentage = numberField({
+  min: 0,
+  max: PERCENT_FIELD_MAX.cohostCommissionPercentage,
+  unit: "percent",
+});
 
 const always = { when: () => true };
 
@@ -86,7 +94,12 @@ function mortgageRule(body: { mortgageLength?: unknown; yearsRemainingOnMortgage
   if (typeof body !== "object" || body === null) return;
   const { mortgageLength: length, yearsRemainingOnMortgage: remaining } = body;
   // Only against a valid length: a bad mortgageLength is its own issue, not the remaining years'.
-  if (typeof length === "number" && mortgageLength.safeParse(length).success && typeof remaining === "number" && remaining > length) {
+  if (
+    typeof length === "number" &&
+    mortgageLength.safeParse(length).success &&
+    typeof remaining === "number" &&
+    remaining > length
+  ) {
     ctx.addIssue({
       code: "custom",
       path: ["yearsRemainingOnMortgage"],
@@ -204,5 +217,7 @@ export function fieldRule(op: Operation, field: string): string | undefined {
   const shape = REQUEST_SCHEMAS[op].shape as Record<string, z.ZodType | undefined>;
   const schema = shape[field];
   if (!schema) return undefined;
-  return schema.description ?? (schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType).description : undefined);
+  return (
+    schema.description ?? (schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType).description : undefined)
+  );
 }

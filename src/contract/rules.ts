@@ -28,7 +28,9 @@ export function describeNumberRule(rule: NumberRule): string {
   const kind = rule.integer ? "a whole number" : rule.step !== undefined ? `a multiple of ${rule.step}` : "a number";
   let range = "";
   if (rule.min !== undefined && rule.max !== undefined) {
-    range = rule.exclusiveMin ? ` greater than ${fmt(rule.min)} and at most ${fmt(rule.max)}` : ` from ${fmt(rule.min)} to ${fmt(rule.max)}`;
+    range = rule.exclusiveMin
+      ? ` greater than ${fmt(rule.min)} and at most ${fmt(rule.max)}`
+      : ` from ${fmt(rule.min)} to ${fmt(rule.max)}`;
   } else if (rule.min !== undefined) {
     range = rule.exclusiveMin ? ` greater than ${fmt(rule.min)}` : ` of at least ${fmt(rule.min)}`;
   } else if (rule.max !== undefined) {
@@ -68,7 +70,8 @@ export function numberField(rule: NumberRule) {
   // multipleOf(1), not int(): int() aborts the parse, which would hide the object-level rules
   // (the location rule) when a count is fractional; every bad field should be reported at once.
   if (rule.integer) schema = schema.multipleOf(1, { error });
-  if (rule.min !== undefined) schema = rule.exclusiveMin ? schema.gt(rule.min, { error }) : schema.gte(rule.min, { error });
+  if (rule.min !== undefined)
+    schema = rule.exclusiveMin ? schema.gt(rule.min, { error }) : schema.gte(rule.min, { error });
   if (rule.max !== undefined) schema = schema.lte(rule.max, { error });
   if (rule.step !== undefined) schema = schema.multipleOf(rule.step, { error });
   return schema.describe(text);
@@ -80,26 +83,33 @@ export function numberField(rule: NumberRule) {
  * overrides and isolates (a text that reads differently than it is), and unpaired surrogates (not
  * text at all). A text holding one is refused before anything is billed.
  */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const HIDDEN_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const HIDDEN_CONTROL =
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Characters that take no space: a text made only of them (and spaces) is empty. */
-// eslint-disable-next-line no-misleading-character-class -- the combining marks and variation selectors listed are the point
-const INVISIBLE = /[\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2060-\u2064\u3164\ufe00-\ufe0f\ufeff\uffa0]/gu;
+const INVISIBLE =
+  // eslint-disable-next-line no-misleading-character-class -- the combining marks and variation selectors listed are the point
+  /[\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2060-\u2064\u3164\ufe00-\ufe0f\ufeff\uffa0]/gu;
 
 export function textField(maxLength: number) {
   const text = `text of 1 to ${maxLength} characters`;
   const error = failWith(text);
-  return z
-    .string({ error })
-    .trim()
-    .min(1, { error })
-    .max(maxLength, { error })
-    .refine((s) => !HIDDEN_CONTROL.test(s), {
-      error: (issue) => `must be plain text: it holds a control, bidirectional-override or broken character (${hiddenCharacterOf(String(issue.input))})`,
-    })
-    // An empty text is already refused by its length, with one message.
-    .refine((s) => s === "" || s.replace(INVISIBLE, "") !== "", { error: "must hold visible text; it has only invisible characters" })
-    .describe(text);
+  return (
+    z
+      .string({ error })
+      .trim()
+      .min(1, { error })
+      .max(maxLength, { error })
+      .refine((s) => !HIDDEN_CONTROL.test(s), {
+        error: (issue) =>
+          `must be plain text: it holds a control, bidirectional-override or broken character (${hiddenCharacterOf(String(issue.input))})`,
+      })
+      // An empty text is already refused by its length, with one message.
+      .refine((s) => s === "" || s.replace(INVISIBLE, "") !== "", {
+        error: "must hold visible text; it has only invisible characters",
+      })
+      .describe(text)
+  );
 }
 
 /** The first hidden character of a text, named by its code point (U+0000 style). */

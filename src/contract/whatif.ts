@@ -1,5 +1,12 @@
 import { Analysis, PercentileKey } from "./analysis";
-import { MODEL_DEFAULTS, MortgageStrategyInputs, annualRevenue, arbModel, cohostModel, mortgageStrategyModel } from "./finance";
+import {
+  MODEL_DEFAULTS,
+  MortgageStrategyInputs,
+  annualRevenue,
+  arbModel,
+  cohostModel,
+  mortgageStrategyModel,
+} from "./finance";
 import { round } from "./numbers";
 
 /**
@@ -64,8 +71,15 @@ export function impliedPrice(a: Analysis): number | undefined {
   const rate = num(a.propertyTaxPercentage);
   const fromTaxes = taxes !== undefined && rate !== undefined && rate > 0 ? (taxes * 12 * 100) / rate : undefined;
   const appreciation = num(a.yearOneAppreciationUSD);
-  const fromAppreciation = appreciation !== undefined && appreciation > 0 ? (appreciation * 100) / MODEL_DEFAULTS.appreciationPercentage : undefined;
-  if (fromAppreciation !== undefined && (fromTaxes === undefined || Math.abs(fromAppreciation - fromTaxes) <= fromTaxes * 0.005)) return round(fromAppreciation, 0);
+  const fromAppreciation =
+    appreciation !== undefined && appreciation > 0
+      ? (appreciation * 100) / MODEL_DEFAULTS.appreciationPercentage
+      : undefined;
+  if (
+    fromAppreciation !== undefined &&
+    (fromTaxes === undefined || Math.abs(fromAppreciation - fromTaxes) <= fromTaxes * 0.005)
+  )
+    return round(fromAppreciation, 0);
   return fromTaxes === undefined ? undefined : round(fromTaxes, 0);
 }
 
@@ -74,7 +88,9 @@ function revenueOf(a: Analysis, i: WhatIfInputs): number | undefined {
   if (i.yearOneRevenueUSD !== undefined) return i.yearOneRevenueUSD;
   if (i.occupancy !== undefined || i.ratePerNightUSD !== undefined) {
     const adr = i.ratePerNightUSD ?? num(a.ratePerNightUSD);
-    const occupancy = i.occupancy ?? (num(a.occupancyRatePercentage) === undefined ? undefined : (a.occupancyRatePercentage as number) / 100);
+    const occupancy =
+      i.occupancy ??
+      (num(a.occupancyRatePercentage) === undefined ? undefined : (a.occupancyRatePercentage as number) / 100);
     return adr === undefined || occupancy === undefined ? undefined : annualRevenue(adr, occupancy);
   }
   if (i.scenario !== undefined) return num(a.revenue[i.scenario]);
@@ -83,9 +99,17 @@ function revenueOf(a: Analysis, i: WhatIfInputs): number | undefined {
 
 export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
   const kind = whatIfKind(a);
-  if (!kind) return { ok: false, message: "the analysis has none of the fields a what-if needs (cash flow, mortgage, rent or commission)" };
+  if (!kind)
+    return {
+      ok: false,
+      message: "the analysis has none of the fields a what-if needs (cash flow, mortgage, rent or commission)",
+    };
   const revenue = revenueOf(a, inputs);
-  if (revenue === undefined) return { ok: false, message: `the analysis has no ${inputs.scenario ? `revenue.${inputs.scenario}` : "year-one revenue"} to start from` };
+  if (revenue === undefined)
+    return {
+      ok: false,
+      message: `the analysis has no ${inputs.scenario ? `revenue.${inputs.scenario}` : "year-one revenue"} to start from`,
+    };
   const monthlyExpenses = inputs.monthlyExpensesUSD ?? num(a.monthlyExpensesUSD);
   const base: Analysis = { ...a, yearOneRevenueUSD: round(revenue, 2) };
   if (inputs.ratePerNightUSD !== undefined) base.ratePerNightUSD = inputs.ratePerNightUSD;
@@ -95,10 +119,24 @@ export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
     const commissionUSD = num(a.yearOneCohostCommissionUSD);
     const hostReturn = num(a.yearOneCohostReturnUSD);
     const ownRevenue = num(a.yearOneRevenueUSD);
-    if (commissionUSD === undefined || hostReturn === undefined || ownRevenue === undefined) return { ok: false, message: "the co-host analysis lacks its commission or return" };
+    if (commissionUSD === undefined || hostReturn === undefined || ownRevenue === undefined)
+      return { ok: false, message: "the co-host analysis lacks its commission or return" };
     const expenses = monthlyExpenses !== undefined ? monthlyExpenses * 12 : ownRevenue - commissionUSD - hostReturn;
-    const pct = inputs.cohostCommissionPercentage ?? (ownRevenue > 0 ? (commissionUSD / ownRevenue) * 100 : MODEL_DEFAULTS.cohostCommissionPercentage);
-    return { ok: true, kind, analysis: Object.assign(base, cohostModel({ yearOneRevenueUSD: revenue, annualOperatingExpensesUSD: expenses, cohostCommissionPercentage: pct })) };
+    const pct =
+      inputs.cohostCommissionPercentage ??
+      (ownRevenue > 0 ? (commissionUSD / ownRevenue) * 100 : MODEL_DEFAULTS.cohostCommissionPercentage);
+    return {
+      ok: true,
+      kind,
+      analysis: Object.assign(
+        base,
+        cohostModel({
+          yearOneRevenueUSD: revenue,
+          annualOperatingExpensesUSD: expenses,
+          cohostCommissionPercentage: pct,
+        }),
+      ),
+    };
   }
   if (monthlyExpenses === undefined) return { ok: false, message: "the analysis has no monthly expenses" };
 
@@ -110,7 +148,16 @@ export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
     return {
       ok: true,
       kind,
-      analysis: Object.assign(base, arbModel({ monthlyRentUSD: rent, yearOneRevenueUSD: revenue, annualOperatingExpensesUSD: monthlyExpenses * 12, furnishingUSD: furnishing, depositMonths: MODEL_DEFAULTS.arbDepositMonths })),
+      analysis: Object.assign(
+        base,
+        arbModel({
+          monthlyRentUSD: rent,
+          yearOneRevenueUSD: revenue,
+          annualOperatingExpensesUSD: monthlyExpenses * 12,
+          furnishingUSD: furnishing,
+          depositMonths: MODEL_DEFAULTS.arbDepositMonths,
+        }),
+      ),
     };
   }
 
@@ -124,19 +171,30 @@ export function whatIf(a: Analysis, inputs: WhatIfInputs = {}): WhatIfResult {
  * The buy/owned model's inputs for a what-if: the analysis's own, read back from its figures, with
  * the changes asked for. STR.MAXBID varies the price in them, STR.PROJECTION starts its years from them.
  */
-export function mortgageInputs(a: Analysis, inputs: WhatIfInputs): { ok: true; inputs: MortgageStrategyInputs } | { ok: false; message: string } {
+export function mortgageInputs(
+  a: Analysis,
+  inputs: WhatIfInputs,
+): { ok: true; inputs: MortgageStrategyInputs } | { ok: false; message: string } {
   const revenue = revenueOf(a, inputs);
   const monthlyExpenses = inputs.monthlyExpensesUSD ?? num(a.monthlyExpensesUSD);
-  if (revenue === undefined || monthlyExpenses === undefined) return { ok: false, message: `the analysis has no ${revenue === undefined ? "year-one revenue" : "monthly expenses"}` };
+  if (revenue === undefined || monthlyExpenses === undefined)
+    return {
+      ok: false,
+      message: `the analysis has no ${revenue === undefined ? "year-one revenue" : "monthly expenses"}`,
+    };
   const ownPrice = impliedPrice(a);
   const price = inputs.purchasePriceUSD ?? ownPrice;
-  if (price === undefined || ownPrice === undefined) return { ok: false, message: "the analysis does not show its purchase price (no property tax or appreciation)" };
+  if (price === undefined || ownPrice === undefined)
+    return { ok: false, message: "the analysis does not show its purchase price (no property tax or appreciation)" };
   const ownDown = num(a.downPaymentPercentage) ?? MODEL_DEFAULTS.downPaymentPercentage;
   const ownLength = num(a.mortgageLength) ?? MODEL_DEFAULTS.mortgageLength;
   const ownRemaining = num(a.yearsRemainingOnMortgage) ?? ownLength;
   const closing = MODEL_DEFAULTS.closingCostPercentage;
   const furnishing = (num(a.totalCashInvestment) ?? 0) - (ownPrice * (ownDown + closing)) / 100;
-  const appreciation = ownPrice > 0 && num(a.yearOneAppreciationUSD) !== undefined ? ((a.yearOneAppreciationUSD as number) / ownPrice) * 100 : MODEL_DEFAULTS.appreciationPercentage;
+  const appreciation =
+    ownPrice > 0 && num(a.yearOneAppreciationUSD) !== undefined
+      ? ((a.yearOneAppreciationUSD as number) / ownPrice) * 100
+      : MODEL_DEFAULTS.appreciationPercentage;
   const length = inputs.mortgageLength ?? ownLength;
   // A purchase starts its mortgage now; an owned property keeps the years it has left, within the new length.
   const remaining = ownRemaining >= ownLength ? length : Math.min(ownRemaining, length);
@@ -145,7 +203,8 @@ export function mortgageInputs(a: Analysis, inputs: WhatIfInputs): { ok: true; i
     inputs: {
       purchasePriceUSD: price,
       downPaymentPercentage: inputs.downPaymentPercentage ?? ownDown,
-      interestRatePercentage: inputs.interestRatePercentage ?? num(a.interestRatePercentage) ?? MODEL_DEFAULTS.interestRatePercentage,
+      interestRatePercentage:
+        inputs.interestRatePercentage ?? num(a.interestRatePercentage) ?? MODEL_DEFAULTS.interestRatePercentage,
       mortgageLength: length,
       yearsRemainingOnMortgage: remaining,
       propertyTaxPercentage: num(a.propertyTaxPercentage) ?? MODEL_DEFAULTS.propertyTaxPercentage,

@@ -14,13 +14,15 @@ export type RangeInput = readonly (readonly CellInput[])[];
 /** location: an address, "lat,lng" text, or a 1×2 (or 2×1) range of latitude and longitude. */
 export function readLocationArgument(input: CellInput | RangeInput): Read<LocationInput> {
   // One cell, as a formula's own text or a cell reference arrives: read as it is, without flattening.
-  if (Array.isArray(input) && input.length === 1 && input[0]?.length === 1) return readLocationArgument((input as RangeInput)[0]?.[0] as CellInput);
+  if (Array.isArray(input) && input.length === 1 && input[0]?.length === 1)
+    return readLocationArgument((input as RangeInput)[0]?.[0] as CellInput);
   if (Array.isArray(input)) {
     const cells = (input as RangeInput).flat().filter((c) => !isBlank(c));
     if (cells.length === 0) return { ok: true, value: undefined };
     if (cells.length === 1) return readLocationArgument(cells[0] as CellInput);
-    if (cells.length === 2 && cells.every((c) => typeof c === "number")) return { ok: true, value: { lat: cells[0] as number, lng: cells[1] as number } };
-    return { ok: false, message: "an address, \"lat,lng\", or a range of two cells holding latitude and longitude" };
+    if (cells.length === 2 && cells.every((c) => typeof c === "number"))
+      return { ok: true, value: { lat: cells[0] as number, lng: cells[1] as number } };
+    return { ok: false, message: 'an address, "lat,lng", or a range of two cells holding latitude and longitude' };
   }
   if (typeof input === "number") return { ok: false, message: `an address or "lat,lng"; got the number ${input}` };
   return readLocation(input as CellInput);
@@ -41,7 +43,9 @@ export type OptionsRead = { ok: true; params: Record<string, unknown> } | { ok: 
 
 /** The names `op` takes as options (its optional parameters), for help and error messages. */
 export function optionNames(op: Operation, required: readonly string[] = []): string[] {
-  return requestFieldNames(op).filter((f) => !required.includes(f) && f !== "lat" && f !== "lng" && f !== "fullAddress");
+  return requestFieldNames(op).filter(
+    (f) => !required.includes(f) && f !== "lat" && f !== "lng" && f !== "fullAddress",
+  );
 }
 
 /**
@@ -49,14 +53,21 @@ export function optionNames(op: Operation, required: readonly string[] = []): st
  * values. Each value is read the way the field's column would be ("6.5%", "$2,100", "yes"); an
  * unknown or repeated name, or a value that does not read, is an error naming it.
  */
-export function readOptions(input: CellInput | RangeInput | undefined, op: Operation, taken: readonly string[] = []): OptionsRead {
-  if (input === undefined || input === null || (typeof input === "string" && input.trim() === "")) return { ok: true, params: {} };
+export function readOptions(
+  input: CellInput | RangeInput | undefined,
+  op: Operation,
+  taken: readonly string[] = [],
+): OptionsRead {
+  if (input === undefined || input === null || (typeof input === "string" && input.trim() === ""))
+    return { ok: true, params: {} };
   let pairs: [CellInput, CellInput][];
   // One cell of text is the text form: Excel passes "a=1; b=2" to a range parameter as [["a=1; b=2"]].
-  if (Array.isArray(input) && input.length === 1 && input[0]?.length === 1 && typeof input[0][0] === "string") return readOptions(input[0][0], op, taken);
+  if (Array.isArray(input) && input.length === 1 && input[0]?.length === 1 && typeof input[0][0] === "string")
+    return readOptions(input[0][0], op, taken);
   if (Array.isArray(input)) {
     const rows = (input as RangeInput).filter((row) => row.some((c) => !isBlank(c)));
-    if (rows.some((row) => row.length !== 2)) return { ok: false, message: "must be a range of two columns, names then values" };
+    if (rows.some((row) => row.length !== 2))
+      return { ok: false, message: "must be a range of two columns, names then values" };
     pairs = rows.map((row) => [row[0], row[1]] as [CellInput, CellInput]);
     if (pairs.length === 1 && isBlank(pairs[0]?.[0]) && isBlank(pairs[0]?.[1])) return { ok: true, params: {} };
   } else if (typeof input === "string") {
@@ -64,7 +75,11 @@ export function readOptions(input: CellInput | RangeInput | undefined, op: Opera
     for (const part of input.split(/[;\n]/)) {
       if (part.trim() === "") continue;
       const eq = part.indexOf("=");
-      if (eq < 0) return { ok: false, message: `must be name=value pairs separated by semicolons; got ${JSON.stringify(part.trim())}` };
+      if (eq < 0)
+        return {
+          ok: false,
+          message: `must be name=value pairs separated by semicolons; got ${JSON.stringify(part.trim())}`,
+        };
       pairs.push([part.slice(0, eq).trim(), part.slice(eq + 1).trim()]);
     }
   } else {
@@ -76,7 +91,10 @@ export function readOptions(input: CellInput | RangeInput | undefined, op: Opera
   for (const [name, raw] of pairs) {
     const field = optionField(name, op);
     if (!field || taken.includes(field) || field === "lat" || field === "lng" || field === "fullAddress") {
-      return { ok: false, message: `${JSON.stringify(String(name ?? ""))} is not an option of ${op}; options: ${allowed.join(", ")}` };
+      return {
+        ok: false,
+        message: `${JSON.stringify(String(name ?? ""))} is not an option of ${op}; options: ${allowed.join(", ")}`,
+      };
     }
     if (field in params) return { ok: false, message: `${field} is given twice` };
     const read = INPUT_FIELDS[field].read(raw);
@@ -125,7 +143,12 @@ export type FunctionRequest = { ok: true; request: AnyRequest } | { ok: false; i
  * named by the argument the user typed (`purchasePrice`, `location`), not the service's field
  * name; problems inside `options` keep the option's name.
  */
-export function functionRequest(op: Strategy, location: CellInput | RangeInput, positional: readonly unknown[], options: CellInput | RangeInput | undefined): FunctionRequest {
+export function functionRequest(
+  op: Strategy,
+  location: CellInput | RangeInput,
+  positional: readonly unknown[],
+  options: CellInput | RangeInput | undefined,
+): FunctionRequest {
   // A recalculation reads a thousand calls at once: plain loops, and nothing built for the error
   // messages unless there is an error (argumentOf).
   let issues: FieldIssue[] | undefined;
@@ -149,13 +172,22 @@ export function functionRequest(op: Strategy, location: CellInput | RangeInput, 
   if (issues) return { ok: false, issues };
 
   const validated = validateRequest(op, params);
-  if (!validated.ok) return { ok: false, issues: dedupe(validated.issues.map((i) => ({ path: argumentOf(op, i.path), message: i.message }))) };
+  if (!validated.ok)
+    return {
+      ok: false,
+      issues: dedupe(validated.issues.map((i) => ({ path: argumentOf(op, i.path), message: i.message }))),
+    };
   return { ok: true, request: validated.value };
 }
 
 /** The request fields each create function's positional arguments fill, in order. */
 const fieldsOf = (op: Strategy): readonly string[] => POSITIONAL_ARGUMENTS[op].map((p) => p.field);
-const POSITIONAL_FIELDS: Record<Strategy, readonly string[]> = { buy: fieldsOf("buy"), arb: fieldsOf("arb"), owned: fieldsOf("owned"), cohost: fieldsOf("cohost") };
+const POSITIONAL_FIELDS: Record<Strategy, readonly string[]> = {
+  buy: fieldsOf("buy"),
+  arb: fieldsOf("arb"),
+  owned: fieldsOf("owned"),
+  cohost: fieldsOf("cohost"),
+};
 
 /** The argument a request field came from, as the user typed it (`purchasePrice`, `location`); an option keeps its own name. */
 function argumentOf(op: Strategy, path: string): string {
@@ -166,7 +198,14 @@ function argumentOf(op: Strategy, path: string): string {
 /** A single value from an argument that may arrive as a 1×1 range. */
 export function single(value: unknown): CellInput {
   if (Array.isArray(value)) return single(value.flat()[0]);
-  if (value === null || value === undefined || typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
+  if (
+    value === null ||
+    value === undefined ||
+    typeof value === "string" ||
+    typeof value === "number" ||
+    typeof value === "boolean"
+  )
+    return value;
   return String(value);
 }
 

@@ -1,8 +1,22 @@
 import { PERCENT_FIELD_MAX } from "../contract";
-import { CellInput, Read, ReadOptions, readBoolean, readLocation, readMoney, readNumber, readPercent, readStrategy, readText } from "./values";
+import {
+  CellInput,
+  Read,
+  ReadOptions,
+  readBoolean,
+  readLocation,
+  readMoney,
+  readNumber,
+  readPercent,
+  readStrategy,
+  readText,
+} from "./values";
 
 /** A percent field's reader: 1 is 100 % only where the field allows 100 % (readPercent). */
-const percentUpTo = (maxPercent: number) => (v: CellInput, options: ReadOptions = {}) => readPercent(v, { ...options, maxPercent });
+const percentUpTo =
+  (maxPercent: number) =>
+  (v: CellInput, options: ReadOptions = {}) =>
+    readPercent(v, { ...options, maxPercent });
 
 /**
  * Which column of a user's table holds what: recognised by header, in the words real portfolios
@@ -10,11 +24,25 @@ const percentUpTo = (maxPercent: number) => (v: CellInput, options: ReadOptions 
  * correct; the CLI prints it. One table of synonyms for both.
  */
 export const INPUT_FIELDS = {
-  strategy: { label: "Strategy", read: (v: CellInput) => readStrategy(v), names: ["strategy", "analysis", "analysis type", "deal type", "investment strategy"] },
+  strategy: {
+    label: "Strategy",
+    read: (v: CellInput) => readStrategy(v),
+    names: ["strategy", "analysis", "analysis type", "deal type", "investment strategy"],
+  },
   fullAddress: {
     label: "Address",
     read: readLocation,
-    names: ["address", "full address", "fulladdress", "property address", "property", "street address", "location", "addr", "listing address"],
+    names: [
+      "address",
+      "full address",
+      "fulladdress",
+      "property address",
+      "property",
+      "street address",
+      "location",
+      "addr",
+      "listing address",
+    ],
   },
   lat: { label: "Latitude", read: readNumber, names: ["lat", "latitude"] },
   lng: { label: "Longitude", read: readNumber, names: ["lng", "lon", "long", "longitude"] },
@@ -24,26 +52,124 @@ export const INPUT_FIELDS = {
   city: { label: "City", read: readText, names: ["city", "town", "municipality"] },
   county: { label: "County", read: readText, names: ["county"] },
   state: { label: "State", read: readText, names: ["state", "province", "region", "state code"] },
-  postalCode: { label: "ZIP code", read: readText, names: ["zip", "zip code", "zipcode", "postal code", "postcode", "postal"] },
+  postalCode: {
+    label: "ZIP code",
+    read: readText,
+    names: ["zip", "zip code", "zipcode", "postal code", "postcode", "postal"],
+  },
   country: { label: "Country", read: readText, names: ["country"] },
   purchasePriceUSD: {
     label: "Price",
     read: readMoney,
-    names: ["price", "purchase price", "purchasepriceusd", "list price", "listing price", "asking price", "asking", "offer", "offer price", "cost", "value", "home value", "property value"],
+    names: [
+      "price",
+      "purchase price",
+      "purchasepriceusd",
+      "list price",
+      "listing price",
+      "asking price",
+      "asking",
+      "offer",
+      "offer price",
+      "cost",
+      "value",
+      "home value",
+      "property value",
+    ],
   },
-  monthlyRentUSD: { label: "Monthly rent", read: readMoney, names: ["rent", "monthly rent", "monthlyrentusd", "rent per month", "lease", "monthly lease", "ltr rent", "long term rent"] },
-  bedrooms: { label: "Bedrooms", read: readNumber, names: ["beds", "bedrooms", "bed", "br", "bd", "bdrms", "bdr", "bedroom count"] },
-  bathrooms: { label: "Bathrooms", read: readNumber, names: ["baths", "bathrooms", "bath", "ba", "bth", "bathroom count"] },
-  accomodates: { label: "Guests", read: readNumber, names: ["guests", "accomodates", "accommodates", "sleeps", "max guests", "capacity", "guest capacity", "occupancy limit"] },
-  squareFeet: { label: "Square feet", read: readNumber, names: ["sqft", "square feet", "squarefeet", "sq ft", "square footage", "size", "living area", "area"] },
-  interestRatePercentage: { label: "Interest rate", read: percentUpTo(PERCENT_FIELD_MAX.interestRatePercentage), names: ["interest", "interest rate", "rate", "apr", "mortgage rate", "interestratepercentage"] },
-  downPaymentPercentage: { label: "Down payment", read: percentUpTo(PERCENT_FIELD_MAX.downPaymentPercentage), names: ["down", "down payment", "downpayment", "down payment percent", "dp", "downpaymentpercentage"] },
-  mortgageLength: { label: "Mortgage years", read: readNumber, names: ["term", "loan term", "mortgage term", "mortgage years", "mortgage length", "mortgagelength", "amortization"] },
-  yearsRemainingOnMortgage: { label: "Years remaining", read: readNumber, names: ["years remaining", "remaining years", "years left", "remaining term", "yearsremainingonmortgage"] },
-  cohostCommissionPercentage: { label: "Commission", read: percentUpTo(PERCENT_FIELD_MAX.cohostCommissionPercentage), names: ["commission", "cohost commission", "co host commission", "management fee", "fee", "cohostcommissionpercentage"] },
+  monthlyRentUSD: {
+    label: "Monthly rent",
+    read: readMoney,
+    names: [
+      "rent",
+      "monthly rent",
+      "monthlyrentusd",
+      "rent per month",
+      "lease",
+      "monthly lease",
+      "ltr rent",
+      "long term rent",
+    ],
+  },
+  bedrooms: {
+    label: "Bedrooms",
+    read: readNumber,
+    names: ["beds", "bedrooms", "bed", "br", "bd", "bdrms", "bdr", "bedroom count"],
+  },
+  bathrooms: {
+    label: "Bathrooms",
+    read: readNumber,
+    names: ["baths", "bathrooms", "bath", "ba", "bth", "bathroom count"],
+  },
+  accomodates: {
+    label: "Guests",
+    read: readNumber,
+    names: [
+      "guests",
+      "accomodates",
+      "accommodates",
+      "sleeps",
+      "max guests",
+      "capacity",
+      "guest capacity",
+      "occupancy limit",
+    ],
+  },
+  squareFeet: {
+    label: "Square feet",
+    read: readNumber,
+    names: ["sqft", "square feet", "squarefeet", "sq ft", "square footage", "size", "living area", "area"],
+  },
+  interestRatePercentage: {
+    label: "Interest rate",
+    read: percentUpTo(PERCENT_FIELD_MAX.interestRatePercentage),
+    names: ["interest", "interest rate", "rate", "apr", "mortgage rate", "interestratepercentage"],
+  },
+  downPaymentPercentage: {
+    label: "Down payment",
+    read: percentUpTo(PERCENT_FIELD_MAX.downPaymentPercentage),
+    names: ["down", "down payment", "downpayment", "down payment percent", "dp", "downpaymentpercentage"],
+  },
+  mortgageLength: {
+    label: "Mortgage years",
+    read: readNumber,
+    names: [
+      "term",
+      "loan term",
+      "mortgage term",
+      "mortgage years",
+      "mortgage length",
+      "mortgagelength",
+      "amortization",
+    ],
+  },
+  yearsRemainingOnMortgage: {
+    label: "Years remaining",
+    read: readNumber,
+    names: ["years remaining", "remaining years", "years left", "remaining term", "yearsremainingonmortgage"],
+  },
+  cohostCommissionPercentage: {
+    label: "Commission",
+    read: percentUpTo(PERCENT_FIELD_MAX.cohostCommissionPercentage),
+    names: [
+      "commission",
+      "cohost commission",
+      "co host commission",
+      "management fee",
+      "fee",
+      "cohostcommissionpercentage",
+    ],
+  },
   addAIComps: { label: "AI comps", read: readBoolean, names: ["ai comps", "aicomps", "addaicomps", "ai comparables"] },
-  addAIExpenseEstimates: { label: "AI expenses", read: readBoolean, names: ["ai expenses", "aiexpenses", "addaiexpenseestimates", "ai expense estimates"] },
-} as const satisfies Record<string, { label: string; read: (v: CellInput, options?: ReadOptions) => Read<unknown>; names: readonly string[] }>;
+  addAIExpenseEstimates: {
+    label: "AI expenses",
+    read: readBoolean,
+    names: ["ai expenses", "aiexpenses", "addaiexpenseestimates", "ai expense estimates"],
+  },
+} as const satisfies Record<
+  string,
+  { label: string; read: (v: CellInput, options?: ReadOptions) => Read<unknown>; names: readonly string[] }
+>;
 
 export type InputField = keyof typeof INPUT_FIELDS;
 export const INPUT_FIELD_NAMES = Object.keys(INPUT_FIELDS) as InputField[];

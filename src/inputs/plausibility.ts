@@ -13,7 +13,8 @@ export interface PlausibilityRule {
   unusual: (value: number, request: Readonly<Record<string, unknown>>) => boolean;
 }
 
-const price = (request: Readonly<Record<string, unknown>>) => (typeof request.purchasePriceUSD === "number" ? request.purchasePriceUSD : undefined);
+const price = (request: Readonly<Record<string, unknown>>) =>
+  typeof request.purchasePriceUSD === "number" ? request.purchasePriceUSD : undefined;
 
 export const PLAUSIBILITY_RULES: readonly PlausibilityRule[] = [
   { field: "purchasePriceUSD", rule: "under 10,000 USD", unusual: (v) => v < 10_000 },

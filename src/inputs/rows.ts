@@ -30,7 +30,11 @@ export function readRow(cells: readonly CellInput[], mapping: ColumnMapping, opt
   const nameOf = (field: string): string => {
     const column = columnOf.get(field as InputField);
     const header = column === undefined ? undefined : options.headers?.[column];
-    return header !== undefined && !isBlank(header) ? String(header).trim() : field in INPUT_FIELDS ? INPUT_FIELDS[field as InputField].label : field;
+    return header !== undefined && !isBlank(header)
+      ? String(header).trim()
+      : field in INPUT_FIELDS
+        ? INPUT_FIELDS[field as InputField].label
+        : field;
   };
 
   const issues: FieldIssue[] = [];
@@ -51,9 +55,11 @@ export function readRow(cells: readonly CellInput[], mapping: ColumnMapping, opt
   // Columns the strategy has no use for (a commission column on a buy row) are left out.
   const accepted = new Set(requestFieldNames(op));
   const params: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries({ ...options.extra, ...values })) if (accepted.has(key)) params[key] = value;
+  for (const [key, value] of Object.entries({ ...options.extra, ...values }))
+    if (accepted.has(key)) params[key] = value;
 
   const validated = validateRequest(op, params);
-  if (!validated.ok) return { kind: "invalid", op, issues: validated.issues.map((i) => ({ path: nameOf(i.path), message: i.message })) };
+  if (!validated.ok)
+    return { kind: "invalid", op, issues: validated.issues.map((i) => ({ path: nameOf(i.path), message: i.message })) };
   return { kind: "request", op, request: validated.value };
 }

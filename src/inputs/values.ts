@@ -57,7 +57,11 @@ const commaValue = (t: string) => Number(t.replace(/\./g, "").replace(",", "."))
  * table: 1.5, or 15 with the commas dropped) is refused; in an unknown one, any text whose strict
  * readings differ, or differ from the commas-dropped reading the readers once gave, is refused.
  */
-function decimalValue(digits: string, style: NumberStyle | undefined, legacy: RegExp): { value: number } | { readings: number[] } | undefined {
+function decimalValue(
+  digits: string,
+  style: NumberStyle | undefined,
+  legacy: RegExp,
+): { value: number } | { readings: number[] } | undefined {
   if (style === undefined) return legacy.test(digits) ? { value: pointValue(digits) } : undefined;
   const strictPoint = POINT_STRICT.test(digits) ? pointValue(digits) : undefined;
   const strictComma = COMMA_STRICT.test(digits) ? commaValue(digits) : undefined;
@@ -78,7 +82,9 @@ function decimalValue(digits: string, style: NumberStyle | undefined, legacy: Re
 
 function ambiguous(input: string, what: string, readings: readonly number[]): Read<never> {
   const shown = readings.map((r) => String(r));
-  return fail(`${what} that reads one way only: ${JSON.stringify(input.trim())} could mean ${shown.join(" or ")} (is "," or "." the decimal mark?); write it as ${shown.join(" or ")}, without thousands marks`);
+  return fail(
+    `${what} that reads one way only: ${JSON.stringify(input.trim())} could mean ${shown.join(" or ")} (is "," or "." the decimal mark?); write it as ${shown.join(" or ")}, without thousands marks`,
+  );
 }
 
 function show(input: CellInput): string {
@@ -90,14 +96,22 @@ function show(input: CellInput): string {
 export function readMoney(input: CellInput, options: ReadOptions = {}): Read<number> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input === "number") return Number.isFinite(input) ? ok(input) : fail(`an amount; got ${show(input)}`);
-  if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
+  if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT)
+    return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
   const text = input.trim().replace(/^\((.*)\)$/, "-$1");
-  const m = new RegExp(String.raw`^(-)?\s*(?:usd|us\$|\$)?\s*(-)?\s*(${NUMBER_TEXT})\s*([km])?\s*(?:usd)?$`, "i").exec(text.replace(/\s+/g, " "));
+  const m = new RegExp(String.raw`^(-)?\s*(?:usd|us\$|\$)?\s*(-)?\s*(${NUMBER_TEXT})\s*([km])?\s*(?:usd)?$`, "i").exec(
+    text.replace(/\s+/g, " "),
+  );
   const read = m ? decimalValue(m[3] as string, options.numbers, LEGACY_POINT) : undefined;
   if (!m || !read) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
   const scale = m[4] ? (m[4].toLowerCase() === "k" ? 1_000 : 1_000_000) : 1;
   const sign = m[1] || m[2] ? -1 : 1;
-  if ("readings" in read) return ambiguous(input, "an amount", read.readings.map((r) => sign * r * scale));
+  if ("readings" in read)
+    return ambiguous(
+      input,
+      "an amount",
+      read.readings.map((r) => sign * r * scale),
+    );
   if (!Number.isFinite(read.value)) return fail(`an amount; got ${show(input)}`);
   return ok(sign * read.value * scale);
 }
@@ -122,7 +136,8 @@ export function readPercent(input: CellInput, options: PercentOptions = {}): Rea
     if (!Number.isFinite(input)) return fail(`a percentage; got ${show(input)}`);
     return ok(fraction(input) ? round(input * 100) : input);
   }
-  if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT) return fail(`a percentage such as 6.5%; got ${show(input)}`);
+  if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT)
+    return fail(`a percentage such as 6.5%; got ${show(input)}`);
   const m = new RegExp(String.raw`^(-)?(${NUMBER_TEXT})\s*(%)?$`).exec(input.trim());
   // Before decimal marks were read, a percentage had no thousands mark at all.
   const read = m ? decimalValue(m[2] as string, options.numbers, /^\d*\.?\d+$/) : undefined;
@@ -141,7 +156,12 @@ export function readNumber(input: CellInput, options: ReadOptions = {}): Read<nu
   const read = m ? decimalValue(m[2] as string, options.numbers, LEGACY_POINT) : undefined;
   if (!m || !read) return fail(`a number; got ${show(input)}`);
   const sign = m[1] ? -1 : 1;
-  if ("readings" in read) return ambiguous(input, "a number", read.readings.map((r) => sign * r));
+  if ("readings" in read)
+    return ambiguous(
+      input,
+      "a number",
+      read.readings.map((r) => sign * r),
+    );
   return ok(sign * read.value);
 }
 
@@ -187,7 +207,9 @@ export const STRATEGY_WORDS: Readonly<Record<string, Operation>> = {
 /** A strategy: buy, arb (arbitrage), owned, cohost (co-host) — case and punctuation ignored. */
 export function readStrategy(input: CellInput, allowEnhance = false): Read<Operation> {
   if (isBlank(input)) return ok(undefined);
-  const key = String(input).toLowerCase().replace(/[^a-z]/g, "");
+  const key = String(input)
+    .toLowerCase()
+    .replace(/[^a-z]/g, "");
   const op = STRATEGY_WORDS[key];
   if (!op || (op === "enhance" && !allowEnhance)) return fail(`one of buy, arb, owned, cohost; got ${show(input)}`);
   return ok(op);
@@ -205,7 +227,10 @@ export type LocationInput = { lat: number; lng: number } | { fullAddress: string
 export function readLocation(input: CellInput): Read<LocationInput> {
   if (isBlank(input)) return ok(undefined);
   if (typeof input !== "string") return fail(`an address or "lat,lng"; got ${show(input)}`);
-  const m = input.length > MAX_NUMBER_TEXT ? null : /^\s*\(?\s*(-?\d+(?:\.\d+)?)\s*[,;\s]\s*(-?\d+(?:\.\d+)?)\s*\)?\s*$/.exec(input);
+  const m =
+    input.length > MAX_NUMBER_TEXT
+      ? null
+      : /^\s*\(?\s*(-?\d+(?:\.\d+)?)\s*[,;\s]\s*(-?\d+(?:\.\d+)?)\s*\)?\s*$/.exec(input);
   if (m) return ok({ lat: Number(m[1]), lng: Number(m[2]) });
   return ok({ fullAddress: input.trim() });
 }

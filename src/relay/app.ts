@@ -33,10 +33,23 @@ export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOp
     frameworkErrors: (error, _request, reply) => sendEarly(reply as unknown as FastifyReply, routerError(error)),
     // Node's HTTP parser refusing a request (headers too large, a malformed line) answers here.
     clientErrorHandler: (error: Error & { code?: string }, socket) => {
-      const e = error.code === "HPE_HEADER_OVERFLOW" ? { status: 431, text: "Request Header Fields Too Large" } : { status: 400, text: "Bad Request" };
-      const body = JSON.stringify(new RelayError("STR_BAD_REQUEST", `The request could not be read (${e.text}).`).toBody());
-      const headers = Object.entries({ ...API_HEADERS, "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(body)), connection: "close" });
-      if (socket.writable) socket.end(`HTTP/1.1 ${e.status} ${e.text}\r\n${headers.map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n${body}`);
+      const e =
+        error.code === "HPE_HEADER_OVERFLOW"
+          ? { status: 431, text: "Request Header Fields Too Large" }
+          : { status: 400, text: "Bad Request" };
+      const body = JSON.stringify(
+        new RelayError("STR_BAD_REQUEST", `The request could not be read (${e.text}).`).toBody(),
+      );
+      const headers = Object.entries({
+        ...API_HEADERS,
+        "content-type": "application/json; charset=utf-8",
+        "content-length": String(Buffer.byteLength(body)),
+        connection: "close",
+      });
+      if (socket.writable)
+        socket.end(
+          `HTTP/1.1 ${e.status} ${e.text}\r\n${headers.map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n${body}`,
+        );
       else socket.destroy();
     },
     ...(config.tls ? { https: { cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) } } : {}),
@@ -45,7 +58,10 @@ export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOp
 
   // Set before any route: a route takes the error handler in force when it is loaded.
   app.setNotFoundHandler(async (request) => {
-    throw new RelayError("STR_NOT_FOUND", `No route ${request.method} ${redact((request.url.split("?")[0] ?? "").slice(0, 200))}.`);
+    throw new RelayError(
+      "STR_NOT_FOUND",
+      `No route ${request.method} ${redact((request.url.split("?")[0] ?? "").slice(0, 200))}.`,
+    );
   });
   app.setErrorHandler(async (error: Error & { code?: string; statusCode?: number }, request, reply) => {
     const e = fromFrameworkError(error, config.bodyLimitBytes, redact);
@@ -64,8 +80,13 @@ export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOp
 }
 
 function routerError(error: Error & { code?: string }): RelayError {
-  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") return new RelayError("STR_BAD_REQUEST", `A part of the URL path is longer than ${MAX_PATH_PARAM_LENGTH} characters.`);
-  if (error.code === "FST_ERR_BAD_URL") return new RelayError("STR_BAD_REQUEST", "The URL path is not valid (malformed percent-encoding).");
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH")
+    return new RelayError(
+      "STR_BAD_REQUEST",
+      `A part of the URL path is longer than ${MAX_PATH_PARAM_LENGTH} characters.`,
+    );
+  if (error.code === "FST_ERR_BAD_URL")
+    return new RelayError("STR_BAD_REQUEST", "The URL path is not valid (malformed percent-encoding).");
   return asRelayError(error);
 }
 
@@ -73,7 +94,11 @@ function sendEarly(reply: FastifyReply, e: RelayError): void {
   void reply.code(e.statusCode).headers(API_HEADERS).type("application/json; charset=utf-8").send(e.toBody());
 }
 
-function fromFrameworkError(error: Error & { code?: string; statusCode?: number }, bodyLimit: number, redact: Redactor): RelayError {
+function fromFrameworkError(
+  error: Error & { code?: string; statusCode?: number },
+  bodyLimit: number,
+  redact: Redactor,
+): RelayError {
   if (error instanceof RelayError) return error;
   switch (error.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
@@ -83,9 +108,12 @@ function fromFrameworkError(error: Error & { code?: string; statusCode?: number 
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return new RelayError("STR_BAD_REQUEST", "The body is empty; send a JSON object.");
   }
-  if (error.statusCode === 400 || error instanceof SyntaxError) return new RelayError("STR_BAD_REQUEST", `The body is not valid JSON: ${redact(error.message).slice(0, 200)}`);
-  if (error.statusCode === 413) return new RelayError("STR_BODY_TOO_LARGE", `The body is larger than ${bodyLimit} bytes.`);
-  if (error.statusCode === 415) return new RelayError("STR_UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON (Content-Type: application/json).");
+  if (error.statusCode === 400 || error instanceof SyntaxError)
+    return new RelayError("STR_BAD_REQUEST", `The body is not valid JSON: ${redact(error.message).slice(0, 200)}`);
+  if (error.statusCode === 413)
+    return new RelayError("STR_BODY_TOO_LARGE", `The body is larger than ${bodyLimit} bytes.`);
+  if (error.statusCode === 415)
+    return new RelayError("STR_UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON (Content-Type: application/json).");
   return asRelayError(error);
 }
 
@@ -96,10 +124,22 @@ function loggerOptions(logger: LoggerOption | undefined, redact: Redactor) {
   return {
     level: base.level ?? "info",
     ...(base.stream ? { stream: base.stream } : {}),
-    redact: { paths: REDACTED_HEADERS.flatMap((h) => [`req.headers["${h}"]`, `req.headers.${h.replace(/-/g, "_")}`]), censor: REDACTED },
+    redact: {
+      paths: REDACTED_HEADERS.flatMap((h) => [`req.headers["${h}"]`, `req.headers.${h.replace(/-/g, "_")}`]),
+      censor: REDACTED,
+    },
     serializers: {
-      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redact(withoutQueryValues(req.url)), id: req.id }),
-      err: (err: Error & { code?: string }) => ({ type: err.name, code: err.code, message: redact(err.message), stack: redact(err.stack ?? "") }),
+      req: (req: { method: string; url: string; id: string }) => ({
+        method: req.method,
+        url: redact(withoutQueryValues(req.url)),
+        id: req.id,
+      }),
+      err: (err: Error & { code?: string }) => ({
+        type: err.name,
+        code: err.code,
+        message: redact(err.message),
+        stack: redact(err.stack ?? ""),
+      }),
     },
   };
 }

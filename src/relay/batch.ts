@@ -1,5 +1,18 @@
 import { PassThrough } from "node:stream";
-import { BatchItem, BatchLine, BatchRequest, DryRunAnswer, MAX_BATCH_ITEMS, Operation, PendingBody, PendingLine, centsToUSD, dotPath, showValue, toFieldIssues } from "../contract";
+import {
+  BatchItem,
+  BatchLine,
+  BatchRequest,
+  DryRunAnswer,
+  MAX_BATCH_ITEMS,
+  Operation,
+  PendingBody,
+  PendingLine,
+  centsToUSD,
+  dotPath,
+  showValue,
+  toFieldIssues,
+} from "../contract";
 import { RelayError, asRelayError } from "./errors";
 import { Gateway } from "./gateway";
 
@@ -12,28 +25,59 @@ export type ParsedItem =
   | { index: number; ok: true; op: Operation; params: unknown; refresh: boolean; freshSince?: number | undefined }
   | { index: number; ok: false; error: RelayError };
 
-export function parseBatch(body: unknown): { items: ParsedItem[]; dryRun: boolean; maxComparables: number | undefined } {
-  const count = typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items) ? (body as { items: unknown[] }).items.length : 0;
+export function parseBatch(body: unknown): {
+  items: ParsedItem[];
+  dryRun: boolean;
+  maxComparables: number | undefined;
+} {
+  const count =
+    typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items)
+      ? (body as { items: unknown[] }).items.length
+      : 0;
   if (count > MAX_BATCH_ITEMS) {
-    throw new RelayError("STR_BATCH_TOO_LARGE", `The batch has ${count} items; one batch may carry at most ${MAX_BATCH_ITEMS}.`);
+    throw new RelayError(
+      "STR_BATCH_TOO_LARGE",
+      `The batch has ${count} items; one batch may carry at most ${MAX_BATCH_ITEMS}.`,
+    );
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    const fields = [{ path: "body", message: `must be a JSON object such as {"items": [...]}; got ${showValue(body)}` }];
+    const fields = [
+      { path: "body", message: `must be a JSON object such as {"items": [...]}; got ${showValue(body)}` },
+    ];
     throw new RelayError("STR_BAD_REQUEST", `Invalid batch: body ${fields[0]?.message}`, { fields });
   }
   const parsed = BatchRequest.safeParse(body);
   if (!parsed.success) {
     const fields = toFieldIssues(parsed.error, ["items", "dryRun", "maxComparables"]);
-    throw new RelayError("STR_BAD_REQUEST", `Invalid batch: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`, { fields });
+    throw new RelayError(
+      "STR_BAD_REQUEST",
+      `Invalid batch: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
+      { fields },
+    );
   }
   const items = parsed.data.items.map((raw, index): ParsedItem => {
     const item = BatchItem.safeParse(raw);
     if (!item.success) {
       const fields = toFieldIssues(item.error, ["strategy", "params", "refresh", "freshSince"], ["items", index]);
-      return { index, ok: false, error: new RelayError("STR_VALIDATION", `Invalid item ${index}: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`, { fields }) };
+      return {
+        index,
+        ok: false,
+        error: new RelayError(
+          "STR_VALIDATION",
+          `Invalid item ${index}: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
+          { fields },
+        ),
+      };
     }
     const freshSince = item.data.freshSince === undefined ? undefined : Date.parse(item.data.freshSince);
-    return { index, ok: true, op: item.data.strategy, params: item.data.params, refresh: item.data.refresh === true, freshSince };
+    return {
+      index,
+      ok: true,
+      op: item.data.strategy,
+      params: item.data.params,
+      refresh: item.data.refresh === true,
+      freshSince,
+    };
   });
   return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables };
 }
@@ -48,7 +92,9 @@ export async function dryRunBatch(gateway: Gateway, items: ParsedItem[], sandbox
   const sending = new Set<string>();
   let cents = 0;
   for (const item of items) {
-    const plan = item.ok ? await gateway.plan(item.op, item.params, { refresh: item.refresh }) : ({ verdict: "invalid" } as const);
+    const plan = item.ok
+      ? await gateway.plan(item.op, item.params, { refresh: item.refresh })
+      : ({ verdict: "invalid" } as const);
     if (plan.verdict === "invalid") verdicts.push("invalid");
     else if (sending.has(plan.key)) verdicts.push("duplicate");
     else if (plan.verdict === "create") {
@@ -99,7 +145,12 @@ export interface StreamOptions {
 export const PENDING_RETRY_SECONDS = 1;
 
 /** Runs every item; the stream carries one line per item in completion order and ends after the last (or at the deadline). */
-export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: AbortSignal, options: StreamOptions = {}): PassThrough {
+export function streamBatch(
+  gateway: Gateway,
+  items: ParsedItem[],
+  signal: AbortSignal,
+  options: StreamOptions = {},
+): PassThrough {
   const out = new PassThrough({ writableHighWaterMark: UNREAD_LIMIT_BYTES });
   const receivedAt = Date.now();
   const answered = new Set<number>();
@@ -122,7 +173,12 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
       return;
     }
     gateway
-      .analyze(item.op, item.params, { refresh: item.refresh, freshSince: item.freshSince, signal, maxComparables: options.maxComparables })
+      .analyze(item.op, item.params, {
+        refresh: item.refresh,
+        freshSince: item.freshSince,
+        signal,
+        maxComparables: options.maxComparables,
+      })
       .then(
         (answer) => write({ index: item.index, status: 200, body: answer }),
         (error: unknown) => {
@@ -133,7 +189,15 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
             // object at all (the validator's "body") are items[3].params itself.
             const prefix = dotPath(["items", item.index, "params"]);
             const whole = typeof item.params !== "object" || item.params === null || Array.isArray(item.params);
-            e.fields.forEach((f) => (f.path = whole && f.path === "body" ? prefix : f.path.startsWith("[") ? `${prefix}${f.path}` : `${prefix}.${f.path}`));
+            e.fields.forEach(
+              (f) =>
+                (f.path =
+                  whole && f.path === "body"
+                    ? prefix
+                    : f.path.startsWith("[")
+                      ? `${prefix}${f.path}`
+                      : `${prefix}.${f.path}`),
+            );
           }
           write({ index: item.index, status: e.statusCode, body: e.toBody() });
         },
@@ -149,7 +213,11 @@ export function streamBatch(gateway: Gateway, items: ParsedItem[], signal: Abort
     for (const item of items) {
       if (answered.has(item.index)) continue;
       const refresh = item.ok && item.refresh;
-      write({ index: item.index, status: 202, body: pendingBody(refresh ? new Date(item.freshSince ?? receivedAt).toISOString() : undefined) });
+      write({
+        index: item.index,
+        status: 202,
+        body: pendingBody(refresh ? new Date(item.freshSince ?? receivedAt).toISOString() : undefined),
+      });
     }
     out.end();
   };

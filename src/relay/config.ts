@@ -22,7 +22,9 @@ const num = (rule: NumberRule) =>
 function isSafeUrl(url: string): boolean {
   try {
     const u = new URL(url);
-    return u.protocol === "https:" || (u.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(u.hostname));
+    return (
+      u.protocol === "https:" || (u.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(u.hostname))
+    );
   } catch {
     return false;
   }
@@ -35,16 +37,29 @@ function isSafeUrl(url: string): boolean {
  */
 function originList(text: string, ctx: z.RefinementCtx): string[] {
   const origins: string[] = [];
-  for (const entry of text.split(",").map((x) => x.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     let url: URL | undefined;
     try {
       url = new URL(entry);
     } catch {
       url = undefined;
     }
-    const plain = url && (url.protocol === "https:" || url.protocol === "http:") && url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+    const plain =
+      url &&
+      (url.protocol === "https:" || url.protocol === "http:") &&
+      url.pathname === "/" &&
+      !url.search &&
+      !url.hash &&
+      !url.username &&
+      !url.password;
     if (!url || !plain || !/^[a-z]+:\/\/[^/]+\/?$/i.test(entry)) {
-      ctx.addIssue({ code: "custom", message: `must be a comma-separated list of origins such as https://addin.example.com (scheme, host and port only); got ${JSON.stringify(entry)}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a comma-separated list of origins such as https://addin.example.com (scheme, host and port only); got ${JSON.stringify(entry)}`,
+      });
       continue;
     }
     origins.push(url.origin);
@@ -54,22 +69,48 @@ function originList(text: string, ctx: z.RefinementCtx): string[] {
 
 const Env = z.object({
   /** The service's API key. Unset → the embedded sandbox (simulated data). */
-  STR_API_KEY: z.preprocess(blankIsUnset, z.string().regex(/^\S{8,}$/, { error: "must be the service's API key (8 or more characters, no spaces)" }).optional()),
+  STR_API_KEY: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .regex(/^\S{8,}$/, { error: "must be the service's API key (8 or more characters, no spaces)" })
+      .optional(),
+  ),
   /** The service's base URL (https). Required with STR_API_KEY: the spec gives no default. */
-  STR_API_BASE_URL: z.preprocess(blankIsUnset, z.string().refine(isSafeUrl, { error: "must be an https URL (http only for localhost)" }).optional()),
+  STR_API_BASE_URL: z.preprocess(
+    blankIsUnset,
+    z.string().refine(isSafeUrl, { error: "must be an https URL (http only for localhost)" }).optional(),
+  ),
   /** @default 127.0.0.1 — only this machine can reach the relay until you choose otherwise. */
   RELAY_HOST: str(),
   /** @default 8787 */
   RELAY_PORT: num({ min: 0, max: 65535, integer: true }),
   /** Where users reach the relay; the served manifest points there. @default http(s)://localhost:<port> */
-  RELAY_PUBLIC_URL: z.preprocess(blankIsUnset, z.string().refine(isSafeUrl, { error: "must be an https URL (http only for localhost)" }).optional()),
+  RELAY_PUBLIC_URL: z.preprocess(
+    blankIsUnset,
+    z.string().refine(isSafeUrl, { error: "must be an https URL (http only for localhost)" }).optional(),
+  ),
   /** Comma-separated bearer tokens. Unset → one is generated at first start and kept in the data dir. */
   RELAY_TOKENS: z.preprocess(
     blankIsUnset,
     z
       .string()
-      .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-      .pipe(z.array(z.string().min(16, { error: "must be at least 16 characters" }).regex(/^[\x21-\x7e]+$/, { error: "must be printable ASCII without spaces" })).min(1))
+      .transform((s) =>
+        s
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z
+          .array(
+            z
+              .string()
+              .min(16, { error: "must be at least 16 characters" })
+              .regex(/^[\x21-\x7e]+$/, { error: "must be printable ASCII without spaces" }),
+          )
+          .min(1),
+      )
       .optional(),
   ),
   /** Origins allowed to call from a browser. @default https://localhost:3000 (the dev server) and the public URL's origin */
@@ -90,9 +131,21 @@ const Env = z.object({
   RELAY_TLS_CERT: str(),
   RELAY_TLS_KEY: str(),
   /** Redis for pacing, cache and locks shared by replicas (with DATABASE_URL). */
-  REDIS_URL: z.preprocess(blankIsUnset, z.string().regex(/^rediss?:\/\//, { error: "must be a redis:// or rediss:// URL" }).optional()),
+  REDIS_URL: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .regex(/^rediss?:\/\//, { error: "must be a redis:// or rediss:// URL" })
+      .optional(),
+  ),
   /** Postgres for the ledger and analyses shared by replicas (with REDIS_URL). */
-  DATABASE_URL: z.preprocess(blankIsUnset, z.string().regex(/^postgres(ql)?:\/\//, { error: "must be a postgres:// URL" }).optional()),
+  DATABASE_URL: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, { error: "must be a postgres:// URL" })
+      .optional(),
+  ),
   /**
    * The shared store's Postgres schema and Redis key prefix. Replicas of one deployment share it
    * (the pacing bucket is per namespace); another namespace is another, separate relay. @default str_relay
@@ -101,7 +154,9 @@ const Env = z.object({
     blankIsUnset,
     z
       .string()
-      .regex(/^[a-z_][a-z0-9_]{0,62}$/, { error: "must be 1 to 63 lowercase letters, digits or _, not starting with a digit (it names a Postgres schema)" })
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, {
+        error: "must be 1 to 63 lowercase letters, digits or _, not starting with a digit (it names a Postgres schema)",
+      })
       .optional(),
   ),
   /**
@@ -122,7 +177,14 @@ const Env = z.object({
   /** Largest request body in bytes (a 10,000-item batch is about 3 MB). @default 8 MiB */
   RELAY_BODY_LIMIT_BYTES: num({ min: 1024, max: 100 * 1024 * 1024, integer: true, unit: "bytes" }),
   /** fatal, error, warn, info, debug, trace or silent. @default info */
-  RELAY_LOG_LEVEL: z.preprocess(blankIsUnset, z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "must be one of fatal, error, warn, info, debug, trace or silent" }).optional()),
+  RELAY_LOG_LEVEL: z.preprocess(
+    blankIsUnset,
+    z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+        error: "must be one of fatal, error, warn, info, debug, trace or silent",
+      })
+      .optional(),
+  ),
 });
 type Env = z.infer<typeof Env>;
 
@@ -134,7 +196,8 @@ export const DEV_ADDIN_ORIGIN = "https://localhost:3000";
 /** Where per-user data lives on each platform (the relay's store and generated token, the CLI's store). */
 export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const home = os.homedir();
-  if (process.platform === "win32") return path.join(env.APPDATA ?? path.join(home, "AppData", "Roaming"), "str-underwriting");
+  if (process.platform === "win32")
+    return path.join(env.APPDATA ?? path.join(home, "AppData", "Roaming"), "str-underwriting");
   if (process.platform === "darwin") return path.join(home, "Library", "Application Support", "str-underwriting");
   return path.join(env.XDG_DATA_HOME ?? path.join(home, ".local", "share"), "str-underwriting");
 }
@@ -185,13 +248,19 @@ function withValue(path: string, message: string, env: NodeJS.ProcessEnv): strin
 /** Parses the environment into the relay's configuration, or throws a ConfigError listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   const parsed = Env.safeParse(env);
-  const problems: string[] = parsed.success ? [] : toFieldIssues(parsed.error).map((i) => withValue(i.path, i.message, env));
+  const problems: string[] = parsed.success
+    ? []
+    : toFieldIssues(parsed.error).map((i) => withValue(i.path, i.message, env));
   const e: Partial<Env> = parsed.success ? parsed.data : {};
   const set = (name: string) => typeof env[name] === "string" && (env[name] as string).trim() !== "";
-  if (set("STR_API_KEY") && !set("STR_API_BASE_URL")) problems.push("STR_API_BASE_URL is required with STR_API_KEY (the service's https base URL)");
-  if (!set("STR_API_KEY") && set("STR_API_BASE_URL")) problems.push("STR_API_KEY is required with STR_API_BASE_URL (or unset both to run on the sandbox)");
-  if (set("RELAY_TLS_CERT") !== set("RELAY_TLS_KEY")) problems.push("RELAY_TLS_CERT and RELAY_TLS_KEY go together: set both or neither");
-  if (set("REDIS_URL") !== set("DATABASE_URL")) problems.push("REDIS_URL and DATABASE_URL go together (replicas share both): set both or neither");
+  if (set("STR_API_KEY") && !set("STR_API_BASE_URL"))
+    problems.push("STR_API_BASE_URL is required with STR_API_KEY (the service's https base URL)");
+  if (!set("STR_API_KEY") && set("STR_API_BASE_URL"))
+    problems.push("STR_API_KEY is required with STR_API_BASE_URL (or unset both to run on the sandbox)");
+  if (set("RELAY_TLS_CERT") !== set("RELAY_TLS_KEY"))
+    problems.push("RELAY_TLS_CERT and RELAY_TLS_KEY go together: set both or neither");
+  if (set("REDIS_URL") !== set("DATABASE_URL"))
+    problems.push("REDIS_URL and DATABASE_URL go together (replicas share both): set both or neither");
   if (problems.length > 0) throw new ConfigError(`Invalid relay configuration:\n  - ${problems.join("\n  - ")}`);
 
   const mode = e.STR_API_KEY ? "live" : "sandbox";

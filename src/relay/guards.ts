@@ -39,7 +39,10 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       throw new RelayError("STR_TOKEN_IN_URL", TOKEN_IN_URL);
     }
     if (access !== "probe" && !options.names.isOwnHost(request.headers.host)) {
-      throw new RelayError("STR_HOST_NOT_ALLOWED", "This relay does not answer to that host name: call it by RELAY_PUBLIC_URL's name (or localhost).");
+      throw new RelayError(
+        "STR_HOST_NOT_ALLOWED",
+        "This relay does not answer to that host name: call it by RELAY_PUBLIC_URL's name (or localhost).",
+      );
     }
     if (access === "public" && request.method === "GET") reply.header("access-control-allow-origin", "*");
     if (access !== "token") return;
@@ -50,7 +53,9 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
   app.addHook("onSend", async (request, reply, payload) => {
     const access: Access = request.is404 ? "public" : accessOf(request.routeOptions.config);
     // An error is data whatever the route: never cached, framed or run.
-    reply.headers(headersFor(reply.statusCode >= 400 ? "token" : access, String(reply.getHeader("content-type") ?? "")));
+    reply.headers(
+      headersFor(reply.statusCode >= 400 ? "token" : access, String(reply.getHeader("content-type") ?? "")),
+    );
     return payload;
   });
 }
@@ -60,8 +65,10 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
  * fragment (which no client sends) is a spelling meant to differ from what the router matches.
  */
 function checkTarget(raw: string): void {
-  if (!raw.startsWith("/")) throw new RelayError("STR_BAD_REQUEST", "The request target must be a path starting with `/` (no absolute URL).");
-  if (raw.includes("#")) throw new RelayError("STR_BAD_REQUEST", "The request target must not contain a fragment (`#`).");
+  if (!raw.startsWith("/"))
+    throw new RelayError("STR_BAD_REQUEST", "The request target must be a path starting with `/` (no absolute URL).");
+  if (raw.includes("#"))
+    throw new RelayError("STR_BAD_REQUEST", "The request target must not contain a fragment (`#`).");
 }
 
 function queryOf(raw: string): string {
@@ -77,7 +84,10 @@ function checkOrigin(request: FastifyRequest, reply: FastifyReply, names: OwnNam
   const origin = request.headers.origin;
   if (origin === undefined) return "ok";
   if (!names.isAllowedOrigin(origin, request.socket.localPort)) {
-    throw new RelayError("STR_ORIGIN_NOT_ALLOWED", `Origin ${origin.slice(0, 200)} is not allowed: add it to RELAY_ALLOWED_ORIGINS.`);
+    throw new RelayError(
+      "STR_ORIGIN_NOT_ALLOWED",
+      `Origin ${origin.slice(0, 200)} is not allowed: add it to RELAY_ALLOWED_ORIGINS.`,
+    );
   }
   reply.header("access-control-allow-origin", origin);
   reply.header("vary", "Origin");
@@ -93,13 +103,20 @@ function checkToken(request: FastifyRequest, options: GuardOptions): void {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
   const token = match?.[1];
   if (token === undefined || !options.checkToken(token)) {
-    throw new RelayError("STR_UNAUTHORIZED", token === undefined ? "Send the relay token as `Authorization: Bearer <token>`." : "The relay token is wrong.");
+    throw new RelayError(
+      "STR_UNAUTHORIZED",
+      token === undefined ? "Send the relay token as `Authorization: Bearer <token>`." : "The relay token is wrong.",
+    );
   }
   const verdict = options.callerLimit.take(tokenId(token));
   if (!verdict.ok) {
     const seconds = String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));
-    throw new RelayError("STR_CALLER_RATE_LIMITED", `Too many requests from this token; retry after ${seconds} s, or send many items in one POST /v1/batch.`, {
-      headers: { "retry-after": seconds },
-    });
+    throw new RelayError(
+      "STR_CALLER_RATE_LIMITED",
+      `Too many requests from this token; retry after ${seconds} s, or send many items in one POST /v1/batch.`,
+      {
+        headers: { "retry-after": seconds },
+      },
+    );
   }
 }

@@ -29,7 +29,10 @@ async function main(argv: string[]): Promise<void> {
   if (argv.includes("--help") || argv.includes("-h")) return void process.stdout.write(HELP);
   if (argv.includes("--version") || argv.includes("-v")) return void process.stdout.write(`${RELAY_VERSION}\n`);
   const unknown = argv.find((a) => a.startsWith("-"));
-  if (unknown) throw new ConfigError(`Unknown option ${unknown}: str-relay takes only --help and --version (configure it with environment variables).`);
+  if (unknown)
+    throw new ConfigError(
+      `Unknown option ${unknown}: str-relay takes only --help and --version (configure it with environment variables).`,
+    );
   const config = await withBoundPort(loadConfig(process.env));
   const { tokens, generated, file } = resolveTokens(config.tokens, config.dataDir);
   const relay = await createRelay({ config, tokens, logger: { level: config.logLevel } });
@@ -88,6 +91,8 @@ async function withBoundPort(config: RelayConfig): Promise<RelayConfig> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : `str-relay failed to start: ${error instanceof Error ? error.message : String(error)}`}\n`);
+  process.stderr.write(
+    `${error instanceof ConfigError ? error.message : `str-relay failed to start: ${error instanceof Error ? error.message : String(error)}`}\n`,
+  );
   process.exit(2);
 });

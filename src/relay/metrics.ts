@@ -38,11 +38,26 @@ function formatLabels(labels: Labels): string {
 
 export class RelayMetrics {
   readonly requests = new Counter("str_relay_requests_total", "HTTP requests answered, by route and status.");
-  readonly cacheHits = new Counter("str_relay_cache_hits_total", "Analyses answered from the cache (nothing sent, nothing billed).");
-  readonly sharedFlights = new Counter("str_relay_shared_calls_total", "Requests that joined an identical call already in flight.");
-  readonly upstreamCalls = new Counter("str_relay_upstream_calls_total", "Attempts sent to the service, by HTTP status or failure.");
-  readonly outcomes = new Counter("str_relay_call_outcomes_total", "Calls to the service by ledger state (billed, free, failed, unknown).");
-  readonly billedCents = new Counter("str_relay_billed_cents_total", "Cents billed by the service, by the relay's ledger.");
+  readonly cacheHits = new Counter(
+    "str_relay_cache_hits_total",
+    "Analyses answered from the cache (nothing sent, nothing billed).",
+  );
+  readonly sharedFlights = new Counter(
+    "str_relay_shared_calls_total",
+    "Requests that joined an identical call already in flight.",
+  );
+  readonly upstreamCalls = new Counter(
+    "str_relay_upstream_calls_total",
+    "Attempts sent to the service, by HTTP status or failure.",
+  );
+  readonly outcomes = new Counter(
+    "str_relay_call_outcomes_total",
+    "Calls to the service by ledger state (billed, free, failed, unknown).",
+  );
+  readonly billedCents = new Counter(
+    "str_relay_billed_cents_total",
+    "Cents billed by the service, by the relay's ledger.",
+  );
   readonly slotsRenewed = new Counter(
     "str_relay_pacing_slots_renewed_total",
     "Send slots given up because the call could not leave soon enough after the grant (a slow store or a stalled process), then taken again.",
@@ -51,18 +66,21 @@ export class RelayMetrics {
   constructor(private readonly gauges: { queueDepth: () => number; inFlight: () => number }) {}
 
   render(): string {
-    const gauge = (name: string, help: string, value: number) => `# HELP ${name} ${help}\n# TYPE ${name} gauge\n${name} ${value}`;
-    return [
-      this.requests.render(),
-      this.cacheHits.render(),
-      this.sharedFlights.render(),
-      this.upstreamCalls.render(),
-      this.outcomes.render(),
-      this.billedCents.render(),
-      this.slotsRenewed.render(),
-      `# HELP str_relay_billed_usd_total USD billed by the service, by the relay's ledger.\n# TYPE str_relay_billed_usd_total counter\nstr_relay_billed_usd_total ${this.billedCents.get() / 100}`,
-      gauge("str_relay_upstream_queue_depth", "Calls waiting for a send slot (pacing).", this.gauges.queueDepth()),
-      gauge("str_relay_upstream_in_flight", "Calls sent and not yet answered.", this.gauges.inFlight()),
-    ].join("\n\n") + "\n";
+    const gauge = (name: string, help: string, value: number) =>
+      `# HELP ${name} ${help}\n# TYPE ${name} gauge\n${name} ${value}`;
+    return (
+      [
+        this.requests.render(),
+        this.cacheHits.render(),
+        this.sharedFlights.render(),
+        this.upstreamCalls.render(),
+        this.outcomes.render(),
+        this.billedCents.render(),
+        this.slotsRenewed.render(),
+        `# HELP str_relay_billed_usd_total USD billed by the service, by the relay's ledger.\n# TYPE str_relay_billed_usd_total counter\nstr_relay_billed_usd_total ${this.billedCents.get() / 100}`,
+        gauge("str_relay_upstream_queue_depth", "Calls waiting for a send slot (pacing).", this.gauges.queueDepth()),
+        gauge("str_relay_upstream_in_flight", "Calls sent and not yet answered.", this.gauges.inFlight()),
+      ].join("\n\n") + "\n"
+    );
   }
 }

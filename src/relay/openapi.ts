@@ -31,7 +31,8 @@ function schemaOf(schema: z.ZodType): Json {
     unrepresentable: "any",
     // A custom check (an object the relay reads without copying) is an object on the wire.
     override: (ctx) => {
-      if ((ctx.zodSchema as { _zod?: { def?: { type?: string } } })._zod?.def?.type === "custom") ctx.jsonSchema.type = "object";
+      if ((ctx.zodSchema as { _zod?: { def?: { type?: string } } })._zod?.def?.type === "custom")
+        ctx.jsonSchema.type = "object";
     },
   }) as Json;
   delete json.$schema;
@@ -47,13 +48,23 @@ function errorResponses(codes: RelayErrorCode[]): Json {
   for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
   const out: Json = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    out[String(status)] = { description: list.map((c) => `\`${c}\`: ${ERRORS[c].meaning}`).join(" "), content: json(ref("Error")) };
+    out[String(status)] = {
+      description: list.map((c) => `\`${c}\`: ${ERRORS[c].meaning}`).join(" "),
+      content: json(ref("Error")),
+    };
   }
   return out;
 }
 
 /** Errors every route that needs a token can answer before its own rules. */
-const GUARD_ERRORS: RelayErrorCode[] = ["STR_BAD_REQUEST", "STR_UNAUTHORIZED", "STR_TOKEN_IN_URL", "STR_ORIGIN_NOT_ALLOWED", "STR_HOST_NOT_ALLOWED", "STR_CALLER_RATE_LIMITED"];
+const GUARD_ERRORS: RelayErrorCode[] = [
+  "STR_BAD_REQUEST",
+  "STR_UNAUTHORIZED",
+  "STR_TOKEN_IN_URL",
+  "STR_ORIGIN_NOT_ALLOWED",
+  "STR_HOST_NOT_ALLOWED",
+  "STR_CALLER_RATE_LIMITED",
+];
 /** Errors of a call that may reach the service. */
 const CALL_ERRORS: RelayErrorCode[] = [
   ...GUARD_ERRORS,
@@ -75,19 +86,36 @@ const CALL_ERRORS: RelayErrorCode[] = [
 function analysisOperation(op: Operation): Json {
   return {
     operationId: isCreate(op) ? `create${op[0]?.toUpperCase()}${op.slice(1)}` : "enhance",
-    summary: isCreate(op) ? `Create a ${op} analysis (0.20 USD, plus 0.10 USD per completed AI step)` : "Add AI steps to an analysis (0.10 USD per completed step)",
+    summary: isCreate(op)
+      ? `Create a ${op} analysis (0.20 USD, plus 0.10 USD per completed AI step)`
+      : "Add AI steps to an analysis (0.10 USD per completed step)",
     description:
       "The service's own request body, validated before anything is sent. An identical request is answered from the relay's cache at no cost; send `Cache-Control: no-cache` for a billed refresh.",
     tags: ["analyses"],
-    parameters: [{ name: "Cache-Control", in: "header", required: false, schema: { type: "string", enum: ["no-cache"] }, description: "`no-cache`: bypass the cache (billed)." }],
+    parameters: [
+      {
+        name: "Cache-Control",
+        in: "header",
+        required: false,
+        schema: { type: "string", enum: ["no-cache"] },
+        description: "`no-cache`: bypass the cache (billed).",
+      },
+    ],
     requestBody: { required: true, content: json(ref(`${op[0]?.toUpperCase()}${op.slice(1)}Request`)) },
-    responses: { "200": { description: "The analysis, with `relay` saying whether it was cached and what it cost.", content: json(ref("RelayAnswer")) }, ...errorResponses(CALL_ERRORS) },
+    responses: {
+      "200": {
+        description: "The analysis, with `relay` saying whether it was cached and what it cost.",
+        content: json(ref("RelayAnswer")),
+      },
+      ...errorResponses(CALL_ERRORS),
+    },
   };
 }
 
 function paths(): Json {
   const out: Json = {};
-  for (const [op, path] of Object.entries(OPERATION_PATHS) as [Operation, string][]) out[path] = { post: analysisOperation(op) };
+  for (const [op, path] of Object.entries(OPERATION_PATHS) as [Operation, string][])
+    out[path] = { post: analysisOperation(op) };
   out["/v1/batch"] = {
     post: {
       operationId: "batch",
@@ -96,10 +124,17 @@ function paths(): Json {
       requestBody: { required: true, content: json(ref("BatchRequest")) },
       responses: {
         "200": {
-          description: "One JSON line per item (`{index, status, body}`), in completion order; with `dryRun: true`, one JSON object pricing the batch.",
+          description:
+            "One JSON line per item (`{index, status, body}`), in completion order; with `dryRun: true`, one JSON object pricing the batch.",
           content: { "application/x-ndjson": { schema: { type: "string" } }, ...json(ref("DryRunAnswer")) },
         },
-        ...errorResponses([...GUARD_ERRORS, "STR_BODY_TOO_LARGE", "STR_BATCH_TOO_LARGE", "STR_UNSUPPORTED_MEDIA_TYPE", "STR_STORE_UNAVAILABLE"]),
+        ...errorResponses([
+          ...GUARD_ERRORS,
+          "STR_BODY_TOO_LARGE",
+          "STR_BATCH_TOO_LARGE",
+          "STR_UNSUPPORTED_MEDIA_TYPE",
+          "STR_STORE_UNAVAILABLE",
+        ]),
       },
     },
   };
@@ -108,8 +143,13 @@ function paths(): Json {
       operationId: "getAnalysis",
       summary: "An analysis this relay stored (free)",
       tags: ["analyses"],
-      parameters: [{ name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" } }],
-      responses: { "200": { description: "The stored analysis.", content: json(ref("RelayAnswer")) }, ...errorResponses([...GUARD_ERRORS, "STR_VALIDATION", "STR_ANALYSIS_NOT_FOUND", "STR_STORE_UNAVAILABLE"]) },
+      parameters: [
+        { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" } },
+      ],
+      responses: {
+        "200": { description: "The stored analysis.", content: json(ref("RelayAnswer")) },
+        ...errorResponses([...GUARD_ERRORS, "STR_VALIDATION", "STR_ANALYSIS_NOT_FOUND", "STR_STORE_UNAVAILABLE"]),
+      },
     },
   };
   out["/v1/usage"] = {
@@ -117,7 +157,10 @@ function paths(): Json {
       operationId: "getUsage",
       summary: "Today's and this month's spend against the daily budget",
       tags: ["operations"],
-      responses: { "200": { description: "Spend by the relay's ledger.", content: json(ref("UsageAnswer")) }, ...errorResponses([...GUARD_ERRORS, "STR_STORE_UNAVAILABLE"]) },
+      responses: {
+        "200": { description: "Spend by the relay's ledger.", content: json(ref("UsageAnswer")) },
+        ...errorResponses([...GUARD_ERRORS, "STR_STORE_UNAVAILABLE"]),
+      },
     },
   };
   out["/metrics"] = {
@@ -125,7 +168,13 @@ function paths(): Json {
       operationId: "getMetrics",
       summary: "Prometheus metrics",
       tags: ["operations"],
-      responses: { "200": { description: "Prometheus text exposition.", content: { "text/plain": { schema: { type: "string" } } } }, ...errorResponses(GUARD_ERRORS) },
+      responses: {
+        "200": {
+          description: "Prometheus text exposition.",
+          content: { "text/plain": { schema: { type: "string" } } },
+        },
+        ...errorResponses(GUARD_ERRORS),
+      },
     },
   };
   out["/healthz"] = {
@@ -134,11 +183,20 @@ function paths(): Json {
       summary: "Liveness and the store's health, for load balancers (no token)",
       tags: ["operations"],
       security: [],
-      responses: { "200": { description: "Up.", content: json(ref("HealthAnswer")) }, "503": { description: "The store does not answer.", content: json(ref("Error")) } },
+      responses: {
+        "200": { description: "Up.", content: json(ref("HealthAnswer")) },
+        "503": { description: "The store does not answer.", content: json(ref("Error")) },
+      },
     },
   };
   out["/openapi.json"] = {
-    get: { operationId: "getOpenApi", summary: "This description", tags: ["operations"], security: [], responses: { "200": { description: "OpenAPI 3.1.", content: json({ type: "object" }) } } },
+    get: {
+      operationId: "getOpenApi",
+      summary: "This description",
+      tags: ["operations"],
+      security: [],
+      responses: { "200": { description: "OpenAPI 3.1.", content: json({ type: "object" }) } },
+    },
   };
   out["/manifest.xml"] = {
     get: {
@@ -146,7 +204,10 @@ function paths(): Json {
       summary: "The add-in's manifest, pointing at this relay (no token)",
       tags: ["add-in"],
       security: [],
-      responses: { "200": { description: "The manifest.", content: { "application/xml": { schema: { type: "string" } } } }, "404": { description: "The add-in is not built here.", content: json(ref("Error")) } },
+      responses: {
+        "200": { description: "The manifest.", content: { "application/xml": { schema: { type: "string" } } } },
+        "404": { description: "The add-in is not built here.", content: json(ref("Error")) },
+      },
     },
   };
   out["/sandbox/{page}"] = {
@@ -155,8 +216,19 @@ function paths(): Json {
       summary: "A simulated report, listing or photo page (sandbox mode only, no token)",
       tags: ["add-in"],
       security: [],
-      parameters: [{ name: "page", in: "path", required: true, schema: { type: "string" }, description: "reports/…, listings/… or photos/…" }],
-      responses: { "200": { description: "The page." }, "404": { description: "No such page.", content: json(ref("Error")) } },
+      parameters: [
+        {
+          name: "page",
+          in: "path",
+          required: true,
+          schema: { type: "string" },
+          description: "reports/…, listings/… or photos/…",
+        },
+      ],
+      responses: {
+        "200": { description: "The page." },
+        "404": { description: "No such page.", content: json(ref("Error")) },
+      },
     },
   };
   return out;
@@ -171,8 +243,18 @@ function components(): Json {
     UsageAnswer: schemaOf(UsageAnswer),
     HealthAnswer: schemaOf(HealthAnswer),
   };
-  for (const op of Object.keys(REQUEST_SCHEMAS) as Operation[]) schemas[`${op[0]?.toUpperCase()}${op.slice(1)}Request`] = schemaOf(REQUEST_SCHEMAS[op]);
-  return { schemas, securitySchemes: { relayToken: { type: "http", scheme: "bearer", description: "A relay token (RELAY_TOKENS, or the one the relay generated)." } } };
+  for (const op of Object.keys(REQUEST_SCHEMAS) as Operation[])
+    schemas[`${op[0]?.toUpperCase()}${op.slice(1)}Request`] = schemaOf(REQUEST_SCHEMAS[op]);
+  return {
+    schemas,
+    securitySchemes: {
+      relayToken: {
+        type: "http",
+        scheme: "bearer",
+        description: "A relay token (RELAY_TOKENS, or the one the relay generated).",
+      },
+    },
+  };
 }
 
 /** The document, for a relay whose users reach it at `publicUrl`. */
@@ -182,7 +264,8 @@ export function openApiDocument(publicUrl: string): Json {
     info: {
       title: "STR relay",
       version: RELAY_VERSION,
-      description: "Short-term-rental underwriting through a key-holding relay: analyses are validated, cached, paced and billed once. See docs/http-api.md.",
+      description:
+        "Short-term-rental underwriting through a key-holding relay: analyses are validated, cached, paced and billed once. See docs/http-api.md.",
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: publicUrl }],

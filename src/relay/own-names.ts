@@ -23,8 +23,14 @@ export class OwnNames {
   readonly #scheme: string;
 
   constructor(config: OwnNamesConfig) {
-    const listening = hostnameOf(config.host.includes(":") && !config.host.startsWith("[") ? `[${config.host}]` : config.host);
-    const names = [hostnameOf(new URL(config.publicUrl).host), ...LOOPBACK, ...(listening && !WILDCARD_HOSTS.has(listening) ? [listening] : [])];
+    const listening = hostnameOf(
+      config.host.includes(":") && !config.host.startsWith("[") ? `[${config.host}]` : config.host,
+    );
+    const names = [
+      hostnameOf(new URL(config.publicUrl).host),
+      ...LOOPBACK,
+      ...(listening && !WILDCARD_HOSTS.has(listening) ? [listening] : []),
+    ];
     this.#hosts = new Set(names.filter((n): n is string => n !== undefined));
     this.#origins = new Set(config.allowedOrigins);
     this.#scheme = config.tls ? "https:" : "http:";

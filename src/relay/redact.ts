@@ -20,7 +20,9 @@ export function makeRedactor(secrets: readonly (string | undefined)[]): Redactor
   const list = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))];
   if (list.length === 0) return (text) => text;
   // Longest first, so a secret that contains another is replaced whole.
-  const forms = list.flatMap((s) => [textPattern(s), ...base64Forms(s).map(escapeRegExp)]).sort((a, b) => b.length - a.length);
+  const forms = list
+    .flatMap((s) => [textPattern(s), ...base64Forms(s).map(escapeRegExp)])
+    .sort((a, b) => b.length - a.length);
   const pattern = new RegExp(forms.join("|"), "gi");
   return (text) => text.replace(pattern, REDACTED);
 }

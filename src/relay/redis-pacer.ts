@@ -136,7 +136,10 @@ export class RedisPacer implements Pacer {
         let answer: unknown;
         const asked = performance.now();
         try {
-          answer = await this.#takeSlot([this.#keys.log, this.#keys.state], [this.#rule.limit, this.#rule.windowMs, CATCH_UP]);
+          answer = await this.#takeSlot(
+            [this.#keys.log, this.#keys.state],
+            [this.#rule.limit, this.#rule.windowMs, CATCH_UP],
+          );
         } catch (error) {
           // No slot can be had: every caller waiting here gets a clear 503, none is sent unpaced.
           this.#waiters.failAll(partError("Redis", error));
@@ -151,7 +154,12 @@ export class RedisPacer implements Pacer {
             // Redis that answers this slowly every time would keep every caller waiting for good.
             if (++this.#staleGrants >= STALE_GRANTS_TO_FAIL) {
               this.#staleGrants = 0;
-              this.#waiters.failAll(partError("Redis", new Error(`its answers take over ${this.slotLifetimeMs} ms, too slow to pace sends`)));
+              this.#waiters.failAll(
+                partError(
+                  "Redis",
+                  new Error(`its answers take over ${this.slotLifetimeMs} ms, too slow to pace sends`),
+                ),
+              );
             }
             continue;
           }

@@ -41,26 +41,47 @@ export function retryAfterMs(header: string | undefined, now: number = Date.now(
  * @param result what the attempt produced
  * @param attempt 1 for the first try
  */
-export function retryVerdict(result: UpstreamResult, attempt: number, policy: RetryPolicy = DEFAULT_RETRY_POLICY, random?: () => number): RetryVerdict {
+export function retryVerdict(
+  result: UpstreamResult,
+  attempt: number,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  random?: () => number,
+): RetryVerdict {
   const canTryAgain = attempt < policy.maxAttempts;
   if (result.kind === "failure") {
     const { failure } = result;
     if (failure.code === "UPSTREAM_ABORTED") return { retry: false, delayMs: 0, why: "the relay gave up on the call" };
     if (!failure.sent) {
       return canTryAgain
-        ? { retry: true, delayMs: backoffMs(attempt, policy, random), why: "the request never reached the service whole, so it cannot have been processed or billed" }
+        ? {
+            retry: true,
+            delayMs: backoffMs(attempt, policy, random),
+            why: "the request never reached the service whole, so it cannot have been processed or billed",
+          }
         : { retry: false, delayMs: 0, why: `the service could not be reached in ${attempt} attempts` };
     }
-    return { retry: false, delayMs: 0, why: "the request was sent and may have been processed: sending it again could bill twice" };
+    return {
+      retry: false,
+      delayMs: 0,
+      why: "the request was sent and may have been processed: sending it again could bill twice",
+    };
   }
   if (result.status === 429) {
     // Throttled calls are refused before any work, and are not billed: always safe to resend.
     const wait = retryAfterMs(result.headers["retry-after"]) ?? backoffMs(attempt, policy, random);
-    return { retry: true, delayMs: Math.min(wait, 60_000), why: "429: the service refused the call unprocessed (throttled calls are not billed)" };
+    return {
+      retry: true,
+      delayMs: Math.min(wait, 60_000),
+      why: "429: the service refused the call unprocessed (throttled calls are not billed)",
+    };
   }
   if (result.status === 503) {
     return canTryAgain
-      ? { retry: true, delayMs: retryAfterMs(result.headers["retry-after"]) ?? backoffMs(attempt, policy, random), why: "503: the service was unavailable and processed nothing (failed requests are not billed)" }
+      ? {
+          retry: true,
+          delayMs: retryAfterMs(result.headers["retry-after"]) ?? backoffMs(attempt, policy, random),
+          why: "503: the service was unavailable and processed nothing (failed requests are not billed)",
+        }
       : { retry: false, delayMs: 0, why: `the service stayed unavailable for ${attempt} attempts` };
   }
   return { retry: false, delayMs: 0, why: "a final answer" };

@@ -73,7 +73,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   if (config.mode === "sandbox") {
     apiKey = `sk_sandbox_${randomBytes(16).toString("hex")}`;
     const fromEnv = sandboxOptionsFromEnv(process.env);
-    sandbox = buildSandbox({ ...fromEnv, ...options.sandbox, apiKeys: [apiKey], publicBaseUrl: `${config.publicUrl}/sandbox` });
+    sandbox = buildSandbox({
+      ...fromEnv,
+      ...options.sandbox,
+      apiKeys: [apiKey],
+      publicBaseUrl: `${config.publicUrl}/sandbox`,
+    });
     await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
     const address = sandbox.app.server.address();
     apiBaseUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
@@ -95,7 +100,10 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   });
   // Bound before the app exists; the metrics read the gateway lazily.
   const gatewayRef: { current?: Gateway } = {};
-  const metrics = new RelayMetrics({ queueDepth: () => pacer.waiting, inFlight: () => gatewayRef.current?.inFlight ?? 0 });
+  const metrics = new RelayMetrics({
+    queueDepth: () => pacer.waiting,
+    inFlight: () => gatewayRef.current?.inFlight ?? 0,
+  });
   const gateway = new Gateway({
     store,
     pacer,
@@ -112,7 +120,12 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   });
   gatewayRef.current = gateway;
 
-  const names = new OwnNames({ publicUrl: config.publicUrl, host: config.host, tls: config.tls !== undefined, allowedOrigins: config.allowedOrigins });
+  const names = new OwnNames({
+    publicUrl: config.publicUrl,
+    host: config.host,
+    tls: config.tls !== undefined,
+    allowedOrigins: config.allowedOrigins,
+  });
   const app = buildApp(config, redact, options.logger);
   installGuards(app, {
     names,
@@ -176,4 +189,3 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     },
   };
 }
-

@@ -9,7 +9,12 @@ import { Charge, RelayAnswer, centsToUSD } from "../contract";
 export const DAY_MS = 86_400_000;
 
 /** `answer` as it is, or with `relay.stale` when it was fetched `staleAfterMs` or more before `now`. */
-export function markStale(answer: RelayAnswer, staleAfterMs: number, now: number, refreshCharge: () => Charge): RelayAnswer {
+export function markStale(
+  answer: RelayAnswer,
+  staleAfterMs: number,
+  now: number,
+  refreshCharge: () => Charge,
+): RelayAnswer {
   const fetchedAt = Date.parse(answer.relay.fetchedAt);
   if (!Number.isFinite(fetchedAt) || now - fetchedAt < staleAfterMs) return answer;
   const stale = { ageDays: Math.floor((now - fetchedAt) / DAY_MS), refreshCostUSD: centsToUSD(refreshCharge().cents) };

@@ -15,7 +15,10 @@ export function generateToken(): string {
 }
 
 /** The configured tokens, or the one kept in `dataDir` (created now if there is none). */
-export function resolveTokens(configured: string[] | undefined, dataDir: string): { tokens: string[]; generated: boolean; file: string | undefined } {
+export function resolveTokens(
+  configured: string[] | undefined,
+  dataDir: string,
+): { tokens: string[]; generated: boolean; file: string | undefined } {
   if (configured && configured.length > 0) return { tokens: configured, generated: false, file: undefined };
   const file = path.join(dataDir, TOKEN_FILE);
   ensurePrivateDir(dataDir);

@@ -114,7 +114,14 @@ export class Upstream {
   }
 }
 
-const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 /**
  * undici's handler callbacks for one call. It uses the classic handler methods because they
@@ -131,7 +138,8 @@ class CallHandler {
   readonly #resolve: (r: UpstreamResult) => void;
   readonly #signal: AbortSignal | undefined;
   readonly #redact: (text: string) => string;
-  readonly #onAbort = () => this.#abort?.(new UpstreamFailure("UPSTREAM_ABORTED", this.#sent, "the relay stopped waiting"));
+  readonly #onAbort = () =>
+    this.#abort?.(new UpstreamFailure("UPSTREAM_ABORTED", this.#sent, "the relay stopped waiting"));
 
   constructor(resolve: (r: UpstreamResult) => void, signal: AbortSignal | undefined, redact: (text: string) => string) {
     this.#resolve = resolve;
@@ -177,18 +185,31 @@ class CallHandler {
     // Scanned before anything reads it: an answer that echoes the key (an error quoting the request,
     // a debug field) must not reach the cache, the store, a log line or a caller.
     const text = this.#redact(Buffer.concat(this.#chunks).toString("utf8"));
-    this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, body: parseBody(text, this.#headers["content-type"]) });
+    this.#finish({
+      kind: "answer",
+      status: this.#status,
+      headers: this.#headers,
+      body: parseBody(text, this.#headers["content-type"]),
+    });
   }
 
   onError(error: Error & { code?: string }): void {
     if (error instanceof UpstreamFailure) return this.#finish({ kind: "failure", failure: error });
     const code = error.code ?? "";
     let failure: UpstreamFailure;
-    if (NOT_SENT_CODES.has(code)) failure = new UpstreamFailure("UPSTREAM_CONNECT", false, `could not connect to the service (${code})`, error);
+    if (NOT_SENT_CODES.has(code))
+      failure = new UpstreamFailure("UPSTREAM_CONNECT", false, `could not connect to the service (${code})`, error);
     else if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
       failure = new UpstreamFailure("UPSTREAM_TIMEOUT", this.#sent, "the service did not answer in time", error);
-    } else if (code === "UND_ERR_ABORTED") failure = new UpstreamFailure("UPSTREAM_ABORTED", this.#sent, "the relay stopped waiting", error);
-    else failure = new UpstreamFailure("UPSTREAM_RESET", this.#sent, `the connection to the service closed${this.#sent ? " after the request was sent" : " before the request was sent"} (${code || error.message})`, error);
+    } else if (code === "UND_ERR_ABORTED")
+      failure = new UpstreamFailure("UPSTREAM_ABORTED", this.#sent, "the relay stopped waiting", error);
+    else
+      failure = new UpstreamFailure(
+        "UPSTREAM_RESET",
+        this.#sent,
+        `the connection to the service closed${this.#sent ? " after the request was sent" : " before the request was sent"} (${code || error.message})`,
+        error,
+      );
     this.#finish({ kind: "failure", failure });
   }
 

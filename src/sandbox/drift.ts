@@ -9,13 +9,20 @@ export function driftShape(data: AnalysisData): AnalysisData {
   const { revenue, adr, occupancy, comparables, quartiles, occupancyRatePercentage, ...rest } = data;
   return {
     ...rest,
-    occupancyRatePercentage: typeof occupancyRatePercentage === "number" ? round(occupancyRatePercentage / 100, 4) : occupancyRatePercentage,
+    occupancyRatePercentage:
+      typeof occupancyRatePercentage === "number" ? round(occupancyRatePercentage / 100, 4) : occupancyRatePercentage,
     quartiles: {
       ...quartiles,
-      average: { average_daily_rate: adr?.avg, occupancy_rate: round((occupancy?.avg ?? 0) * 100, 2), revenue: revenue?.avg },
+      average: {
+        average_daily_rate: adr?.avg,
+        occupancy_rate: round((occupancy?.avg ?? 0) * 100, 2),
+        revenue: revenue?.avg,
+      },
     },
     county: "Simulated County",
-    marketId: `mkt_${String(data.market ?? "local").toLowerCase().replace(/[^a-z0-9]+/g, "_")}`,
+    marketId: `mkt_${String(data.market ?? "local")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "_")}`,
     revenueData: Object.fromEntries(
       ["01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"].map((m, i) => [
         `2026-${m}`,

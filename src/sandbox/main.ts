@@ -14,7 +14,9 @@ async function main(): Promise<void> {
   await sandbox.app.listen({ port, host });
   const address = sandbox.app.server.address();
   const actualPort = typeof address === "object" && address ? address.port : port;
-  process.stdout.write(`STR sandbox listening on http://${host}:${actualPort} (time scale ${options.timeScale}; simulated data, not market data)\n`);
+  process.stdout.write(
+    `STR sandbox listening on http://${host}:${actualPort} (time scale ${options.timeScale}; simulated data, not market data)\n`,
+  );
   const stop = () => void sandbox.app.close().then(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

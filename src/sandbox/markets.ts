@@ -25,7 +25,17 @@ export interface Market {
   known: boolean;
 }
 
-type Row = [id: string, name: string, country: string, lat: number, lng: number, adr: number, occ: number, ltr: number, names: string[]];
+type Row = [
+  id: string,
+  name: string,
+  country: string,
+  lat: number,
+  lng: number,
+  adr: number,
+  occ: number,
+  ltr: number,
+  names: string[],
+];
 
 // prettier-ignore
 const ROWS: Row[] = [
@@ -83,39 +93,91 @@ const ROWS: Row[] = [
   ["bali-id", "Bali, Indonesia", "ID", -8.4095, 115.1889, 140, 0.64, 0.0060, ["bali", "canggu", "ubud", "seminyak"]],
 ];
 
-export const MARKETS: readonly Market[] = ROWS.map(([id, name, country, lat, lng, adrUSD, occupancy, ltrYield, names]) => ({
-  id,
-  name,
-  country,
-  lat,
-  lng,
-  adrUSD,
-  occupancy,
-  ltrYield,
-  names,
-  known: true,
-}));
+export const MARKETS: readonly Market[] = ROWS.map(
+  ([id, name, country, lat, lng, adrUSD, occupancy, ltrYield, names]) => ({
+    id,
+    name,
+    country,
+    lat,
+    lng,
+    adrUSD,
+    occupancy,
+    ltrYield,
+    names,
+    known: true,
+  }),
+);
 
 const US_STATES =
-  "al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok or pa ri sc sd tn tx ut vt va wa wv wi wy dc".split(" ");
+  "al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok or pa ri sc sd tn tx ut vt va wa wv wi wy dc".split(
+    " ",
+  );
 const US_STATE_NAMES = [
-  "alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut", "delaware", "florida", "georgia",
-  "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas", "kentucky", "louisiana", "maine", "maryland",
-  "massachusetts", "michigan", "minnesota", "mississippi", "missouri", "montana", "nebraska", "nevada", "new hampshire",
-  "new jersey", "new mexico", "new york", "north carolina", "north dakota", "ohio", "oklahoma", "oregon", "pennsylvania",
-  "rhode island", "south carolina", "south dakota", "tennessee", "texas", "utah", "vermont", "virginia", "washington",
-  "west virginia", "wisconsin", "wyoming",
+  "alabama",
+  "alaska",
+  "arizona",
+  "arkansas",
+  "california",
+  "colorado",
+  "connecticut",
+  "delaware",
+  "florida",
+  "georgia",
+  "hawaii",
+  "idaho",
+  "illinois",
+  "indiana",
+  "iowa",
+  "kansas",
+  "kentucky",
+  "louisiana",
+  "maine",
+  "maryland",
+  "massachusetts",
+  "michigan",
+  "minnesota",
+  "mississippi",
+  "missouri",
+  "montana",
+  "nebraska",
+  "nevada",
+  "new hampshire",
+  "new jersey",
+  "new mexico",
+  "new york",
+  "north carolina",
+  "north dakota",
+  "ohio",
+  "oklahoma",
+  "oregon",
+  "pennsylvania",
+  "rhode island",
+  "south carolina",
+  "south dakota",
+  "tennessee",
+  "texas",
+  "utah",
+  "vermont",
+  "virginia",
+  "washington",
+  "west virginia",
+  "wisconsin",
+  "wyoming",
 ];
 const US_COUNTRY = new Set(["us", "usa", "u.s.", "u.s.a.", "united states", "united states of america"]);
 
 /** Whether a `country` parameter names the US; dots and spacing do not matter ("U.S.A.", "u.s"). */
 function namesUS(country: string): boolean {
-  const words = canonicalText(country).replace(/[^a-z]+/g, " ").trim(); // "U.S.A." → "u s a"
+  const words = canonicalText(country)
+    .replace(/[^a-z]+/g, " ")
+    .trim(); // "U.S.A." → "u s a"
   return US_COUNTRY.has(words) || US_COUNTRY.has(words.replace(/ /g, ""));
 }
 
 function wordsOf(text: string): string {
-  return ` ${canonicalText(text).replace(/[^a-z0-9]+/g, " ").trim()} `;
+  return ` ${canonicalText(text)
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim()} `;
 }
 
 /** True when the words of `text` contain `phrase` as whole words. */
@@ -206,7 +268,13 @@ export function placeOfAddress(fullAddress: string, country?: string): Place {
   }
   const lat = us ? 30 + unit("lat", key) * 15 : -35 + unit("lat", key) * 90;
   const lng = us ? -120 + unit("lng", key) * 43 : -170 + unit("lng", key) * 340;
-  return { market: fallbackMarket(key, round6(lat), round6(lng), us ? "US" : "ZZ"), lat: round6(lat), lng: round6(lng), key, us };
+  return {
+    market: fallbackMarket(key, round6(lat), round6(lng), us ? "US" : "ZZ"),
+    lat: round6(lat),
+    lng: round6(lng),
+    key,
+    us,
+  };
 }
 
 /** Finds the market of coordinates: the nearest known one within 60 miles, else a local market. */

@@ -33,8 +33,14 @@ export const AI_LIMIT_SECONDS = 90;
 /** AI comparables need this many usable listing photos for the address (spec). */
 export const MIN_AI_PHOTOS = 8;
 
-export function placeOf(request: { lat?: number | undefined; lng?: number | undefined; fullAddress?: string | undefined; country?: string | undefined }): Place {
-  if (request.lat !== undefined && request.lng !== undefined) return placeOfPoint(request.lat, request.lng, request.country);
+export function placeOf(request: {
+  lat?: number | undefined;
+  lng?: number | undefined;
+  fullAddress?: string | undefined;
+  country?: string | undefined;
+}): Place {
+  if (request.lat !== undefined && request.lng !== undefined)
+    return placeOfPoint(request.lat, request.lng, request.country);
   return placeOfAddress(request.fullAddress ?? "", request.country);
 }
 
@@ -44,7 +50,20 @@ export function usablePhotoCount(place: Place): number {
   return u < 0.15 ? 2 + Math.floor((u / 0.15) * 6) : 8 + Math.floor(((u - 0.15) / 0.85) * 23);
 }
 
-const ADJECTIVES = ["Sunny", "Cozy", "Modern", "Charming", "Bright", "Quiet", "Stylish", "Spacious", "Rustic", "Breezy", "Classic", "Hidden"];
+const ADJECTIVES = [
+  "Sunny",
+  "Cozy",
+  "Modern",
+  "Charming",
+  "Bright",
+  "Quiet",
+  "Stylish",
+  "Spacious",
+  "Rustic",
+  "Breezy",
+  "Classic",
+  "Hidden",
+];
 const KINDS = ["Bungalow", "Cottage", "Condo", "Loft", "Townhome", "Retreat", "Cabin", "Flat", "House", "Villa"];
 
 /** A simulated nightly rate grows with bedrooms: a two-bedroom is the market's level. */
@@ -88,7 +107,10 @@ export function comparablesFor(place: Place, bedrooms: number, baseUrl: string):
  * What AI comparables select: the listings most like the subject (bedrooms first, then bathrooms,
  * guests and distance), fifteen at most and five at least.
  */
-export function aiSelectedComparables(comps: readonly Comparable[], request: { bedrooms: number; bathrooms: number; accomodates: number }): Comparable[] {
+export function aiSelectedComparables(
+  comps: readonly Comparable[],
+  request: { bedrooms: number; bathrooms: number; accomodates: number },
+): Comparable[] {
   const score = (c: Comparable) =>
     Math.abs((c.bedrooms ?? 0) - request.bedrooms) * 3 +
     Math.abs((c.bathrooms ?? 0) - request.bathrooms) +
@@ -103,17 +125,33 @@ function percentiles(values: number[], decimals: number): Percentiles {
   const sorted = [...values].sort((a, b) => a - b);
   const out: Percentiles = {};
   for (const key of PERCENTILE_KEYS) {
-    const v = key === "avg" ? sorted.reduce((s, x) => s + x, 0) / sorted.length : percentileOf(sorted, Number(key.slice(1)) / 100);
+    const v =
+      key === "avg"
+        ? sorted.reduce((s, x) => s + x, 0) / sorted.length
+        : percentileOf(sorted, Number(key.slice(1)) / 100);
     out[key] = round(v ?? 0, decimals);
   }
   return out;
 }
 
-export function marketPercentiles(comps: readonly Comparable[]): { revenue: Percentiles; adr: Percentiles; occupancy: Percentiles } {
+export function marketPercentiles(comps: readonly Comparable[]): {
+  revenue: Percentiles;
+  adr: Percentiles;
+  occupancy: Percentiles;
+} {
   return {
-    revenue: percentiles(comps.map((c) => c.annualRevenueUSD ?? 0), 2),
-    adr: percentiles(comps.map((c) => c.averageDailyRateUSD ?? 0), 2),
-    occupancy: percentiles(comps.map((c) => (c.occupancyRatePercentage ?? 0) / 100), 4),
+    revenue: percentiles(
+      comps.map((c) => c.annualRevenueUSD ?? 0),
+      2,
+    ),
+    adr: percentiles(
+      comps.map((c) => c.averageDailyRateUSD ?? 0),
+      2,
+    ),
+    occupancy: percentiles(
+      comps.map((c) => (c.occupancyRatePercentage ?? 0) / 100),
+      4,
+    ),
   };
 }
 
@@ -123,11 +161,20 @@ export function quartilesOf(p: { revenue: Percentiles; adr: Percentiles; occupan
     occupancy_rate: round((p.occupancy[k] ?? 0) * 100, 2),
     revenue: p.revenue[k],
   });
-  return { "25th_percentile": entry("p25"), "50th_percentile": entry("p50"), "75th_percentile": entry("p75"), "90th_percentile": entry("p90") };
+  return {
+    "25th_percentile": entry("p25"),
+    "50th_percentile": entry("p50"),
+    "75th_percentile": entry("p75"),
+    "90th_percentile": entry("p90"),
+  };
 }
 
 /** Operating expenses by category, a year, USD. Mortgage and property tax are not operating expenses. */
-export function categoryExpenses(strategy: Strategy, request: CreateRequest, yearOneRevenueUSD: number): Record<string, number> {
+export function categoryExpenses(
+  strategy: Strategy,
+  request: CreateRequest,
+  yearOneRevenueUSD: number,
+): Record<string, number> {
   const price = "purchasePriceUSD" in request && request.purchasePriceUSD !== undefined ? request.purchasePriceUSD : 0;
   const ownsIt = strategy === "buy" || strategy === "owned";
   return {
@@ -201,7 +248,13 @@ export function buildAnalysis(
   };
 }
 
-function strategyFields(strategy: Strategy, request: CreateRequest, place: Place, yearOneRevenueUSD: number, annualOperatingExpensesUSD: number) {
+function strategyFields(
+  strategy: Strategy,
+  request: CreateRequest,
+  place: Place,
+  yearOneRevenueUSD: number,
+  annualOperatingExpensesUSD: number,
+) {
   const furnishing = furnishingUSD(request.bedrooms);
   switch (strategy) {
     case "buy":
@@ -211,7 +264,8 @@ function strategyFields(strategy: Strategy, request: CreateRequest, place: Place
       const mortgageLength = strategy === "owned" ? (r.mortgageLength as number) : MODEL_DEFAULTS.mortgageLength;
       return mortgageStrategyModel({
         purchasePriceUSD: price,
-        downPaymentPercentage: strategy === "owned" ? (r.downPaymentPercentage as number) : MODEL_DEFAULTS.downPaymentPercentage,
+        downPaymentPercentage:
+          strategy === "owned" ? (r.downPaymentPercentage as number) : MODEL_DEFAULTS.downPaymentPercentage,
         interestRatePercentage: r.interestRatePercentage ?? MODEL_DEFAULTS.interestRatePercentage,
         mortgageLength,
         yearsRemainingOnMortgage: strategy === "owned" ? (r.yearsRemainingOnMortgage as number) : mortgageLength,
@@ -237,13 +291,17 @@ function strategyFields(strategy: Strategy, request: CreateRequest, place: Place
       return cohostModel({
         yearOneRevenueUSD,
         annualOperatingExpensesUSD,
-        cohostCommissionPercentage: (request as { cohostCommissionPercentage?: number }).cohostCommissionPercentage ?? MODEL_DEFAULTS.cohostCommissionPercentage,
+        cohostCommissionPercentage:
+          (request as { cohostCommissionPercentage?: number }).cohostCommissionPercentage ??
+          MODEL_DEFAULTS.cohostCommissionPercentage,
       });
   }
 }
 
 /** How one AI step ended, and how long it took in the live service's seconds. */
-export type AiOutcome = { fn: AiFunction; completed: true; seconds: number } | { fn: AiFunction; completed: false; seconds: number; reason: string; code: string };
+export type AiOutcome =
+  | { fn: AiFunction; completed: true; seconds: number }
+  | { fn: AiFunction; completed: false; seconds: number; reason: string; code: string };
 
 export interface AiRates {
   aiFailureRate: number;
@@ -255,7 +313,13 @@ export interface AiRates {
  * photos (spec); any step may fail or time out, decided by the input (`subject`) so that the same
  * request meets the same fate.
  */
-export function runAiStep(fn: AiFunction, phase: "create" | "enhance", place: Place, subject: string, rates: AiRates): AiOutcome {
+export function runAiStep(
+  fn: AiFunction,
+  phase: "create" | "enhance",
+  place: Place,
+  subject: string,
+  rates: AiRates,
+): AiOutcome {
   const work =
     fn === "addAIComps"
       ? phase === "create"
@@ -264,7 +328,13 @@ export function runAiStep(fn: AiFunction, phase: "create" | "enhance", place: Pl
       : 5 + unit("ai-time", fn, subject) * 10;
   if (fn === "addAIComps") {
     if (!place.us) {
-      return { fn, completed: false, seconds: 1, code: "AI_COMPS_US_ONLY", reason: "skipped: AI comparables are available for US properties only; standard comparables were used" };
+      return {
+        fn,
+        completed: false,
+        seconds: 1,
+        code: "AI_COMPS_US_ONLY",
+        reason: "skipped: AI comparables are available for US properties only; standard comparables were used",
+      };
     }
     const photos = usablePhotoCount(place);
     if (photos < MIN_AI_PHOTOS) {
@@ -280,10 +350,22 @@ export function runAiStep(fn: AiFunction, phase: "create" | "enhance", place: Pl
   const dice = unit("ai-outcome", fn, phase, subject);
   const fallback = fn === "addAIComps" ? "standard comparables were used" : "category default expenses were used";
   if (dice < rates.aiFailureRate) {
-    return { fn, completed: false, seconds: work / 2, code: "AI_STEP_FAILED", reason: `failed: the AI step could not complete; ${fallback}` };
+    return {
+      fn,
+      completed: false,
+      seconds: work / 2,
+      code: "AI_STEP_FAILED",
+      reason: `failed: the AI step could not complete; ${fallback}`,
+    };
   }
   if (dice < rates.aiFailureRate + rates.aiTimeoutRate) {
-    return { fn, completed: false, seconds: AI_LIMIT_SECONDS, code: "AI_STEP_TIMEOUT", reason: `timed out after ${AI_LIMIT_SECONDS} s; ${fallback}` };
+    return {
+      fn,
+      completed: false,
+      seconds: AI_LIMIT_SECONDS,
+      code: "AI_STEP_TIMEOUT",
+      reason: `timed out after ${AI_LIMIT_SECONDS} s; ${fallback}`,
+    };
   }
   return { fn, completed: true, seconds: work };
 }

@@ -97,11 +97,18 @@ export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
     const value = env[name];
     if (value !== undefined && value !== "") faults[key] = Number(value);
   }
-  if (env.SANDBOX_TEXT_ERRORS) faults.textErrors = env.SANDBOX_TEXT_ERRORS === "1" || env.SANDBOX_TEXT_ERRORS === "true";
+  if (env.SANDBOX_TEXT_ERRORS)
+    faults.textErrors = env.SANDBOX_TEXT_ERRORS === "1" || env.SANDBOX_TEXT_ERRORS === "true";
   if (env.SANDBOX_WARNING_STYLE) faults.warningStyle = env.SANDBOX_WARNING_STYLE;
   const input = {
     ...(env.SANDBOX_TIME_SCALE ? { timeScale: Number(env.SANDBOX_TIME_SCALE) } : {}),
-    ...(env.SANDBOX_API_KEYS ? { apiKeys: env.SANDBOX_API_KEYS.split(",").map((k) => k.trim()).filter(Boolean) } : {}),
+    ...(env.SANDBOX_API_KEYS
+      ? {
+          apiKeys: env.SANDBOX_API_KEYS.split(",")
+            .map((k) => k.trim())
+            .filter(Boolean),
+        }
+      : {}),
     ...(env.SANDBOX_PUBLIC_URL ? { publicBaseUrl: env.SANDBOX_PUBLIC_URL } : {}),
     ...(env.SANDBOX_SEED ? { seed: env.SANDBOX_SEED } : {}),
     faults,

@@ -8,7 +8,10 @@ import { hash32 } from "./random";
  */
 
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
+  );
 }
 
 function formatValue(value: unknown, unitName: Unit): string {
@@ -28,7 +31,9 @@ function formatValue(value: unknown, unitName: Unit): string {
 }
 
 function valueAt(data: AnalysisData, path: string): unknown {
-  return path.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), data);
+  return path
+    .split(".")
+    .reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), data);
 }
 
 const STYLE = `
@@ -41,9 +46,17 @@ td.n,th.n{text-align:right} .muted{color:#605e5c} .warn{color:#8a3707}
 `;
 
 /** `listingLinks: false` for a copy kept after the sandbox is gone (str-screen's report files): the listings' pages go with it. */
-export function reportPage(data: AnalysisData, strategy: Strategy, warnings: readonly string[], options: { listingLinks?: boolean } = {}): string {
+export function reportPage(
+  data: AnalysisData,
+  strategy: Strategy,
+  warnings: readonly string[],
+  options: { listingLinks?: boolean } = {},
+): string {
   const rows = FIELD_CATALOGUE.filter((f) => f.strategies.includes(strategy) && f.unit !== "url")
-    .map((f) => `<tr><th scope="row">${escapeHtml(f.label)}</th><td class="n">${formatValue(valueAt(data, f.path), f.unit)}</td></tr>`)
+    .map(
+      (f) =>
+        `<tr><th scope="row">${escapeHtml(f.label)}</th><td class="n">${formatValue(valueAt(data, f.path), f.unit)}</td></tr>`,
+    )
     .join("");
   const comps = (data.comparables ?? []) as Record<string, unknown>[];
   const compRows = comps
@@ -61,7 +74,10 @@ export function reportPage(data: AnalysisData, strategy: Strategy, warnings: rea
     )
     .join("");
   const head = COMPARABLE_COLUMNS.filter((col) => col.unit !== "id")
-    .map((col) => `<th class="${col.unit === "text" || col.unit === "url" ? "" : "n"}" scope="col">${escapeHtml(col.label)}</th>`)
+    .map(
+      (col) =>
+        `<th class="${col.unit === "text" || col.unit === "url" ? "" : "n"}" scope="col">${escapeHtml(col.label)}</th>`,
+    )
     .join("");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Sandbox report — ${escapeHtml(String(data.fullAddress ?? ""))}</title><style>${STYLE}</style></head><body><main>

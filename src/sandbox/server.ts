@@ -60,11 +60,16 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
 
   function fail(reply: FastifyReply, status: number, message: string, fields?: FieldIssue[]) {
     state.recordStatus(status);
-    if (options.faults.textErrors) return reply.code(status).type("text/plain; charset=utf-8").send(fields ? `${message}: ${describeIssues(fields)}` : message);
+    if (options.faults.textErrors)
+      return reply
+        .code(status)
+        .type("text/plain; charset=utf-8")
+        .send(fields ? `${message}: ${describeIssues(fields)}` : message);
     return reply.code(status).send({ success: false, error: message, ...(fields ? { fields } : {}) });
   }
 
-  const warningText = (outcome: Extract<AiOutcome, { completed: false }>) => `${outcome.fn} ${outcome.reason}. Not billed.`;
+  const warningText = (outcome: Extract<AiOutcome, { completed: false }>) =>
+    `${outcome.fn} ${outcome.reason}. Not billed.`;
   function warningOf(outcome: Extract<AiOutcome, { completed: false }>): string | Record<string, unknown> {
     const message = warningText(outcome);
     return options.faults.warningStyle === "object" ? { function: outcome.fn, code: outcome.code, message } : message;
@@ -111,7 +116,10 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     const validated = validateRequest(op, request.body);
     if (!validated.ok) return fail(reply, 400, "Validation failed", validated.issues);
 
-    const result = op === "enhance" ? await enhance(validated.value as EnhanceRequest, apiKey) : await create(op, validated.value as CreateRequest, apiKey);
+    const result =
+      op === "enhance"
+        ? await enhance(validated.value as EnhanceRequest, apiKey)
+        : await create(op, validated.value as CreateRequest, apiKey);
     if (result.status !== 200) return fail(reply, result.status, result.error);
 
     if (dice() < faults.dropAfterProcessRate) {
@@ -119,11 +127,16 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
       return drop(request, reply);
     }
     state.recordStatus(200);
-    const drifted = result.body.data && dice() < faults.driftRate ? { ...result.body, data: driftShape(result.body.data) } : result.body;
+    const drifted =
+      result.body.data && dice() < faults.driftRate
+        ? { ...result.body, data: driftShape(result.body.data) }
+        : result.body;
     return reply.code(200).send(drifted);
   }
 
-  type Outcome = { status: 200; body: { success?: boolean; data?: AnalysisData; warnings?: unknown[] } } | { status: 404; error: string };
+  type Outcome =
+    | { status: 200; body: { success?: boolean; data?: AnalysisData; warnings?: unknown[] } }
+    | { status: 404; error: string };
 
   async function create(strategy: Strategy, request: CreateRequest, apiKey: string): Promise<Outcome> {
     const place = placeOf(request);
@@ -133,12 +146,25 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     await sleep(reportSeconds(subject) + Math.max(0, ...outcomes.map((o) => o.seconds)));
     const completed = outcomes.filter((o) => o.completed).map((o) => o.fn);
     const id = randomBytes(12).toString("hex");
-    const applied = { addAIComps: completed.includes("addAIComps"), addAIExpenseEstimates: completed.includes("addAIExpenseEstimates") };
+    const applied = {
+      addAIComps: completed.includes("addAIComps"),
+      addAIExpenseEstimates: completed.includes("addAIExpenseEstimates"),
+    };
     const data = buildAnalysis(strategy, request, place, applied, id, baseUrl());
     const failed = outcomes.filter((o): o is Extract<AiOutcome, { completed: false }> => !o.completed);
     const warnings = failed.map(warningOf);
     const notes = failed.map(warningText);
-    state.analyses.set(id, { id, apiKey, strategy, request, place, subject, applied, warnings: notes, createdAt: Date.now() });
+    state.analyses.set(id, {
+      id,
+      apiKey,
+      strategy,
+      request,
+      place,
+      subject,
+      applied,
+      warnings: notes,
+      createdAt: Date.now(),
+    });
     state.recordCreate(apiKey, subject);
     state.bill({ at: Date.now(), apiKey, op: strategy, ...charge(1, completed.length), analysisId: id, subject });
     return { status: 200, body: { success: true, data, ...(warnings.length ? { warnings } : {}) } };
@@ -149,7 +175,9 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     // An analysis made with another key does not exist for this one.
     if (!stored || stored.apiKey !== apiKey) return { status: 404, error: `Analysis ${request.analysisId} not found` };
     const subject = `${stored.subject}#${stored.id}`;
-    const outcomes = requestedAiFunctions(request).map((fn) => runAiStep(fn, "enhance", stored.place, subject, options.faults));
+    const outcomes = requestedAiFunctions(request).map((fn) =>
+      runAiStep(fn, "enhance", stored.place, subject, options.faults),
+    );
     await sleep(Math.max(1, ...outcomes.map((o) => o.seconds)));
     const failed = outcomes.filter((o): o is Extract<AiOutcome, { completed: false }> => !o.completed);
     const warnings = failed.map(warningOf);
@@ -161,7 +189,14 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     const data = buildAnalysis(stored.strategy, stored.request, stored.place, applied, stored.id, baseUrl());
     const updated: StoredAnalysis = { ...stored, applied, warnings: failed.map(warningText) };
     state.analyses.set(stored.id, updated);
-    state.bill({ at: Date.now(), apiKey, op: "enhance", ...charge(0, completed.length), analysisId: stored.id, subject: canonicalRequest("enhance", request) });
+    state.bill({
+      at: Date.now(),
+      apiKey,
+      op: "enhance",
+      ...charge(0, completed.length),
+      analysisId: stored.id,
+      subject: canonicalRequest("enhance", request),
+    });
     return { status: 200, body: { success: true, data, ...(warnings.length ? { warnings } : {}) } };
   }
 
@@ -172,7 +207,11 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
   // The hosted public report and the simulated listings: no key, like the live service's report URLs.
   app.get<{ Params: { id: string } }>("/reports/:id", async (request, reply) => {
     const stored = state.analyses.get(request.params.id);
-    if (!stored) return reply.code(404).type("text/html; charset=utf-8").send("<!doctype html><title>Not found</title><p>No such sandbox report.</p>");
+    if (!stored)
+      return reply
+        .code(404)
+        .type("text/html; charset=utf-8")
+        .send("<!doctype html><title>Not found</title><p>No such sandbox report.</p>");
     return reply.type("text/html; charset=utf-8").send(reportPage(dataOf(stored), stored.strategy, stored.warnings));
   });
   app.get<{ Params: { id: string } }>("/listings/:id", async (request, reply) =>
@@ -181,7 +220,10 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
   app.get<{ Params: { id: string; file: string } }>("/photos/:id/:file", async (request, reply) => {
     const n = Number(/^(\d)\.svg$/.exec(request.params.file)?.[1] ?? NaN);
     if (!Number.isInteger(n)) return reply.code(404).send();
-    return reply.type("image/svg+xml").header("cache-control", "public, max-age=86400").send(photoSvg(request.params.id.replace(/[^0-9]/g, ""), n));
+    return reply
+      .type("image/svg+xml")
+      .header("cache-control", "public, max-age=86400")
+      .send(photoSvg(request.params.id.replace(/[^0-9]/g, ""), n));
   });
 
   // Test and benchmark controls. They show key fingerprints, never keys.
@@ -200,7 +242,8 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
   });
   app.patch("/__sandbox/faults", async (request, reply) => {
     const parsed = SandboxFaultsPatch.safeParse(request.body ?? {});
-    if (!parsed.success) return reply.code(400).send({ success: false, error: "Invalid faults", fields: toFieldIssues(parsed.error) });
+    if (!parsed.success)
+      return reply.code(400).send({ success: false, error: "Invalid faults", fields: toFieldIssues(parsed.error) });
     return setFaults(parsed.data);
   });
   app.post("/__sandbox/reset", async () => {
@@ -208,7 +251,9 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     return { ok: true };
   });
 
-  app.setNotFoundHandler((request, reply) => fail(reply, 404, `No route ${request.method} ${request.url.split("?")[0]}`));
+  app.setNotFoundHandler((request, reply) =>
+    fail(reply, 404, `No route ${request.method} ${request.url.split("?")[0]}`),
+  );
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     return fail(reply, status, status === 500 ? "Internal error" : error.message);

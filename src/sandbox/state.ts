@@ -49,7 +49,8 @@ export class Throttle {
     let log = this.#log.get(key);
     if (!log) this.#log.set(key, (log = []));
     while (log.length > 0 && (log[0] as number) <= now - this.#windowMs) log.shift();
-    if (log.length >= limit) return { ok: false, retryAfterMs: Math.max(1, (log[log.length - limit] as number) + this.#windowMs - now) };
+    if (log.length >= limit)
+      return { ok: false, retryAfterMs: Math.max(1, (log[log.length - limit] as number) + this.#windowMs - now) };
     log.push(now);
     return { ok: true };
   }

@@ -10,7 +10,11 @@ export interface ScreeningEstimate extends DryRunTotals {
   unusual: number;
 }
 
-export async function estimateScreening(client: Pick<RelayClient, "dryRun" | "usage">, plans: readonly PlannedRows[], signal?: AbortSignal): Promise<ScreeningEstimate> {
+export async function estimateScreening(
+  client: Pick<RelayClient, "dryRun" | "usage">,
+  plans: readonly PlannedRows[],
+  signal?: AbortSignal,
+): Promise<ScreeningEstimate> {
   const refused = plans.reduce((n, p) => n + refusedRows(p).length, 0);
   const totals = await dryRunAll(
     client,

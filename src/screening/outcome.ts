@@ -1,5 +1,14 @@
 import { RelayAnswer, RelayErrorBody, FieldInfo, FieldIssue, centsToUSD, describeIssues } from "../contract";
-import { CellRow, RowStatus, analysisOf, resultBlockRow, rowStatusOf, screeningResultOf, sheetError, warningTexts } from "../sheet";
+import {
+  CellRow,
+  RowStatus,
+  analysisOf,
+  resultBlockRow,
+  rowStatusOf,
+  screeningResultOf,
+  sheetError,
+  warningTexts,
+} from "../sheet";
 import { PlannedRow } from "./plan";
 
 /**
@@ -18,7 +27,10 @@ export interface RowOutcome {
 }
 
 /** A batch line's body for a row: an answer, or the relay's error for it. */
-export function lineOutcome(body: RelayAnswer | RelayErrorBody, fields: readonly FieldInfo[]): { outcome: RowOutcome; answer: RelayAnswer | undefined } {
+export function lineOutcome(
+  body: RelayAnswer | RelayErrorBody,
+  fields: readonly FieldInfo[],
+): { outcome: RowOutcome; answer: RelayAnswer | undefined } {
   const result = screeningResultOf(body);
   if (!("answer" in result)) return { outcome: failedOutcome(result.error, fields), answer: undefined };
   const answer = result.answer;
@@ -35,8 +47,19 @@ export function lineOutcome(body: RelayAnswer | RelayErrorBody, fields: readonly
 }
 
 /** A row without figures: refused before sending, failed at the relay, or not reached (`stopped`). */
-export function failedOutcome(error: unknown, fields: readonly FieldInfo[], status: "failed" | "stopped" = "failed"): RowOutcome {
-  return { status, cells: resultBlockRow({ error }, fields, status), warnings: [], error: sheetError(error).detail, costUSD: 0, analysisId: undefined };
+export function failedOutcome(
+  error: unknown,
+  fields: readonly FieldInfo[],
+  status: "failed" | "stopped" = "failed",
+): RowOutcome {
+  return {
+    status,
+    cells: resultBlockRow({ error }, fields, status),
+    warnings: [],
+    error: sheetError(error).detail,
+    costUSD: 0,
+    analysisId: undefined,
+  };
 }
 
 /** The error a row refused before sending carries: the relay's own validation error shape. */
@@ -46,7 +69,13 @@ export function refusal(issues: FieldIssue[]): RelayErrorBody {
 
 /** The error a row held back as unusual carries; `advice` says how the surface sends it anyway. */
 export function heldBack(issues: readonly FieldIssue[], advice: string): RelayErrorBody {
-  return { success: false, error: { code: "STR_UNUSUAL_INPUT", message: `Not sent: ${describeIssues(issues)}, outside the plausible range; check the row, or ${advice}.` } };
+  return {
+    success: false,
+    error: {
+      code: "STR_UNUSUAL_INPUT",
+      message: `Not sent: ${describeIssues(issues)}, outside the plausible range; check the row, or ${advice}.`,
+    },
+  };
 }
 
 /** Counts of a run's outcomes, kept as they arrive; each surface shows them its own way. */
@@ -70,7 +99,18 @@ export interface ScreeningCounts {
 }
 
 export function emptyCounts(rows: number): ScreeningCounts {
-  return { rows, created: 0, cached: 0, duplicate: 0, failed: 0, refused: 0, unusual: 0, stopped: 0, withWarnings: 0, spentUSD: 0 };
+  return {
+    rows,
+    created: 0,
+    cached: 0,
+    duplicate: 0,
+    failed: 0,
+    refused: 0,
+    unusual: 0,
+    stopped: 0,
+    withWarnings: 0,
+    spentUSD: 0,
+  };
 }
 
 export function countOutcome(counts: ScreeningCounts, row: PlannedRow, outcome: RowOutcome): void {

@@ -1,5 +1,14 @@
 import { BatchItem, FieldInfo, FieldIssue, Operation, Strategy, isCreate } from "../contract";
-import { CellInput, ColumnMapping, INPUT_FIELDS, InputField, NumberStyle, isBlank, readRow, unusualValues } from "../inputs";
+import {
+  CellInput,
+  ColumnMapping,
+  INPUT_FIELDS,
+  InputField,
+  NumberStyle,
+  isBlank,
+  readRow,
+  unusualValues,
+} from "../inputs";
 import { ResultBlockSpan, defaultScreeningFields } from "../sheet";
 
 /**
@@ -62,14 +71,21 @@ export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, op
   const ops = new Set<Operation>();
   for (const { sheetRow, cells } of source) {
     const property = propertyText(cells, mapping);
-    const read = readRow(cells, mapping, { strategy: options.strategy, headers: options.headers, numbers: options.numbers });
+    const read = readRow(cells, mapping, {
+      strategy: options.strategy,
+      headers: options.headers,
+      numbers: options.numbers,
+    });
     if (read.kind === "blank") rows.push({ sheetRow, property, kind: "blank" });
     else if (read.kind === "invalid") {
       if (read.op) ops.add(read.op);
       rows.push({ sheetRow, property, kind: "invalid", op: read.op, issues: read.issues });
     } else {
       ops.add(read.op);
-      const unusual = unusualValues(read.request).map((u) => ({ path: columnTitle(u.field, mapping, options.headers), message: `${u.value} is ${u.rule}` }));
+      const unusual = unusualValues(read.request).map((u) => ({
+        path: columnTitle(u.field, mapping, options.headers),
+        message: `${u.value} is ${u.rule}`,
+      }));
       if (unusual.length > 0 && !options.acceptUnusual) {
         rows.push({ sheetRow, property, kind: "unusual", op: read.op, issues: unusual });
         continue;
@@ -88,7 +104,10 @@ export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, op
  * The result columns: those the user chose; else, on a table screened before, the columns that run
  * wrote (or the user kept), not the defaults again; else the defaults for the rows' strategy.
  */
-export function resultFields(strategy: Strategy | undefined, given: { chosen?: readonly FieldInfo[] | undefined; earlier?: ResultBlockSpan | undefined }): readonly FieldInfo[] {
+export function resultFields(
+  strategy: Strategy | undefined,
+  given: { chosen?: readonly FieldInfo[] | undefined; earlier?: ResultBlockSpan | undefined },
+): readonly FieldInfo[] {
   if (given.chosen) return given.chosen;
   if (given.earlier && given.earlier.fields.length > 0) return given.earlier.fields;
   return defaultScreeningFields(strategy);

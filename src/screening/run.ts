@@ -1,6 +1,15 @@
 import { DryRunVerdict, RelayCallError, RelayClient } from "../client";
 import { MAX_BATCH_ITEMS, RelayAnswer } from "../contract";
-import { RowOutcome, ScreeningCounts, countOutcome, emptyCounts, failedOutcome, heldBack, lineOutcome, refusal } from "./outcome";
+import {
+  RowOutcome,
+  ScreeningCounts,
+  countOutcome,
+  emptyCounts,
+  failedOutcome,
+  heldBack,
+  lineOutcome,
+  refusal,
+} from "./outcome";
 import { PlannedRow, ScreeningPlan } from "./plan";
 
 /**
@@ -28,7 +37,12 @@ export interface RunHooks {
   /** How the user sends rows held back as unusual, as the surface says it ("run again with --accept-unusual"). */
   acceptUnusual: string;
   /** Called once per row as its outcome is known; `answer` is the relay's answer, when there is one. */
-  onOutcome?: (row: PlannedRow, outcome: RowOutcome, answer: RelayAnswer | undefined, counts: Readonly<ScreeningCounts>) => void;
+  onOutcome?: (
+    row: PlannedRow,
+    outcome: RowOutcome,
+    answer: RelayAnswer | undefined,
+    counts: Readonly<ScreeningCounts>,
+  ) => void;
 }
 
 export interface RunResult {
@@ -37,7 +51,11 @@ export interface RunResult {
   counts: ScreeningCounts;
 }
 
-export async function screenRows(client: Pick<RelayClient, "batch">, plan: ScreeningPlan, hooks: RunHooks): Promise<RunResult> {
+export async function screenRows(
+  client: Pick<RelayClient, "batch">,
+  plan: ScreeningPlan,
+  hooks: RunHooks,
+): Promise<RunResult> {
   const counts = emptyCounts(plan.rows.filter((r) => r.kind !== "blank").length);
   const done = new Set<number>();
   const record = (r: number, outcome: RowOutcome, answer?: RelayAnswer) => {
@@ -60,14 +78,23 @@ export async function screenRows(client: Pick<RelayClient, "batch">, plan: Scree
       const r = plan.itemRows[i] as number;
       if (done.has(r)) continue;
       const stopped = hooks.signal?.aborted === true;
-      const error = stopped ? notReached(hooks.again) : (failure ?? new RelayCallError("STR_RELAY_BAD_ANSWER", `The relay's batch answer ended without this row; ${hooks.again} to fill it in.`));
+      const error = stopped
+        ? notReached(hooks.again)
+        : (failure ??
+          new RelayCallError(
+            "STR_RELAY_BAD_ANSWER",
+            `The relay's batch answer ended without this row; ${hooks.again} to fill it in.`,
+          ));
       record(r, failedOutcome(error, plan.fields, stopped ? "stopped" : "failed"));
     }
   };
   // Items to create are paced by the relay and take 10–30 s each (AI up to 90 s): they go in big
   // batches, two at a time, so that enough are queued for the pacer never to idle. Cached items go
   // meanwhile, in small batches one after another.
-  await Promise.all([lane(chunked(toSend, MAX_BATCH_ITEMS), 2, sendChunk, hooks.signal), lane(chunked(cached, CACHED_CHUNK_ITEMS), 1, sendChunk, hooks.signal)]);
+  await Promise.all([
+    lane(chunked(toSend, MAX_BATCH_ITEMS), 2, sendChunk, hooks.signal),
+    lane(chunked(cached, CACHED_CHUNK_ITEMS), 1, sendChunk, hooks.signal),
+  ]);
 
   const stopped = hooks.signal?.aborted === true;
   // Rows of chunks never started.
@@ -107,7 +134,12 @@ async function sendBatch(
   }
 }
 
-async function lane(chunks: number[][], concurrency: number, send: (chunk: number[]) => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+async function lane(
+  chunks: number[][],
+  concurrency: number,
+  send: (chunk: number[]) => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < chunks.length && !signal?.aborted) await send(chunks[next++] as number[]);
@@ -122,5 +154,8 @@ function chunked(list: readonly number[], size: number): number[][] {
 }
 
 function notReached(again: string): RelayCallError {
-  return new RelayCallError("STR_CANCELLED", `Stopped before this row was answered: ${again} to finish (rows already answered come from the cache, free).`);
+  return new RelayCallError(
+    "STR_CANCELLED",
+    `Stopped before this row was answered: ${again} to finish (rows already answered come from the cache, free).`,
+  );
 }

@@ -1,4 +1,15 @@
-import { ANALYSIS_SHAPE, Analysis, AnalysisData, RelayAnswer, RelayMeta, Strategy, Warning, isCreate, normalizeAnalysis, warningText } from "../contract";
+import {
+  ANALYSIS_SHAPE,
+  Analysis,
+  AnalysisData,
+  RelayAnswer,
+  RelayMeta,
+  Strategy,
+  Warning,
+  isCreate,
+  normalizeAnalysis,
+  warningText,
+} from "../contract";
 
 /**
  * What the layouts read from a relay answer. The relay sends `data` already normalised and says so
@@ -11,7 +22,9 @@ import { ANALYSIS_SHAPE, Analysis, AnalysisData, RelayAnswer, RelayMeta, Strateg
 const parsed = new WeakMap<object, Analysis>();
 
 /** The answer's analysis, typed; undefined when the answer has none (enhance whose AI functions all failed). */
-export function analysisOf(answer: Pick<RelayAnswer, "data"> & { relay?: Pick<RelayAnswer["relay"], "shape"> }): Analysis | undefined {
+export function analysisOf(
+  answer: Pick<RelayAnswer, "data"> & { relay?: Pick<RelayAnswer["relay"], "shape"> },
+): Analysis | undefined {
   const { data } = answer;
   if (data === undefined) return undefined;
   if (answer.relay?.shape === ANALYSIS_SHAPE && inNormalShape(data)) return data as Analysis;
@@ -28,7 +41,13 @@ export function analysisOf(answer: Pick<RelayAnswer, "data"> & { relay?: Pick<Re
  */
 function inNormalShape(data: Record<string, unknown>): boolean {
   const { comparables } = data;
-  return isObject(data.revenue) && isObject(data.adr) && isObject(data.occupancy) && Array.isArray(comparables) && comparables.every(isObject);
+  return (
+    isObject(data.revenue) &&
+    isObject(data.adr) &&
+    isObject(data.occupancy) &&
+    Array.isArray(comparables) &&
+    comparables.every(isObject)
+  );
 }
 
 function parseAndNormalize(data: Record<string, unknown>): Analysis | undefined {
@@ -81,7 +100,13 @@ export function strategyOf(answer: Pick<RelayAnswer, "data" | "relay">, hint?: S
   if (!analysis) return undefined;
   const has = (key: keyof AnalysisData) => analysis[key] !== undefined;
   if (has("yearOneCohostReturnUSD") || has("yearOneCohostCommissionUSD")) return "cohost";
-  if (has("yearOneMorgageAndTaxesUSD") || has("mortgageLength") || has("downPaymentPercentage") || has("yearOneCapRatePercentage")) return "buy";
+  if (
+    has("yearOneMorgageAndTaxesUSD") ||
+    has("mortgageLength") ||
+    has("downPaymentPercentage") ||
+    has("yearOneCapRatePercentage")
+  )
+    return "buy";
   if (has("yearOneRentUSD") || has("monthlyRentUSD")) return "arb";
   return undefined;
 }

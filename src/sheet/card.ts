@@ -51,10 +51,14 @@ export function analysisCard(answer: SessionAnswer, options: CardOptions = {}): 
     [text(CARD_LABELS.warnings), text(warningSummary(warnings.length))],
   ];
   if (analysis) {
-    for (const field of cardFields(strategyOf(answer, options.strategy), analysis)) rows.push([text(field.label), fieldCell(analysis, field)]);
+    for (const field of cardFields(strategyOf(answer, options.strategy), analysis))
+      rows.push([text(field.label), fieldCell(analysis, field)]);
   } else {
     // enhance whose requested AI functions all failed: the service sends warnings only.
-    rows.push([text(CARD_LABELS.noAnalysis), text("None in this answer: the stored analysis is unchanged (see the warnings).")]);
+    rows.push([
+      text(CARD_LABELS.noAnalysis),
+      text("None in this answer: the stored analysis is unchanged (see the warnings)."),
+    ]);
   }
   rows.push(fetchedRow(answer.relay.fetchedAt, options.utcOffsetMinutes), cachedRow(answer));
   for (const warning of warnings) rows.push([text(CARD_LABELS.warning), text(warning)]);
@@ -72,7 +76,9 @@ export function cardFields(strategy: Strategy | undefined, analysis: Analysis | 
 
 function warningSummary(count: number): string {
   if (count === 0) return "None";
-  return count === 1 ? `1: see the ${WARNING_MARK} row at the end` : `${count}: see the ${WARNING_MARK} rows at the end`;
+  return count === 1
+    ? `1: see the ${WARNING_MARK} row at the end`
+    : `${count}: see the ${WARNING_MARK} rows at the end`;
 }
 
 function fetchedRow(fetchedAt: string, utcOffsetMinutes: number | undefined): CellRow {
@@ -83,6 +89,8 @@ function fetchedRow(fetchedAt: string, utcOffsetMinutes: number | undefined): Ce
 /** Nothing was fetched for an answer the relay had cached, or that the add-in's session gave itself. */
 function cachedRow(answer: SessionAnswer): CellRow {
   const value =
-    answer.relay.cached || answer.session !== undefined ? "Yes: from the relay's cache, not billed again" : `No: fetched now, cost $${answer.relay.costUSD.toFixed(2)}`;
+    answer.relay.cached || answer.session !== undefined
+      ? "Yes: from the relay's cache, not billed again"
+      : `No: fetched now, cost $${answer.relay.costUSD.toFixed(2)}`;
   return [text(CARD_LABELS.cached), text(value)];
 }

@@ -45,7 +45,9 @@ export const PLAIN_HOST: HostSupport = Object.freeze({ formattedNumbers: "none" 
  * Reads the host's support from a requirement-set check, e.g.
  * `formattedNumberSupport((name, version) => Office.context.requirements.isSetSupported(name, version))`.
  */
-export function formattedNumberSupport(isSetSupported: (name: string, version: string) => boolean): FormattedNumberSupport {
+export function formattedNumberSupport(
+  isSetSupported: (name: string, version: string) => boolean,
+): FormattedNumberSupport {
   if (isSetSupported("ExcelApi", "1.19")) return "double";
   if (isSetSupported("ExcelApi", "1.16")) return "formatted-number";
   return "none";
@@ -55,7 +57,8 @@ export function formattedNumberSupport(isSetSupported: (name: string, version: s
 export function toCellValue(c: FormattedCell, support: HostSupport): CustomFunctionCell {
   const { value, format } = c;
   // Text and booleans need no format; a number without one shows as Excel would show it anyway.
-  if (typeof value !== "number" || format === undefined || format === GENERAL_FORMAT || !Number.isFinite(value)) return value;
+  if (typeof value !== "number" || format === undefined || format === GENERAL_FORMAT || !Number.isFinite(value))
+    return value;
   switch (support.formattedNumbers) {
     case "double":
       return { type: "Double", basicValue: value, numberFormat: format };
@@ -66,7 +69,10 @@ export function toCellValue(c: FormattedCell, support: HostSupport): CustomFunct
   }
 }
 
-export function toCellValues(grid: readonly (readonly FormattedCell[])[], support: HostSupport): CustomFunctionCell[][] {
+export function toCellValues(
+  grid: readonly (readonly FormattedCell[])[],
+  support: HostSupport,
+): CustomFunctionCell[][] {
   // Loops, not map: a recalculation turns a thousand rows into values at once.
   const values: CustomFunctionCell[][] = new Array(grid.length);
   for (let r = 0; r < grid.length; r++) {

@@ -20,7 +20,11 @@ export const NO_COMPARABLES = "No comparables in this analysis";
  * `maxRows` caps the data rows (the header is not counted); omitted → every comparable (the service
  * sends at most 50). `warnings` are the answer's (warningTexts), repeated in each row's last cell.
  */
-export function comparablesTable(analysis: Analysis | undefined, maxRows?: unknown, warnings: readonly string[] = []): ComparablesResult {
+export function comparablesTable(
+  analysis: Analysis | undefined,
+  maxRows?: unknown,
+  warnings: readonly string[] = [],
+): ComparablesResult {
   const cap = readMaxRows(maxRows);
   if (!cap.ok) return cap;
   const header: CellRow = [...COMPARABLE_COLUMNS.map((column) => text(column.label)), text(WARNINGS_HEADER)];
@@ -29,13 +33,15 @@ export function comparablesTable(analysis: Analysis | undefined, maxRows?: unkno
   if (comparables.length === 0) {
     return { ok: true, grid: [header, [text(NO_COMPARABLES), ...COMPARABLE_COLUMNS.slice(1).map(() => BLANK), notes]] };
   }
-  const rows = nearestFirst(comparables).slice(0, cap.value).map((comparable) => [
-    ...COMPARABLE_COLUMNS.map((column): FormattedCell => {
-      const value = cellValue(valueAt(comparable, column.key), column.unit);
-      return value === "" ? BLANK : { value, format: UNIT_FORMATS[column.unit] };
-    }),
-    notes,
-  ]);
+  const rows = nearestFirst(comparables)
+    .slice(0, cap.value)
+    .map((comparable) => [
+      ...COMPARABLE_COLUMNS.map((column): FormattedCell => {
+        const value = cellValue(valueAt(comparable, column.key), column.unit);
+        return value === "" ? BLANK : { value, format: UNIT_FORMATS[column.unit] };
+      }),
+      notes,
+    ]);
   return { ok: true, grid: [header, ...rows] };
 }
 

@@ -16,14 +16,32 @@ import { fieldCell } from "./values";
  */
 
 const StringValue = z.strictObject({ type: z.literal("String"), basicValue: z.string() });
-const DoubleValue = z.strictObject({ type: z.literal("Double"), basicValue: z.number(), numberFormat: z.string().optional() });
-const FormattedNumberValue = z.strictObject({ type: z.literal("FormattedNumber"), basicValue: z.number(), numberFormat: z.string() });
-const WebImageValue = z.strictObject({ type: z.literal("WebImage"), address: z.string().url(), altText: z.string().optional() });
+const DoubleValue = z.strictObject({
+  type: z.literal("Double"),
+  basicValue: z.number(),
+  numberFormat: z.string().optional(),
+});
+const FormattedNumberValue = z.strictObject({
+  type: z.literal("FormattedNumber"),
+  basicValue: z.number(),
+  numberFormat: z.string(),
+});
+const WebImageValue = z.strictObject({
+  type: z.literal("WebImage"),
+  address: z.string().url(),
+  altText: z.string().optional(),
+});
 const ArrayValue = z.strictObject({ type: z.literal("Array"), elements: z.array(z.array(StringValue)) });
 export const EntityProperty = z.union([StringValue, DoubleValue, FormattedNumberValue, WebImageValue, ArrayValue]);
 export type EntityProperty = z.infer<typeof EntityProperty>;
 
-const Section = z.strictObject({ layout: z.literal("List"), title: z.string(), properties: z.array(z.string()).min(1), collapsible: z.boolean().optional(), collapsed: z.boolean().optional() });
+const Section = z.strictObject({
+  layout: z.literal("List"),
+  title: z.string(),
+  properties: z.array(z.string()).min(1),
+  collapsible: z.boolean().optional(),
+  collapsed: z.boolean().optional(),
+});
 
 export const AnalysisEntity = z
   .strictObject({
@@ -42,8 +60,14 @@ export const AnalysisEntity = z
   .superRefine((entity, ctx) => {
     // Every name a card layout refers to must be a property.
     const names = new Set(Object.keys(entity.properties));
-    const refs = [entity.layouts.card.title.property, entity.layouts.card.mainImage?.property, ...entity.layouts.card.sections.flatMap((s) => s.properties)];
-    for (const ref of refs) if (ref !== undefined && !names.has(ref)) ctx.addIssue({ code: "custom", message: `layout refers to a missing property ${ref}` });
+    const refs = [
+      entity.layouts.card.title.property,
+      entity.layouts.card.mainImage?.property,
+      ...entity.layouts.card.sections.flatMap((s) => s.properties),
+    ];
+    for (const ref of refs)
+      if (ref !== undefined && !names.has(ref))
+        ctx.addIssue({ code: "custom", message: `layout refers to a missing property ${ref}` });
   });
 export type AnalysisEntity = z.infer<typeof AnalysisEntity>;
 
@@ -68,18 +92,34 @@ const SECTION_OF: Record<FieldInfo["group"], "Revenue" | "Financials" | "Propert
 };
 
 /** The entity for an answer, or undefined when it holds no analysis (then the caller shows the card spill). */
-export function analysisEntity(answer: RelayAnswer, support: HostSupport, options: { strategy?: Strategy } = {}): AnalysisEntity | undefined {
+export function analysisEntity(
+  answer: RelayAnswer,
+  support: HostSupport,
+  options: { strategy?: Strategy } = {},
+): AnalysisEntity | undefined {
   const analysis = analysisOf(answer);
   if (!analysis) return undefined;
   const strategy = strategyOf(answer, options.strategy);
   const properties: Record<string, EntityProperty> = {};
-  const sections: Record<string, string[]> = { Revenue: [], Financials: [], Property: [], Report: [], Comparables: [], Warnings: [] };
+  const sections: Record<string, string[]> = {
+    Revenue: [],
+    Financials: [],
+    Property: [],
+    Report: [],
+    Comparables: [],
+    Warnings: [],
+  };
 
   for (const field of strategy ? fieldsOf(strategy) : []) {
     const value = toCellValue(fieldCell(analysis, field), support);
     if (value === "") continue;
     const name = propertyName(field);
-    properties[name] = typeof value === "object" ? value : typeof value === "number" ? { type: "Double", basicValue: value } : { type: "String", basicValue: String(value) };
+    properties[name] =
+      typeof value === "object"
+        ? value
+        : typeof value === "number"
+          ? { type: "Double", basicValue: value }
+          : { type: "String", basicValue: String(value) };
     sections[SECTION_OF[field.group]]?.push(name);
   }
 
@@ -91,18 +131,32 @@ export function analysisEntity(answer: RelayAnswer, support: HostSupport, option
   const comps = analysis.comparables;
   if (comps.length > 0) {
     properties.Comparables = { type: "Double", basicValue: comps.length, numberFormat: "0" };
-    const revenues = comps.map((c) => c.annualRevenueUSD).filter((v): v is number => typeof v === "number").sort((a, b) => a - b);
-    if (revenues.length > 0) properties["Comparables' median revenue"] = { type: "Double", basicValue: revenues[Math.floor((revenues.length - 1) / 2)] as number, numberFormat: "$#,##0" };
+    const revenues = comps
+      .map((c) => c.annualRevenueUSD)
+      .filter((v): v is number => typeof v === "number")
+      .sort((a, b) => a - b);
+    if (revenues.length > 0)
+      properties["Comparables' median revenue"] = {
+        type: "Double",
+        basicValue: revenues[Math.floor((revenues.length - 1) / 2)] as number,
+        numberFormat: "$#,##0",
+      };
     const nearest = comps.map((c) => c.distanceMiles).filter((v): v is number => typeof v === "number");
-    if (nearest.length > 0) properties["Nearest comparable"] = { type: "Double", basicValue: Math.min(...nearest), numberFormat: '0.0 "mi"' };
-    sections.Comparables = Object.keys(properties).filter((k) => k === "Comparables" || k.startsWith("Comparables'") || k === "Nearest comparable");
+    if (nearest.length > 0)
+      properties["Nearest comparable"] = { type: "Double", basicValue: Math.min(...nearest), numberFormat: '0.0 "mi"' };
+    sections.Comparables = Object.keys(properties).filter(
+      (k) => k === "Comparables" || k.startsWith("Comparables'") || k === "Nearest comparable",
+    );
   }
   const photo = comps.flatMap((c) => c.photo_urls ?? []).find((u) => /^https?:\/\//.test(u));
-  if (photo) properties.Photo = { type: "WebImage", address: photo, altText: `Photo of a comparable listing near ${address}` };
+  if (photo)
+    properties.Photo = { type: "WebImage", address: photo, altText: `Photo of a comparable listing near ${address}` };
 
   const warnings = warningTexts(answer);
   properties.Warnings =
-    warnings.length === 0 ? { type: "String", basicValue: "None" } : { type: "Array", elements: warnings.map((w) => [{ type: "String", basicValue: w }]) };
+    warnings.length === 0
+      ? { type: "String", basicValue: "None" }
+      : { type: "Array", elements: warnings.map((w) => [{ type: "String", basicValue: w }]) };
   sections.Warnings = ["Warnings"];
 
   const order = ["Revenue", "Financials", "Comparables", "Warnings", "Property", "Report"] as const;
@@ -116,9 +170,16 @@ export function analysisEntity(answer: RelayAnswer, support: HostSupport, option
         ...(photo ? { mainImage: { property: "Photo" } } : {}),
         sections: order
           .filter((title) => (sections[title]?.length ?? 0) > 0)
-          .map((title) => ({ layout: "List" as const, title, properties: sections[title] as string[], ...(title === "Property" || title === "Report" ? { collapsible: true, collapsed: true } : {}) })),
+          .map((title) => ({
+            layout: "List" as const,
+            title,
+            properties: sections[title] as string[],
+            ...(title === "Property" || title === "Report" ? { collapsible: true, collapsed: true } : {}),
+          })),
       },
     },
-    provider: { description: answer.relay.sandbox ? "STR sandbox: simulated data, not market data" : "STR underwriting service" },
+    provider: {
+      description: answer.relay.sandbox ? "STR sandbox: simulated data, not market data" : "STR underwriting service",
+    },
   };
 }

@@ -39,7 +39,11 @@ export interface SheetError {
 export const MAX_ERROR_MESSAGE = 255;
 
 /** How the cell states a call's bill, first after the code: the one wording for cells, pane and CLI. */
-export const BILLING_LABEL: Readonly<Record<Billing, string>> = { "not-billed": "Not billed", billed: "Billed", unknown: "Billing unknown" };
+export const BILLING_LABEL: Readonly<Record<Billing, string>> = {
+  "not-billed": "Not billed",
+  billed: "Billed",
+  unknown: "Billing unknown",
+};
 
 /**
  * What a code says: its kind, what the call cost, and what to do with what a new try costs. `advice`
@@ -67,42 +71,145 @@ export const ERROR_ADVICE: Readonly<Record<RelayErrorCode | ClientErrorCode, Adv
   STR_UPSTREAM_REJECTED: { kind: "value", billing: "not-billed", advice: null },
   STR_UNUSUAL_INPUT: { kind: "value", billing: "not-billed", advice: null },
   // The connection to the relay.
-  STR_NOT_CONFIGURED: { kind: "notAvailable", billing: "not-billed", advice: `Not connected to a relay yet: open ${SETTINGS}, check the relay URL and paste the relay token.` },
-  STR_UNAUTHORIZED: { kind: "notAvailable", billing: "not-billed", advice: `The relay refused the token: open ${SETTINGS} and paste the relay token (the relay prints it at its first start).` },
-  STR_TOKEN_IN_URL: { kind: "notAvailable", billing: "not-billed", advice: "A relay token was sent in a URL: send it in the Authorization header only, and replace it in RELAY_TOKENS." },
-  STR_ORIGIN_NOT_ALLOWED: { kind: "notAvailable", billing: "not-billed", advice: "The relay does not accept calls from this add-in's address: add it to RELAY_ALLOWED_ORIGINS on the relay." },
-  STR_HOST_NOT_ALLOWED: { kind: "notAvailable", billing: "not-billed", advice: `The relay does not answer to the host name in the relay URL: use its public URL in ${SETTINGS} (RELAY_PUBLIC_URL on the relay).` },
-  STR_NOT_FOUND: { kind: "notAvailable", billing: "not-billed", advice: `The relay has no such route: check the relay URL in ${SETTINGS}, and that the relay is up to date.` },
-  STR_RELAY_UNREACHABLE: { kind: "notAvailable", billing: "unknown", advice: `Cannot reach the relay: is it running (npx str-relay), and is the URL in ${SETTINGS} right? ${capital(KEPT)}.` },
-  STR_RELAY_TIMEOUT: { kind: "notAvailable", billing: "unknown", advice: `The relay did not answer in time: check that it is running, then recalculate; ${KEPT}.` },
-  STR_RELAY_BAD_ANSWER: { kind: "notAvailable", billing: "unknown", advice: `The URL in ${SETTINGS} does not answer like the relay: check it. If a relay behind it had sent the call, it kept the answer.` },
-  STR_UNSUPPORTED_MEDIA_TYPE: { kind: "notAvailable", billing: "not-billed", advice: "The relay refused the request's format: the add-in and the relay may be different versions; update both." },
+  STR_NOT_CONFIGURED: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: `Not connected to a relay yet: open ${SETTINGS}, check the relay URL and paste the relay token.`,
+  },
+  STR_UNAUTHORIZED: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: `The relay refused the token: open ${SETTINGS} and paste the relay token (the relay prints it at its first start).`,
+  },
+  STR_TOKEN_IN_URL: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice:
+      "A relay token was sent in a URL: send it in the Authorization header only, and replace it in RELAY_TOKENS.",
+  },
+  STR_ORIGIN_NOT_ALLOWED: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: "The relay does not accept calls from this add-in's address: add it to RELAY_ALLOWED_ORIGINS on the relay.",
+  },
+  STR_HOST_NOT_ALLOWED: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: `The relay does not answer to the host name in the relay URL: use its public URL in ${SETTINGS} (RELAY_PUBLIC_URL on the relay).`,
+  },
+  STR_NOT_FOUND: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: `The relay has no such route: check the relay URL in ${SETTINGS}, and that the relay is up to date.`,
+  },
+  STR_RELAY_UNREACHABLE: {
+    kind: "notAvailable",
+    billing: "unknown",
+    advice: `Cannot reach the relay: is it running (npx str-relay), and is the URL in ${SETTINGS} right? ${capital(KEPT)}.`,
+  },
+  STR_RELAY_TIMEOUT: {
+    kind: "notAvailable",
+    billing: "unknown",
+    advice: `The relay did not answer in time: check that it is running, then recalculate; ${KEPT}.`,
+  },
+  STR_RELAY_BAD_ANSWER: {
+    kind: "notAvailable",
+    billing: "unknown",
+    advice: `The URL in ${SETTINGS} does not answer like the relay: check it. If a relay behind it had sent the call, it kept the answer.`,
+  },
+  STR_UNSUPPORTED_MEDIA_TYPE: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: "The relay refused the request's format: the add-in and the relay may be different versions; update both.",
+  },
   STR_CANCELLED: { kind: "notAvailable", billing: "unknown", advice: `Cancelled; ${KEPT}.` },
   // Computed in Excel from a stored analysis: nothing was sent; the message says why there is no answer.
   STR_TARGET_UNREACHABLE: { kind: "notAvailable", billing: "not-billed", advice: null },
   // Money and limits.
-  STR_BUDGET_EXCEEDED: { kind: "notAvailable", billing: "not-billed", advice: "Today's budget is spent: raise RELAY_BUDGET_USD_PER_DAY on the relay or wait until tomorrow. Nothing was sent." },
-  STR_OUTCOME_UNKNOWN: { kind: "notAvailable", billing: "unknown", advice: `An identical earlier call was sent and its outcome is unknown: check usage in the STR task pane, then ${RESEND}.` },
-  STR_CALLER_RATE_LIMITED: { kind: "notAvailable", billing: "not-billed", advice: "Too many requests from this token: recalculate in a moment; screen many rows at once from the task pane." },
-  STR_BODY_TOO_LARGE: { kind: "notAvailable", billing: "not-billed", advice: "The request is larger than the relay accepts: send fewer rows at a time, or shorter inputs." },
-  STR_BATCH_TOO_LARGE: { kind: "notAvailable", billing: "not-billed", advice: `Too many items in one batch: send at most ${MAX_BATCH_ITEMS.toLocaleString("en-US")} at a time.` },
+  STR_BUDGET_EXCEEDED: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice:
+      "Today's budget is spent: raise RELAY_BUDGET_USD_PER_DAY on the relay or wait until tomorrow. Nothing was sent.",
+  },
+  STR_OUTCOME_UNKNOWN: {
+    kind: "notAvailable",
+    billing: "unknown",
+    advice: `An identical earlier call was sent and its outcome is unknown: check usage in the STR task pane, then ${RESEND}.`,
+  },
+  STR_CALLER_RATE_LIMITED: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: "Too many requests from this token: recalculate in a moment; screen many rows at once from the task pane.",
+  },
+  STR_BODY_TOO_LARGE: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: "The request is larger than the relay accepts: send fewer rows at a time, or shorter inputs.",
+  },
+  STR_BATCH_TOO_LARGE: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: `Too many items in one batch: send at most ${MAX_BATCH_ITEMS.toLocaleString("en-US")} at a time.`,
+  },
   // The service behind the relay.
-  STR_ANALYSIS_NOT_FOUND: { kind: "notAvailable", billing: "not-billed", advice: "No analysis with this id: use the Analysis id of an analysis made through this relay." },
-  STR_UPSTREAM_AUTH: { kind: "notAvailable", billing: "not-billed", advice: "The service refused the relay's API key: check STR_API_KEY on the relay." },
-  STR_UPSTREAM_THROTTLED: { kind: "notAvailable", billing: "not-billed", advice: "The service is throttling: recalculate later (billed only if it succeeds), or lower RELAY_UPSTREAM_RPS if others share the key." },
+  STR_ANALYSIS_NOT_FOUND: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: "No analysis with this id: use the Analysis id of an analysis made through this relay.",
+  },
+  STR_UPSTREAM_AUTH: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: "The service refused the relay's API key: check STR_API_KEY on the relay.",
+  },
+  STR_UPSTREAM_THROTTLED: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice:
+      "The service is throttling: recalculate later (billed only if it succeeds), or lower RELAY_UPSTREAM_RPS if others share the key.",
+  },
   // Without the relay's word on the bill (an older relay), nobody can say it was not billed.
-  STR_UPSTREAM_FAILED: { kind: "notAvailable", billing: "unknown", advice: `The service failed after it may have taken the request: check usage in the STR task pane, then ${RESEND}.` },
-  STR_UPSTREAM_BAD_ANSWER: { kind: "notAvailable", billing: "billed", advice: "The service billed the report but answered without an analysis: recalculate later (a new call, billed again); report it if it persists." },
-  STR_UPSTREAM_TIMEOUT: { kind: "notAvailable", billing: "unknown", advice: `The service did not answer in time and may still have billed: check usage in the STR task pane, then ${RESEND}.` },
+  STR_UPSTREAM_FAILED: {
+    kind: "notAvailable",
+    billing: "unknown",
+    advice: `The service failed after it may have taken the request: check usage in the STR task pane, then ${RESEND}.`,
+  },
+  STR_UPSTREAM_BAD_ANSWER: {
+    kind: "notAvailable",
+    billing: "billed",
+    advice:
+      "The service billed the report but answered without an analysis: recalculate later (a new call, billed again); report it if it persists.",
+  },
+  STR_UPSTREAM_TIMEOUT: {
+    kind: "notAvailable",
+    billing: "unknown",
+    advice: `The service did not answer in time and may still have billed: check usage in the STR task pane, then ${RESEND}.`,
+  },
   // The relay itself.
-  STR_STORE_UNAVAILABLE: { kind: "notAvailable", billing: "not-billed", advice: "The relay's store is unavailable and nothing was sent: recalculate once it is back." },
-  STR_SHUTTING_DOWN: { kind: "notAvailable", billing: "not-billed", advice: "The relay is stopping and nothing was sent: recalculate in a moment." },
-  STR_INTERNAL: { kind: "notAvailable", billing: "unknown", advice: "An internal error in the relay or the add-in: recalculate; report it with the relay's log if it persists." },
+  STR_STORE_UNAVAILABLE: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: "The relay's store is unavailable and nothing was sent: recalculate once it is back.",
+  },
+  STR_SHUTTING_DOWN: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: "The relay is stopping and nothing was sent: recalculate in a moment.",
+  },
+  STR_INTERNAL: {
+    kind: "notAvailable",
+    billing: "unknown",
+    advice: "An internal error in the relay or the add-in: recalculate; report it with the relay's log if it persists.",
+  },
 };
 
 /** Codes whose bill depends on the call: what to say when the relay says how it ended (the error's `billing`). */
 export const WHEN_RELAY_SAYS: Readonly<Partial<Record<RelayErrorCode, Partial<Record<Billing, string>>>>> = {
-  STR_UPSTREAM_FAILED: { "not-billed": "The service failed or could not be reached: recalculate later; a new try is billed only if it succeeds." },
+  STR_UPSTREAM_FAILED: {
+    "not-billed":
+      "The service failed or could not be reached: recalculate later; a new try is billed only if it succeeds.",
+  },
 };
 
 /** The relay's error body, a RelayCallError, a RelayError: anything with a code and a message. */
@@ -125,12 +232,15 @@ export function sheetError(error: unknown): SheetError {
   }
   const { code, message, fields, retryAfterSeconds, billing } = coded.data;
   const own = fields && fields.length > 0 ? describeIssues(fields) : message;
-  const known = Object.prototype.hasOwnProperty.call(ERROR_ADVICE, code) ? ERROR_ADVICE[code as keyof typeof ERROR_ADVICE] : undefined;
+  const known = Object.prototype.hasOwnProperty.call(ERROR_ADVICE, code)
+    ? ERROR_ADVICE[code as keyof typeof ERROR_ADVICE]
+    : undefined;
   // A newer relay's code: its own words, and its word on the bill if it gave one.
   if (!known) return build({ kind: "notAvailable", billing: billing ?? "unknown", advice: null }, code, own);
   const said = billing === undefined ? undefined : WHEN_RELAY_SAYS[code as RelayErrorCode]?.[billing];
   const advice: Advice = said === undefined || billing === undefined ? known : { ...known, billing, advice: said };
-  const wait = retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? ` Retry in ${Math.ceil(retryAfterSeconds)} s.` : "";
+  const wait =
+    retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? ` Retry in ${Math.ceil(retryAfterSeconds)} s.` : "";
   return build(advice.advice === null ? advice : { ...advice, advice: advice.advice + wait }, code, own);
 }
 
@@ -139,7 +249,11 @@ export function sheetError(error: unknown): SheetError {
  * code, since the relay would have refused it with the same words.
  */
 export function invalidArgument(problem: string | readonly FieldIssue[]): SheetError {
-  return build(ERROR_ADVICE.STR_VALIDATION, "STR_VALIDATION", typeof problem === "string" ? problem : describeIssues(problem));
+  return build(
+    ERROR_ADVICE.STR_VALIDATION,
+    "STR_VALIDATION",
+    typeof problem === "string" ? problem : describeIssues(problem),
+  );
 }
 
 /** "#N/A [STR_BUDGET_EXCEEDED] Today's budget …": the error as text, for a cell of a written table or a report line. */

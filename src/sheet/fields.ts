@@ -29,8 +29,14 @@ export const WARNINGS_HEADER = "Warnings";
  */
 export function parseFieldList(input: FieldListInput, options: { strategy?: Strategy } = {}): FieldListResult {
   // One cell of text is how the `fields` argument usually arrives: read without flattening.
-  const one = typeof input === "string" ? input : input.length === 1 && input[0]?.length === 1 && typeof input[0][0] === "string" ? input[0][0] : undefined;
-  const segments = one !== undefined ? [one] : (input as Exclude<FieldListInput, string>).flatMap((row) => row.map(cellText));
+  const one =
+    typeof input === "string"
+      ? input
+      : input.length === 1 && input[0]?.length === 1 && typeof input[0][0] === "string"
+        ? input[0][0]
+        : undefined;
+  const segments =
+    one !== undefined ? [one] : (input as Exclude<FieldListInput, string>).flatMap((row) => row.map(cellText));
   // A column of formulas passes the same list in every row: read each list once.
   const key = `${options.strategy ?? ""}\u0000${segments.join("\u0001")}`;
   const known = readLists.get(key);
@@ -48,7 +54,11 @@ const READ_LISTS_KEPT = 64;
 function readFieldList(segments: readonly string[], strategy: Strategy | undefined): FieldListResult {
   const names = segments.flatMap(splitNames);
   if (names.length === 0) {
-    return Object.freeze({ ok: false, message: 'fields is empty: list field names such as "revenue.p50, yearOneCashFlowUSD", or leave it out for the whole card' });
+    return Object.freeze({
+      ok: false,
+      message:
+        'fields is empty: list field names such as "revenue.p50, yearOneCashFlowUSD", or leave it out for the whole card',
+    });
   }
   const fields: FieldInfo[] = [];
   const problems: string[] = [];
@@ -92,7 +102,7 @@ function splitNames(input: string): string[] {
       .split(",")
       .map((s) => s.trim())
       .filter((s) => s !== "");
-    for (let i = 0; i < parts.length; ) {
+    for (let i = 0; i < parts.length;) {
       let taken = 1;
       for (let k = Math.min(MAX_PARTS_IN_A_LABEL, parts.length - i); k > 1; k--) {
         if (findField(parts.slice(i, i + k).join(", "))) {
@@ -115,6 +125,9 @@ function cellText(value: unknown): string {
 
 function unknownName(name: string): string {
   const close = closeFields(name).map((f) => f.path);
-  const hint = close.length === 0 ? "" : `; did you mean ${close.length === 1 ? close[0] : `${close.slice(0, -1).join(", ")} or ${close.at(-1)}`}?`;
+  const hint =
+    close.length === 0
+      ? ""
+      : `; did you mean ${close.length === 1 ? close[0] : `${close.slice(0, -1).join(", ")} or ${close.at(-1)}`}?`;
   return `${JSON.stringify(name)} is not a field${hint}`;
 }

@@ -51,14 +51,26 @@ export const NO_IRR_TEXT = "None: the cash flows never repay the cash invested";
 
 export function projectionGrid(years: readonly ProjectionYear[], summary: ProjectionSummary): Grid {
   const width = YEAR_COLUMNS.length;
-  const pad = (cells: FormattedCell[]): CellRow => [...cells, ...Array.from({ length: width - cells.length }, () => BLANK)];
-  const rows: Grid = [pad([text(`Projection: ${years.length} ${years.length === 1 ? "year" : "years"}, sold at the end of year ${years.length}`)])];
+  const pad = (cells: FormattedCell[]): CellRow => [
+    ...cells,
+    ...Array.from({ length: width - cells.length }, () => BLANK),
+  ];
+  const rows: Grid = [
+    pad([
+      text(
+        `Projection: ${years.length} ${years.length === 1 ? "year" : "years"}, sold at the end of year ${years.length}`,
+      ),
+    ]),
+  ];
   for (const [key, label, unit] of SUMMARY_ROWS) {
     const value = summary[key];
-    rows.push(pad([text(label), value === undefined ? text(NO_IRR_TEXT) : cell(cellValue(value, unit), UNIT_FORMATS[unit])]));
+    rows.push(
+      pad([text(label), value === undefined ? text(NO_IRR_TEXT) : cell(cellValue(value, unit), UNIT_FORMATS[unit])]),
+    );
   }
   rows.push(pad([]));
   rows.push(YEAR_COLUMNS.map(([, label]) => text(label)));
-  for (const year of years) rows.push(YEAR_COLUMNS.map(([key]) => (key === "year" ? cell(year.year, "0") : cell(year[key], UNIT_FORMATS.usd))));
+  for (const year of years)
+    rows.push(YEAR_COLUMNS.map(([key]) => (key === "year" ? cell(year.year, "0") : cell(year[key], UNIT_FORMATS.usd))));
   return rows;
 }

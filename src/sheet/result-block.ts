@@ -79,7 +79,11 @@ export function findResultBlock(headers: readonly unknown[]): ResultBlockSpan | 
   }
   if (end < 0) {
     end = start;
-    while (end + 1 < headers.length && (headerText(headers[end + 1]) === FETCHED_HEADER || LABELS.has(headerText(headers[end + 1])))) end++;
+    while (
+      end + 1 < headers.length &&
+      (headerText(headers[end + 1]) === FETCHED_HEADER || LABELS.has(headerText(headers[end + 1])))
+    )
+      end++;
   }
   const fields: FieldInfo[] = [];
   for (let c = start + 1; c <= end; c++) {

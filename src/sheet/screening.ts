@@ -35,12 +35,59 @@ export function screeningResultOf(body: RelayAnswer | RelayErrorBody): Screening
 
 /** What to screen when the user names no fields: the figures investors sort a list by, then the links. */
 const DEFAULT_FIELDS: Readonly<Record<Strategy | "mixed", readonly string[]>> = {
-  buy: ["revenue.p50", "adr.p50", "occupancy.p50", "yearOneCashFlowUSD", "yearOneCashOnCashPercentage", "yearOneCapRatePercentage", "totalCashInvestment", "url", "_id"],
-  owned: ["revenue.p50", "adr.p50", "occupancy.p50", "yearOneCashFlowUSD", "yearOneCashOnCashPercentage", "yearOneCapRatePercentage", "totalCashInvestment", "url", "_id"],
-  arb: ["revenue.p50", "adr.p50", "occupancy.p50", "monthlyRentUSD", "yearOneCashFlowUSD", "yearOneCashOnCashPercentage", "totalCashInvestment", "url", "_id"],
-  cohost: ["revenue.p50", "adr.p50", "occupancy.p50", "yearOneCohostCommissionUSD", "yearOneCohostReturnUSD", "url", "_id"],
+  buy: [
+    "revenue.p50",
+    "adr.p50",
+    "occupancy.p50",
+    "yearOneCashFlowUSD",
+    "yearOneCashOnCashPercentage",
+    "yearOneCapRatePercentage",
+    "totalCashInvestment",
+    "url",
+    "_id",
+  ],
+  owned: [
+    "revenue.p50",
+    "adr.p50",
+    "occupancy.p50",
+    "yearOneCashFlowUSD",
+    "yearOneCashOnCashPercentage",
+    "yearOneCapRatePercentage",
+    "totalCashInvestment",
+    "url",
+    "_id",
+  ],
+  arb: [
+    "revenue.p50",
+    "adr.p50",
+    "occupancy.p50",
+    "monthlyRentUSD",
+    "yearOneCashFlowUSD",
+    "yearOneCashOnCashPercentage",
+    "totalCashInvestment",
+    "url",
+    "_id",
+  ],
+  cohost: [
+    "revenue.p50",
+    "adr.p50",
+    "occupancy.p50",
+    "yearOneCohostCommissionUSD",
+    "yearOneCohostReturnUSD",
+    "url",
+    "_id",
+  ],
   // A table mixing strategies: fields most of them have (a co-host row leaves cash flow blank).
-  mixed: ["revenue.p50", "adr.p50", "occupancy.p50", "yearOneRevenueUSD", "yearOneCashFlowUSD", "yearOneCashOnCashPercentage", "url", "_id"],
+  mixed: [
+    "revenue.p50",
+    "adr.p50",
+    "occupancy.p50",
+    "yearOneRevenueUSD",
+    "yearOneCashFlowUSD",
+    "yearOneCashOnCashPercentage",
+    "url",
+    "_id",
+  ],
 };
 
 /** The default fields for a table of one strategy, or of several (`undefined`). */

@@ -9,7 +9,11 @@ import { fieldCell } from "./values";
  * the row variable's, the corner names the metric and the two variables.
  */
 export interface Axis {
-  variable: { name: string; unit: "usd" | "percent" | "fraction" | "years" | "scenario"; apply: (inputs: WhatIfInputs, value: number | PercentileKey) => void };
+  variable: {
+    name: string;
+    unit: "usd" | "percent" | "fraction" | "years" | "scenario";
+    apply: (inputs: WhatIfInputs, value: number | PercentileKey) => void;
+  };
   values: readonly (number | PercentileKey)[];
 }
 
@@ -18,12 +22,29 @@ const AXIS_FORMAT = { usd: "$#,##0", percent: "0.0#%", fraction: "0.0%", years: 
 function axisCell(axis: Axis, value: number | PercentileKey) {
   if (typeof value === "string") return text(value);
   // Percents shown the Excel way, as fractions under a % format, like every rate the add-in writes.
-  return cell(axis.variable.unit === "percent" ? Number((value / 100).toPrecision(15)) : value, AXIS_FORMAT[axis.variable.unit]);
+  return cell(
+    axis.variable.unit === "percent" ? Number((value / 100).toPrecision(15)) : value,
+    AXIS_FORMAT[axis.variable.unit],
+  );
 }
 
-export function sensitivityGrid(analysis: Analysis, rows: Axis, columns: Axis, metric: FieldInfo): { ok: true; grid: Grid } | { ok: false; message: string } {
-  if (rows.variable.name === columns.variable.name) return { ok: false, message: `rowVariable and columnVariable are both ${rows.variable.name}: choose two different variables` };
-  const grid: Grid = [[text(`${metric.label} by ${rows.variable.name} (rows) and ${columns.variable.name} (columns)`), ...columns.values.map((v) => axisCell(columns, v))]];
+export function sensitivityGrid(
+  analysis: Analysis,
+  rows: Axis,
+  columns: Axis,
+  metric: FieldInfo,
+): { ok: true; grid: Grid } | { ok: false; message: string } {
+  if (rows.variable.name === columns.variable.name)
+    return {
+      ok: false,
+      message: `rowVariable and columnVariable are both ${rows.variable.name}: choose two different variables`,
+    };
+  const grid: Grid = [
+    [
+      text(`${metric.label} by ${rows.variable.name} (rows) and ${columns.variable.name} (columns)`),
+      ...columns.values.map((v) => axisCell(columns, v)),
+    ],
+  ];
   for (const rv of rows.values) {
     const row = [axisCell(rows, rv)];
     for (const cv of columns.values) {

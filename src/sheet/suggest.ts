@@ -12,7 +12,10 @@ interface Candidate {
 }
 
 const CANDIDATES: readonly Candidate[] = FIELD_CATALOGUE.flatMap((field) =>
-  [field.path, field.path.replace(/(USD|Percentage)$/, ""), field.label].map((name) => ({ key: simplify(name), field })),
+  [field.path, field.path.replace(/(USD|Percentage)$/, ""), field.label].map((name) => ({
+    key: simplify(name),
+    field,
+  })),
 );
 
 export function simplify(name: string): string {
@@ -39,7 +42,8 @@ export function closeFields(query: string, limit = 3): FieldInfo[] {
 
 /** Lower is closer; undefined when not close at all. A name inside another ("cashflow") is close. */
 function closeness(query: string, key: string): number | undefined {
-  if (query.length >= 3 && (key.includes(query) || query.includes(key))) return Math.abs(key.length - query.length) / 10;
+  if (query.length >= 3 && (key.includes(query) || query.includes(key)))
+    return Math.abs(key.length - query.length) / 10;
   const most = Math.max(1, Math.floor(query.length / 4));
   // The distance is at least the difference in length: skip the quadratic count when that already
   // rules the key out (a cell of thousands of characters otherwise took half a second per name).

@@ -12,7 +12,8 @@ import { BLANK, Cell, FormattedCell } from "./cells";
 export function valueAt(source: unknown, path: string): unknown {
   let current: unknown = source;
   for (const key of stepsOf(path)) {
-    if (typeof current !== "object" || current === null || !Object.prototype.hasOwnProperty.call(current, key)) return undefined;
+    if (typeof current !== "object" || current === null || !Object.prototype.hasOwnProperty.call(current, key))
+      return undefined;
     current = (current as Record<string, unknown>)[key];
   }
   return current;
@@ -46,7 +47,10 @@ export function readField(analysis: Analysis | undefined, field: Pick<FieldInfo,
 }
 
 /** The field's value with its unit's number format. A blank keeps no format: there is nothing to format. */
-export function fieldCell(analysis: Analysis | undefined, field: Pick<FieldInfo, "path" | "unit" | "derive">): FormattedCell {
+export function fieldCell(
+  analysis: Analysis | undefined,
+  field: Pick<FieldInfo, "path" | "unit" | "derive">,
+): FormattedCell {
   const value = readField(analysis, field);
   return value === "" ? BLANK : { value, format: UNIT_FORMATS[field.unit] };
 }

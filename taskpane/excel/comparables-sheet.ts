@@ -18,7 +18,12 @@ export interface PercentilePoint {
 /** The analysis's annual revenue at p25, p50, p75 and p90 (those it has). */
 export function revenuePercentiles(analysis: Analysis | undefined): PercentilePoint[] {
   const points: PercentilePoint[] = [];
-  for (const [key, label] of [["p25", "25th"], ["p50", "Median"], ["p75", "75th"], ["p90", "90th"]] as const) {
+  for (const [key, label] of [
+    ["p25", "25th"],
+    ["p50", "Median"],
+    ["p75", "75th"],
+    ["p90", "90th"],
+  ] as const) {
     const value = analysis?.revenue?.[key];
     if (typeof value === "number" && Number.isFinite(value)) points.push({ label, value });
   }
@@ -40,7 +45,11 @@ export function uniqueSheetName(wanted: string, existing: readonly string[]): st
   }
 }
 
-export async function insertComparablesSheet(run: ExcelRun, analysis: Analysis, warnings: readonly string[] = []): Promise<{ sheetName: string; address: string; rows: number }> {
+export async function insertComparablesSheet(
+  run: ExcelRun,
+  analysis: Analysis,
+  warnings: readonly string[] = [],
+): Promise<{ sheetName: string; address: string; rows: number }> {
   const table = comparablesTable(analysis, undefined, warnings);
   if (!table.ok) throw new PaneError(table.message);
   const grid = table.grid;
@@ -53,7 +62,10 @@ export async function insertComparablesSheet(run: ExcelRun, analysis: Analysis, 
     const sheets = context.workbook.worksheets;
     sheets.load("items");
     await context.sync();
-    const sheetName = uniqueSheetName(`Comps ${id.slice(0, 12)}`, sheets.items.map((s) => s.name));
+    const sheetName = uniqueSheetName(
+      `Comps ${id.slice(0, 12)}`,
+      sheets.items.map((s) => s.name),
+    );
     const sheet = sheets.add(sheetName);
 
     const width = grid[0]?.length ?? COMPARABLE_COLUMNS.length;
@@ -77,7 +89,10 @@ export async function insertComparablesSheet(run: ExcelRun, analysis: Analysis, 
       const chart = sheet.charts.add("ColumnClustered", block, "Columns");
       chart.title.text = `Annual revenue by percentile — ${typeof analysis.fullAddress === "string" ? analysis.fullAddress : id}`;
       chart.legend.visible = false;
-      chart.setPosition(sheet.getRangeByIndexes(points.length + 2, at, 1, 1), sheet.getRangeByIndexes(points.length + 17, at + 6, 1, 1));
+      chart.setPosition(
+        sheet.getRangeByIndexes(points.length + 2, at, 1, 1),
+        sheet.getRangeByIndexes(points.length + 17, at + 6, 1, 1),
+      );
     }
     sheet.activate();
     await context.sync();

@@ -41,10 +41,18 @@ export async function checkDestination(run: ExcelRun, d: Destination): Promise<D
     // From the block's first column to the used range's right edge, in the block's rows: past that edge all is blank.
     const usedBounds = boundsOf(used);
     const right = usedBounds.column + usedBounds.columns;
-    const area = intersect({ row: d.top, column: d.left, rows: d.rows, columns: Math.max(0, right - d.left) }, usedBounds);
+    const area = intersect(
+      { row: d.top, column: d.left, rows: d.rows, columns: Math.max(0, right - d.left) },
+      usedBounds,
+    );
     const formulas: unknown[][] = [];
     for (let r = 0; area && r < area.rows; r += READ_CHUNK_ROWS) {
-      const part = sheet.getRangeByIndexes(area.row + r, area.column, Math.min(READ_CHUNK_ROWS, area.rows - r), area.columns);
+      const part = sheet.getRangeByIndexes(
+        area.row + r,
+        area.column,
+        Math.min(READ_CHUNK_ROWS, area.rows - r),
+        area.columns,
+      );
       part.load("formulas");
       await context.sync();
       for (const row of part.formulas as unknown[][]) formulas.push(row);
@@ -90,7 +98,14 @@ export function columnsText(left: number, width: number): string {
 
 /** Where a screening's block would go, as planned (src: taskpane/screen.ts's job) beside the table read. */
 export function destinationOf(
-  job: { sheetId: string; sheetName: string; headerRow: number; blockColumn: number; writeWidth: number; rows: readonly { sheetRow: number }[] },
+  job: {
+    sheetId: string;
+    sheetName: string;
+    headerRow: number;
+    blockColumn: number;
+    writeWidth: number;
+    rows: readonly { sheetRow: number }[];
+  },
   earlier: { left: number; width: number } | undefined,
 ): Destination {
   const last = job.rows.reduce((m, r) => Math.max(m, r.sheetRow), job.headerRow);
@@ -109,7 +124,12 @@ export function destinationOf(
 export type Placement = "right" | "overwrite";
 
 /** The job as it will write: unchanged when nothing of the user's is in the way or they chose to overwrite; else from `freeLeft`, `width` wide. */
-export function placeBlock<J extends { blockColumn: number; writeWidth: number }>(job: J, check: DestinationCheck, placement: Placement, width: number): J {
+export function placeBlock<J extends { blockColumn: number; writeWidth: number }>(
+  job: J,
+  check: DestinationCheck,
+  placement: Placement,
+  width: number,
+): J {
   if (check.occupied === 0 || placement === "overwrite") return job;
   return { ...job, blockColumn: check.freeLeft, writeWidth: width };
 }

@@ -33,7 +33,10 @@ export interface UndoGroup {
 }
 
 /** How a group is opened: Excel.run with these options, or a stand-in in tests. */
-export type RunWithOptions = (options: { mergeUndoGroup: boolean }, batch: (context: Excel.RequestContext) => Promise<void>) => Promise<void>;
+export type RunWithOptions = (
+  options: { mergeUndoGroup: boolean },
+  batch: (context: Excel.RequestContext) => Promise<void>,
+) => Promise<void>;
 
 export function holdUndoGroup(runWith: RunWithOptions): UndoGroup {
   let release: () => void = () => undefined;
@@ -65,7 +68,11 @@ export function ungrouped(run: ExcelRun): UndoGroup {
 
 /** True where Office says the host has ExcelApi 1.20 (mergeUndoGroup); false outside Office. */
 export function canMergeUndo(): boolean {
-  const office = (globalThis as { Office?: { context?: { requirements?: { isSetSupported?: (set: string, version: string) => boolean } } } }).Office;
+  const office = (
+    globalThis as {
+      Office?: { context?: { requirements?: { isSetSupported?: (set: string, version: string) => boolean } } };
+    }
+  ).Office;
   return office?.context?.requirements?.isSetSupported?.("ExcelApi", "1.20") === true;
 }
 

@@ -10,9 +10,13 @@ import { ExcelRun } from "./host";
  */
 export type SupportsApi = (set: string, version: string) => boolean;
 
-export const officeSupports: SupportsApi = (set, version) => typeof Office !== "undefined" && Office.context?.requirements?.isSetSupported(set, version) === true;
+export const officeSupports: SupportsApi = (set, version) =>
+  typeof Office !== "undefined" && Office.context?.requirements?.isSetSupported(set, version) === true;
 
-export async function workbookNumberStyle(run: ExcelRun, isSetSupported: SupportsApi = officeSupports): Promise<NumberStyle> {
+export async function workbookNumberStyle(
+  run: ExcelRun,
+  isSetSupported: SupportsApi = officeSupports,
+): Promise<NumberStyle> {
   if (!isSetSupported("ExcelApi", "1.11")) return "unknown";
   return run(async (context) => {
     const format = context.application.cultureInfo.numberFormat;

@@ -60,7 +60,8 @@ export async function readSelectedTable(run: ExcelRun): Promise<SheetTable> {
     used.load("rowIndex,columnIndex,rowCount,columnCount");
     await context.sync();
 
-    if (used.isNullObject) throw new PaneError(`Sheet ${sheet.name} is empty: select a table whose first row holds the column names.`);
+    if (used.isNullObject)
+      throw new PaneError(`Sheet ${sheet.name} is empty: select a table whose first row holds the column names.`);
     const table = tables.items[0];
     let region: Excel.Range;
     if (table) region = table.getRange();
@@ -71,8 +72,14 @@ export async function readSelectedTable(run: ExcelRun): Promise<SheetTable> {
     await context.sync();
 
     const totals = table?.showTotals ? 1 : 0;
-    const bounds = intersect({ row: region.rowIndex, column: region.columnIndex, rows: region.rowCount - totals, columns: region.columnCount }, boundsOf(used));
-    if (!bounds || bounds.rows < 1) throw new PaneError(`Nothing in the selection on ${sheet.name}: select a table whose first row holds the column names.`);
+    const bounds = intersect(
+      { row: region.rowIndex, column: region.columnIndex, rows: region.rowCount - totals, columns: region.columnCount },
+      boundsOf(used),
+    );
+    if (!bounds || bounds.rows < 1)
+      throw new PaneError(
+        `Nothing in the selection on ${sheet.name}: select a table whose first row holds the column names.`,
+      );
 
     const beside = sheet.getRangeByIndexes(bounds.row, bounds.column + bounds.columns, 1, BESIDE_COLUMNS);
     beside.load("values");
@@ -80,20 +87,42 @@ export async function readSelectedTable(run: ExcelRun): Promise<SheetTable> {
 
     const headers = (values[0] ?? []) as CellInput[];
     const address = a1Address(sheet.name, bounds.row, bounds.column, bounds.rows, bounds.columns);
-    if (headers.every((h) => isBlank(h))) throw new PaneError(`The first row of ${address} is blank: select a table whose first row holds the column names.`);
-    const rows: TableRow[] = values.slice(1).map((cells, i) => ({ sheetRow: bounds.row + 1 + i, cells: cells as CellInput[] }));
+    if (headers.every((h) => isBlank(h)))
+      throw new PaneError(
+        `The first row of ${address} is blank: select a table whose first row holds the column names.`,
+      );
+    const rows: TableRow[] = values
+      .slice(1)
+      .map((cells, i) => ({ sheetRow: bounds.row + 1 + i, cells: cells as CellInput[] }));
     while (rows.length > 0 && (rows.at(-1) as TableRow).cells.every((c) => isBlank(c))) rows.pop();
-    if (rows.length === 0) throw new PaneError(`${address} has a header row and nothing under it: select the whole table, or one cell in it.`);
+    if (rows.length === 0)
+      throw new PaneError(
+        `${address} has a header row and nothing under it: select the whole table, or one cell in it.`,
+      );
 
     // An earlier block inside the table, or starting in the first column beside it (an Excel table does not grow to take it in).
     const found = findResultBlock([...headers, ...((beside.values[0] ?? []) as CellInput[])]);
     const block = found && found.start <= headers.length ? found : undefined;
-    return { sheetId: sheet.id, sheetName: sheet.name, address, headerRow: bounds.row, left: bounds.column, headers, rows, tableName: table?.name, block };
+    return {
+      sheetId: sheet.id,
+      sheetName: sheet.name,
+      address,
+      headerRow: bounds.row,
+      left: bounds.column,
+      headers,
+      rows,
+      tableName: table?.name,
+      block,
+    };
   });
 }
 
 /** Values of a range, READ_CHUNK_ROWS rows per sync (what was loaded before comes with the first). */
-export async function readValues(context: Excel.RequestContext, sheet: Excel.Worksheet, b: Bounds): Promise<unknown[][]> {
+export async function readValues(
+  context: Excel.RequestContext,
+  sheet: Excel.Worksheet,
+  b: Bounds,
+): Promise<unknown[][]> {
   const values: unknown[][] = [];
   for (let r = 0; r < b.rows; r += READ_CHUNK_ROWS) {
     const part = sheet.getRangeByIndexes(b.row + r, b.column, Math.min(READ_CHUNK_ROWS, b.rows - r), b.columns);

@@ -80,33 +80,68 @@ export async function findRefreshTargets(run: ExcelRun, scope: RefreshScope): Pr
       sheets = all.items;
     }
 
-    const targets: RefreshTargets = { scope, sheets: sheets.map((s) => s.name), formulas: [], tables: [], recalculate: [] };
+    const targets: RefreshTargets = {
+      scope,
+      sheets: sheets.map((s) => s.name),
+      formulas: [],
+      tables: [],
+      recalculate: [],
+    };
     for (const sheet of sheets) {
       const used = sheet.getUsedRangeOrNullObject(true);
       used.load("rowIndex,columnIndex,rowCount,columnCount,formulas,values");
       await context.sync();
       if (used.isNullObject) continue;
-      const found = scanSheet({ id: sheet.id, name: sheet.name }, boundsOf(used), used.formulas as unknown[][], used.values as CellInput[][], selected);
+      const found = scanSheet(
+        { id: sheet.id, name: sheet.name },
+        boundsOf(used),
+        used.formulas as unknown[][],
+        used.values as CellInput[][],
+        selected,
+      );
       targets.formulas.push(...found.formulas);
       targets.tables.push(...found.tables);
-      if (found.formulas.length > 0) targets.recalculate.push({ sheetId: sheet.id, bounds: selected ?? boundsOf(used) });
+      if (found.formulas.length > 0)
+        targets.recalculate.push({ sheetId: sheet.id, bounds: selected ?? boundsOf(used) });
     }
-    if (scope === "selection" && selected && targets.formulas.length === 0 && targets.tables.length === 0 && selected.rows * selected.columns === 1) {
-      throw new PaneError("The selected cell holds no STR formula and is not in a screened table: select the cells to refresh, or choose This sheet.");
+    if (
+      scope === "selection" &&
+      selected &&
+      targets.formulas.length === 0 &&
+      targets.tables.length === 0 &&
+      selected.rows * selected.columns === 1
+    ) {
+      throw new PaneError(
+        "The selected cell holds no STR formula and is not in a screened table: select the cells to refresh, or choose This sheet.",
+      );
     }
     return targets;
   });
 }
 
 /** The formulas and screened tables of one sheet's used range (within `only`, the selection, when given). */
-export function scanSheet(sheet: SheetRef, used: Bounds, formulas: readonly (readonly unknown[])[], values: readonly (readonly CellInput[])[], only?: Bounds): { formulas: FormulaCell[]; tables: ScreenedTable[] } {
-  const inScope = (row: number, column: number) => !only || (row >= only.row && row < only.row + only.rows && column >= only.column && column < only.column + only.columns);
+export function scanSheet(
+  sheet: SheetRef,
+  used: Bounds,
+  formulas: readonly (readonly unknown[])[],
+  values: readonly (readonly CellInput[])[],
+  only?: Bounds,
+): { formulas: FormulaCell[]; tables: ScreenedTable[] } {
+  const inScope = (row: number, column: number) =>
+    !only ||
+    (row >= only.row && row < only.row + only.rows && column >= only.column && column < only.column + only.columns);
   const found: FormulaCell[] = [];
   formulas.forEach((row, r) =>
     row.forEach((f, c) => {
       if (typeof f !== "string" || !f.startsWith("=") || !inScope(used.row + r, used.column + c)) return;
       const calls = [...f.matchAll(CALL)].map((m) => (m[1] as string).toUpperCase() as BilledFunction);
-      if (calls.length > 0) found.push({ sheetName: sheet.name, address: a1Address(sheet.name, used.row + r, used.column + c), formula: f, calls });
+      if (calls.length > 0)
+        found.push({
+          sheetName: sheet.name,
+          address: a1Address(sheet.name, used.row + r, used.column + c),
+          formula: f,
+          calls,
+        });
     }),
   );
 
@@ -126,12 +161,20 @@ export function scanSheet(sheet: SheetRef, used: Bounds, formulas: readonly (rea
     // Its rows: down to the next screened table's header, or the end of the used range.
     const end = headerRows[k + 1]?.r ?? values.length;
     const rows: TableRow[] = [];
-    for (let i = r + 1; i < end; i++) rows.push({ sheetRow: used.row + i, cells: (values[i] ?? []).slice(first, last + 1) });
+    for (let i = r + 1; i < end; i++)
+      rows.push({ sheetRow: used.row + i, cells: (values[i] ?? []).slice(first, last + 1) });
     while (rows.length > 0 && (rows.at(-1) as TableRow).cells.every((c) => isBlank(c))) rows.pop();
-    const columns = { row: used.row + r, column: used.column + first, rows: rows.length + 1, columns: last - first + 1 };
+    const columns = {
+      row: used.row + r,
+      column: used.column + first,
+      rows: rows.length + 1,
+      columns: last - first + 1,
+    };
     const touched = only ? intersect(columns, only) : columns;
     if (!touched) return;
-    const inRows = only ? rows.filter((x) => x.sheetRow >= touched.row && x.sheetRow < touched.row + touched.rows) : rows;
+    const inRows = only
+      ? rows.filter((x) => x.sheetRow >= touched.row && x.sheetRow < touched.row + touched.rows)
+      : rows;
     // A selection of the header alone means the whole table.
     const chosen = inRows.length > 0 ? inRows : rows;
     if (chosen.length === 0) return;

@@ -31,7 +31,10 @@ export async function analysisAtSelection(run: ExcelRun): Promise<SelectedAnalys
     used.load("rowIndex,columnIndex,values");
     await context.sync();
     const values = used.isNullObject ? [] : (used.values as CellInput[][]);
-    const at = { row: cell.rowIndex - (used.isNullObject ? 0 : used.rowIndex), column: cell.columnIndex - (used.isNullObject ? 0 : used.columnIndex) };
+    const at = {
+      row: cell.rowIndex - (used.isNullObject ? 0 : used.rowIndex),
+      column: cell.columnIndex - (used.isNullObject ? 0 : used.columnIndex),
+    };
     const id = findAnalysisId(values, at.row, at.column, (cell.values[0] as CellInput[] | undefined)?.[0]);
     if (!id) {
       throw new PaneError(
@@ -46,7 +49,12 @@ export async function analysisAtSelection(run: ExcelRun): Promise<SelectedAnalys
  * The analysis id for the cell at (row, column) of `values` (the sheet's used range), whose own value
  * is `own`; undefined when none is found.
  */
-export function findAnalysisId(values: readonly (readonly CellInput[])[], row: number, column: number, own: CellInput): string | undefined {
+export function findAnalysisId(
+  values: readonly (readonly CellInput[])[],
+  row: number,
+  column: number,
+  own: CellInput,
+): string | undefined {
   const direct = idIn(own);
   if (direct) return direct;
   const text = (r: number, c: number) => {

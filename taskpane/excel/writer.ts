@@ -54,7 +54,8 @@ export class ChunkedWriter {
   rowsWritten = 0;
 
   constructor(options: ChunkedWriterOptions) {
-    if (!Number.isInteger(options.width) || options.width < 1) throw new RangeError(`width must be a whole number of 1 or more; got ${options.width}`);
+    if (!Number.isInteger(options.width) || options.width < 1)
+      throw new RangeError(`width must be a whole number of 1 or more; got ${options.width}`);
     this.#o = { chunkRows: DEFAULT_CHUNK_ROWS, maxDelayMs: DEFAULT_MAX_DELAY_MS, ...options };
     this.#links = new Set(options.linkColumns ?? []);
   }
@@ -146,7 +147,10 @@ export class ChunkedWriter {
     }
   }
 
-  async #write(header: { row: number; cells: CellRow } | undefined, chunk: readonly (readonly [number, CellRow])[]): Promise<void> {
+  async #write(
+    header: { row: number; cells: CellRow } | undefined,
+    chunk: readonly (readonly [number, CellRow])[],
+  ): Promise<void> {
     const { left, width, sheetId } = this.#o;
     await this.#o.run(async (context) => {
       const sheet = context.workbook.worksheets.getItem(sheetId);
@@ -156,7 +160,8 @@ export class ChunkedWriter {
         range.format.font.bold = true;
         range.format.autofitColumns();
       }
-      for (const [first, rows] of consecutiveRuns(chunk)) this.#set(sheet.getRangeByIndexes(first, left, rows.length, width), rows);
+      for (const [first, rows] of consecutiveRuns(chunk))
+        this.#set(sheet.getRangeByIndexes(first, left, rows.length, width), rows);
       this.syncs++;
       await context.sync();
     });

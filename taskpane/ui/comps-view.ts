@@ -51,7 +51,11 @@ export function mountComps(ctx: PaneContext): void {
     enable(el.insert, false);
     try {
       const inserted = await insertComparablesSheet(ctx.run, current.analysis, current.warnings);
-      say(el.message, "success", `Inserted ${inserted.rows} comparables as a table on sheet ${inserted.sheetName}, with a chart of the revenue percentiles.`);
+      say(
+        el.message,
+        "success",
+        `Inserted ${inserted.rows} comparables as a table on sheet ${inserted.sheetName}, with a chart of the revenue percentiles.`,
+      );
     } catch (error) {
       say(el.message, "error", describeError(error));
     } finally {
@@ -73,7 +77,10 @@ export function percentileChart(points: readonly PercentilePoint[]): Element {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${points.length * rowHeight}`);
   svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `Annual revenue: ${points.map((p) => `${p.label} percentile ${wholeUSD(p.value)}`.replace("Median percentile", "median")).join(", ")}`);
+  svg.setAttribute(
+    "aria-label",
+    `Annual revenue: ${points.map((p) => `${p.label} percentile ${wholeUSD(p.value)}`.replace("Median percentile", "median")).join(", ")}`,
+  );
   svg.classList.add("chart__svg");
   points.forEach((p, i) => {
     const y = i * rowHeight;
@@ -114,11 +121,15 @@ function comparableItem(c: Comparable): HTMLElement {
   return h(
     "li",
     { class: "comp" },
-    photo ? h("img", { class: "comp__photo", src: photo, alt: "", loading: "lazy", width: "72", height: "54" }) : h("span", { class: "comp__photo comp__photo--none", "aria-hidden": "true" }),
+    photo
+      ? h("img", { class: "comp__photo", src: photo, alt: "", loading: "lazy", width: "72", height: "54" })
+      : h("span", { class: "comp__photo comp__photo--none", "aria-hidden": "true" }),
     h(
       "div",
       { class: "comp__text" },
-      link ? h("a", { class: "comp__name", href: link, target: "_blank", rel: "noopener noreferrer" }, name) : h("span", { class: "comp__name" }, name),
+      link
+        ? h("a", { class: "comp__name", href: link, target: "_blank", rel: "noopener noreferrer" }, name)
+        : h("span", { class: "comp__name" }, name),
       h("span", { class: "comp__facts" }, facts.join(" · ")),
     ),
   );

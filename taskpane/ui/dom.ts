@@ -10,9 +10,17 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string, root: Docu
   return el as T;
 }
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Record<string, string | boolean | undefined>, ...children: Child[]): HTMLElementTagNameMap[K];
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Record<string, string | boolean | undefined>,
+  ...children: Child[]
+): HTMLElementTagNameMap[K];
 export function h(tag: string, attrs?: Record<string, string | boolean | undefined>, ...children: Child[]): HTMLElement;
-export function h(tag: string, attrs: Record<string, string | boolean | undefined> = {}, ...children: Child[]): HTMLElement {
+export function h(
+  tag: string,
+  attrs: Record<string, string | boolean | undefined> = {},
+  ...children: Child[]
+): HTMLElement {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -51,16 +59,23 @@ export function say(region: HTMLElement, intent: Intent | undefined, ...content:
 }
 
 /** A definition list of figures: label, value, and an optional note under the value. */
-export function figures(dl: HTMLElement, rows: readonly (readonly [label: string, value: string, note?: string])[]): void {
+export function figures(
+  dl: HTMLElement,
+  rows: readonly (readonly [label: string, value: string, note?: string])[],
+): void {
   dl.replaceChildren(
-    ...rows.flatMap(([label, value, note]) => [h("dt", {}, label), h("dd", {}, h("span", { class: "figure" }, value), note ? h("span", { class: "figure-note" }, note) : null)]),
+    ...rows.flatMap(([label, value, note]) => [
+      h("dt", {}, label),
+      h("dd", {}, h("span", { class: "figure" }, value), note ? h("span", { class: "figure-note" }, note) : null),
+    ]),
   );
 }
 
 /** Runs `fn` at most once a frame: progress arrives line by line, the screen needs it once per paint. */
 export function perFrame(fn: () => void): () => void {
   let queued = false;
-  const frame = typeof requestAnimationFrame === "function" ? requestAnimationFrame : (cb: () => void) => setTimeout(cb, 16);
+  const frame =
+    typeof requestAnimationFrame === "function" ? requestAnimationFrame : (cb: () => void) => setTimeout(cb, 16);
   return () => {
     if (queued) return;
     queued = true;

@@ -11,7 +11,10 @@ export function progressText(p: ScreeningProgress): string {
  * A progress bar and its counts. The bar moves every frame; the counts, a polite live region, change
  * at most once a second so a screen reader is not flooded with one announcement per row.
  */
-export function progressBinding(bar: HTMLElement, text: HTMLElement): { update(p: ScreeningProgress): void; reset(total: number): void } {
+export function progressBinding(
+  bar: HTMLElement,
+  text: HTMLElement,
+): { update(p: ScreeningProgress): void; reset(total: number): void } {
   let latest: ScreeningProgress | undefined;
   let lastText = 0;
   const paint = perFrame(() => {
@@ -43,13 +46,18 @@ export function progressBinding(bar: HTMLElement, text: HTMLElement): { update(p
 export function outcomeMessage(result: RunResult, what: string): { intent: Intent; text: string } {
   const p = result.progress;
   const counts = progressText(p);
-  if (result.writeError !== undefined) return { intent: "error", text: `Stopped: the results could not be written to the sheet. ${counts}.` };
+  if (result.writeError !== undefined)
+    return { intent: "error", text: `Stopped: the results could not be written to the sheet. ${counts}.` };
   if (result.stopped) {
     return {
       intent: "warning",
       text: `Cancelled: nothing more was sent. ${counts}. The ${p.stopped.toLocaleString("en-US")} ${p.stopped === 1 ? "row" : "rows"} not reached say "Stopped"; ${what} again to finish them (rows already answered come from the cache, free).`,
     };
   }
-  if (p.failed > 0) return { intent: "warning", text: `Done with ${p.failed} failed ${p.failed === 1 ? "row" : "rows"}: each says why in its Warnings cell. ${counts}.` };
+  if (p.failed > 0)
+    return {
+      intent: "warning",
+      text: `Done with ${p.failed} failed ${p.failed === 1 ? "row" : "rows"}: each says why in its Warnings cell. ${counts}.`,
+    };
   return { intent: "success", text: `Done. ${counts}.` };
 }

@@ -74,7 +74,9 @@ export function mountRefresh(ctx: PaneContext): void {
       if (current.targets.formulas.length > 0) {
         say(el.message, "info", `Recalculating ${current.targets.formulas.length} STR formulas past the cache…`);
         const { calls } = await recalculateFormulas(ctx.run, ctx.gate, current.targets, { signal: controller.signal });
-        parts.push(`${calls} STR formula ${calls === 1 ? "call was" : "calls were"} sent again; the cells update as the answers arrive.`);
+        parts.push(
+          `${calls} STR formula ${calls === 1 ? "call was" : "calls were"} sent again; the cells update as the answers arrive.`,
+        );
       }
       if (current.jobs.length > 0 && !controller.signal.aborted) {
         progress.reset(current.jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind !== "blank").length, 0));
@@ -82,14 +84,25 @@ export function mountRefresh(ctx: PaneContext): void {
         el.cancel.focus();
         // The tables' rewrite is one undo step where Excel can group it.
         const group = ctx.undoGroup();
-        const result = await refreshTables({ client, run: group.run }, current.jobs, { signal: controller.signal, sandbox: current.tables.sandbox, onProgress: progress.update }).finally(() =>
-          group.close(),
-        );
+        const result = await refreshTables({ client, run: group.run }, current.jobs, {
+          signal: controller.signal,
+          sandbox: current.tables.sandbox,
+          onProgress: progress.update,
+        }).finally(() => group.close());
         progress.update(result.progress);
         const outcome = outcomeMessage(result, "refresh");
-        say(el.message, outcome.intent, [...parts, outcome.text].join(" "), result.writeError !== undefined ? ` ${describeError(result.writeError)}` : "");
+        say(
+          el.message,
+          outcome.intent,
+          [...parts, outcome.text].join(" "),
+          result.writeError !== undefined ? ` ${describeError(result.writeError)}` : "",
+        );
       } else {
-        say(el.message, controller.signal.aborted ? "warning" : "success", controller.signal.aborted ? "Cancelled." : parts.join(" "));
+        say(
+          el.message,
+          controller.signal.aborted ? "warning" : "success",
+          controller.signal.aborted ? "Cancelled." : parts.join(" "),
+        );
       }
     } catch (error) {
       say(el.message, "error", [...parts, describeError(error)].join(" "));
@@ -101,7 +114,9 @@ export function mountRefresh(ctx: PaneContext): void {
     }
   });
 
-  el.cancel.addEventListener("click", () => running?.abort(new RelayCallError("STR_CANCELLED", "Cancelled in the task pane.")));
+  el.cancel.addEventListener("click", () =>
+    running?.abort(new RelayCallError("STR_CANCELLED", "Cancelled in the task pane.")),
+  );
 }
 
 function scopeText(scope: RefreshScope, plan: RefreshPlan): string {
@@ -115,16 +130,36 @@ function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): vo
   const rows = plan.jobs.reduce((n, j) => n + j.items.length, 0);
   const sheets = [...new Set(targets.formulas.map((f) => f.sheetName))];
   figures(list, [
-    ["STR formulas", String(targets.formulas.length), targets.formulas.length > 0 ? `${plan.formulaCalls} distinct calls on ${sheets.join(", ")}` : undefined],
+    [
+      "STR formulas",
+      String(targets.formulas.length),
+      targets.formulas.length > 0 ? `${plan.formulaCalls} distinct calls on ${sheets.join(", ")}` : undefined,
+    ],
     ["Formulas, cost", usd(plan.formulaCostUSD), "at most; AI steps asked for in referenced cells add $0.10 each"],
-    ["Screened tables", String(plan.jobs.length), plan.jobs.length > 0 ? `${rows.toLocaleString("en-US")} rows: ${targets.tables.map((t) => t.address).join(", ")}` : undefined],
-    ["Tables, cost", usd(tables.estimatedCostUSD), `at most; ${tables.toCreate} to create${tables.sandbox ? "; sandbox: simulated money" : ""}`],
+    [
+      "Screened tables",
+      String(plan.jobs.length),
+      plan.jobs.length > 0
+        ? `${rows.toLocaleString("en-US")} rows: ${targets.tables.map((t) => t.address).join(", ")}`
+        : undefined,
+    ],
+    [
+      "Tables, cost",
+      usd(tables.estimatedCostUSD),
+      `at most; ${tables.toCreate} to create${tables.sandbox ? "; sandbox: simulated money" : ""}`,
+    ],
     ["Budget left today", usd(tables.budgetRemainingUSD)],
   ]);
   const notes: HTMLElement[] = [];
   for (const s of plan.skipped) notes.push(h("p", { class: "inline-error" }, `${s.address} is left out: ${s.reason}.`));
   if (plan.formulaCostUSD + tables.estimatedCostUSD > tables.budgetRemainingUSD) {
-    notes.push(h("p", { class: "inline-error" }, "The cost is more than the budget left today: calls past it fail with STR_BUDGET_EXCEEDED and are not billed."));
+    notes.push(
+      h(
+        "p",
+        { class: "inline-error" },
+        "The cost is more than the budget left today: calls past it fail with STR_BUDGET_EXCEEDED and are not billed.",
+      ),
+    );
   }
   note.replaceChildren(...notes);
 }

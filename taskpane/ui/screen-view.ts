@@ -1,9 +1,26 @@
 import { RelayCallError } from "../../src/client";
 import { FIELD_CATALOGUE, FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
-import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, NumberStyle, isBlank, missingLocation, recognizeColumns } from "../../src/inputs";
+import {
+  CellInput,
+  ColumnMapping,
+  INPUT_FIELDS,
+  INPUT_FIELD_NAMES,
+  InputField,
+  NumberStyle,
+  isBlank,
+  missingLocation,
+  recognizeColumns,
+} from "../../src/inputs";
 import { columnName, isInBlock, maskBlock, resultBlockWidth } from "../../src/sheet";
 import { describeError } from "../errors";
-import { DestinationCheck, Placement, checkDestination, columnsText, destinationOf, placeBlock } from "../excel/destination";
+import {
+  DestinationCheck,
+  Placement,
+  checkDestination,
+  columnsText,
+  destinationOf,
+  placeBlock,
+} from "../excel/destination";
 import { workbookNumberStyle } from "../excel/number-style";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
 import { Estimate, SEND_UNUSUAL_LABEL, ScreeningJob, estimate, planScreening, runScreening } from "../screen";
@@ -62,8 +79,21 @@ export function mountScreen(ctx: PaneContext): void {
     message: byId("screen-message"),
   };
   const progress = progressBinding(byId("screen-bar"), byId("screen-progress-text"));
-  const state: State = { table: undefined, numbers: "unknown", acceptUnusual: false, mapping: [], chosen: undefined, job: undefined, estimate: undefined, destination: undefined, running: undefined };
-  const placement = (): Placement => (document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite" ? "overwrite" : "right");
+  const state: State = {
+    table: undefined,
+    numbers: "unknown",
+    acceptUnusual: false,
+    mapping: [],
+    chosen: undefined,
+    job: undefined,
+    estimate: undefined,
+    destination: undefined,
+    running: undefined,
+  };
+  const placement = (): Placement =>
+    document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite"
+      ? "overwrite"
+      : "right";
   /** The job as it will write, and whether anything of the user's is in its way now (read again just before writing). */
   const placed = async (job: ScreeningJob, check: DestinationCheck) => {
     const final = placeBlock(job, check, placement(), resultBlockWidth(job.fields));
@@ -73,11 +103,18 @@ export function mountScreen(ctx: PaneContext): void {
 
   const plan = (): ScreeningJob | undefined => {
     if (!state.table) return undefined;
-    const options = { strategy: el.strategy.value as Strategy, numbers: state.numbers, acceptUnusual: state.acceptUnusual };
+    const options = {
+      strategy: el.strategy.value as Strategy,
+      numbers: state.numbers,
+      acceptUnusual: state.acceptUnusual,
+    };
     const defaults = planScreening(state.table, state.mapping, options);
     if (!state.chosen) return defaults;
     const chosen = state.chosen;
-    return planScreening(state.table, state.mapping, { ...options, fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) });
+    return planScreening(state.table, state.mapping, {
+      ...options,
+      fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)),
+    });
   };
 
   /** Anything changed before the run: the estimate no longer holds. */
@@ -162,8 +199,14 @@ export function mountScreen(ctx: PaneContext): void {
       renderEstimate(el.estimateList, el.estimateNote, job, answer);
       renderOverwrite(el, job, destination);
       // Offered while the table has unusual rows (held back, or sent because the box is ticked).
-      show(el.unusualBox, job.rows.some((r) => r.kind === "unusual" || (r.kind === "request" && r.unusual.length > 0)));
-      el.run.textContent = answer.items === 0 ? "Write the invalid rows" : `Screen ${answer.items.toLocaleString("en-US")} rows — up to ${usd(answer.estimatedCostUSD)}`;
+      show(
+        el.unusualBox,
+        job.rows.some((r) => r.kind === "unusual" || (r.kind === "request" && r.unusual.length > 0)),
+      );
+      el.run.textContent =
+        answer.items === 0
+          ? "Write the invalid rows"
+          : `Screen ${answer.items.toLocaleString("en-US")} rows — up to ${usd(answer.estimatedCostUSD)}`;
       show(el.estimateBox, true);
       el.run.focus();
     } catch (error) {
@@ -201,15 +244,28 @@ export function mountScreen(ctx: PaneContext): void {
     try {
       const { final: job, changed } = await placed(planned, destination);
       if (changed) {
-        say(el.message, "error", "Cells where the results would go changed since the estimate: estimate again to see what is in the way. Nothing was sent.");
+        say(
+          el.message,
+          "error",
+          "Cells where the results would go changed since the estimate: estimate again to see what is in the way. Nothing was sent.",
+        );
         return;
       }
       const client = await relayClient(ctx);
-      const result = await runScreening({ client, run: group.run }, job, { signal: controller.signal, sandbox: est.sandbox, onProgress: progress.update });
+      const result = await runScreening({ client, run: group.run }, job, {
+        signal: controller.signal,
+        sandbox: est.sandbox,
+        onProgress: progress.update,
+      });
       progress.update(result.progress);
       const outcome = outcomeMessage(result, "screen the table");
       const where = `Results in columns ${columnName(job.blockColumn)}–${columnName(job.blockColumn + job.writeWidth - 1)} of ${job.sheetName}.`;
-      say(el.message, outcome.intent, `${outcome.text} ${where}`, result.writeError !== undefined ? ` ${describeError(result.writeError)}` : "");
+      say(
+        el.message,
+        outcome.intent,
+        `${outcome.text} ${where}`,
+        result.writeError !== undefined ? ` ${describeError(result.writeError)}` : "",
+      );
     } catch (error) {
       say(el.message, "error", describeError(error));
     } finally {
@@ -240,7 +296,12 @@ function renderSummary(el: HTMLElement, table: SheetTable): void {
 }
 
 /** One select per column of the table (the earlier result block left out): what it holds, or not used. */
-function renderMapping(root: HTMLElement, table: SheetTable, mapping: ColumnMapping, onChange: (column: number, field: InputField | null) => void): void {
+function renderMapping(
+  root: HTMLElement,
+  table: SheetTable,
+  mapping: ColumnMapping,
+  onChange: (column: number, field: InputField | null) => void,
+): void {
   const rows: HTMLElement[] = [];
   table.headers.forEach((header, c) => {
     if (isInBlock(table.block, c)) return;
@@ -249,17 +310,33 @@ function renderMapping(root: HTMLElement, table: SheetTable, mapping: ColumnMapp
     const id = `map-${c}`;
     const select = h("select", { id, "aria-label": `Column ${columnName(table.left + c)}, ${name}, holds` });
     select.append(h("option", { value: "" }, "Not used"));
-    for (const field of INPUT_FIELD_NAMES) select.append(h("option", { value: field, selected: mapping[c] === field }, INPUT_FIELDS[field].label));
+    for (const field of INPUT_FIELD_NAMES)
+      select.append(h("option", { value: field, selected: mapping[c] === field }, INPUT_FIELDS[field].label));
     if (!mapping[c]) select.value = "";
     select.addEventListener("change", () => onChange(c, (select.value || null) as InputField | null));
     rows.push(
-      h("div", { class: `mapping__row${mapping[c] ? "" : " mapping__row--unused"}` }, h("label", { for: id, class: "mapping__header", title: name }, h("span", { class: "mapping__col" }, columnName(table.left + c)), name), select),
+      h(
+        "div",
+        { class: `mapping__row${mapping[c] ? "" : " mapping__row--unused"}` },
+        h(
+          "label",
+          { for: id, class: "mapping__header", title: name },
+          h("span", { class: "mapping__col" }, columnName(table.left + c)),
+          name,
+        ),
+        select,
+      ),
     );
   });
   root.replaceChildren(...rows);
 }
 
-function renderFieldChoices(root: HTMLElement, offered: readonly FieldInfo[], chosen: ReadonlySet<string>, onChange: (path: string, on: boolean) => void): void {
+function renderFieldChoices(
+  root: HTMLElement,
+  offered: readonly FieldInfo[],
+  chosen: ReadonlySet<string>,
+  onChange: (path: string, on: boolean) => void,
+): void {
   const groups = new Map<FieldGroup, FieldInfo[]>();
   for (const f of offered) groups.set(f.group, [...(groups.get(f.group) ?? []), f]);
   root.replaceChildren(
@@ -282,25 +359,57 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
   figures(list, [
     ["Rows to send", e.items.toLocaleString("en-US")],
     ["Invalid rows", String(e.invalid), e.invalid > 0 ? "marked in their row, never sent" : undefined],
-    ...(e.unusual > 0 ? [["Unusual rows", String(e.unusual), `outside the plausible ranges: not sent unless you tick "${SEND_UNUSUAL_LABEL}"`] as const] : []),
+    ...(e.unusual > 0
+      ? [
+          [
+            "Unusual rows",
+            String(e.unusual),
+            `outside the plausible ranges: not sent unless you tick "${SEND_UNUSUAL_LABEL}"`,
+          ] as const,
+        ]
+      : []),
     ["Cached", String(e.cached), "free"],
     ["To create", String(e.toCreate)],
     ...(e.duplicates > 0 ? [["Duplicates", String(e.duplicates), "same as an earlier row: one call"] as const] : []),
-    ...(e.unknownOutcome > 0 ? [["Unknown outcome", String(e.unknownOutcome), "sent before, outcome unknown: only a refresh sends them again"] as const] : []),
+    ...(e.unknownOutcome > 0
+      ? [
+          [
+            "Unknown outcome",
+            String(e.unknownOutcome),
+            "sent before, outcome unknown: only a refresh sends them again",
+          ] as const,
+        ]
+      : []),
     ["Estimated cost", usd(e.estimatedCostUSD), e.sandbox ? "at most; sandbox: simulated money" : "at most"],
     ["Budget left today", usd(e.budgetRemainingUSD)],
   ]);
   const notes: HTMLElement[] = [];
   const invalid = job.rows.flatMap((r) => (r.kind === "invalid" ? [r] : []));
-  for (const r of invalid.slice(0, 5)) notes.push(h("p", { class: "inline-error small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
-  if (invalid.length > 5) notes.push(h("p", { class: "inline-error small" }, `… and ${invalid.length - 5} more invalid rows.`));
+  for (const r of invalid.slice(0, 5))
+    notes.push(h("p", { class: "inline-error small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
+  if (invalid.length > 5)
+    notes.push(h("p", { class: "inline-error small" }, `… and ${invalid.length - 5} more invalid rows.`));
   const unusual = job.rows.flatMap((r) => (r.kind === "unusual" ? [r] : []));
-  for (const r of unusual.slice(0, 5)) notes.push(h("p", { class: "inline-warning small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
-  if (unusual.length > 5) notes.push(h("p", { class: "inline-warning small" }, `… and ${unusual.length - 5} more unusual rows.`));
+  for (const r of unusual.slice(0, 5))
+    notes.push(h("p", { class: "inline-warning small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
+  if (unusual.length > 5)
+    notes.push(h("p", { class: "inline-warning small" }, `… and ${unusual.length - 5} more unusual rows.`));
   if (e.estimatedCostUSD > e.budgetRemainingUSD) {
-    notes.push(h("p", { class: "inline-error" }, `The estimate is more than the budget left today: rows past it fail with STR_BUDGET_EXCEEDED and are not billed.`));
+    notes.push(
+      h(
+        "p",
+        { class: "inline-error" },
+        `The estimate is more than the budget left today: rows past it fail with STR_BUDGET_EXCEEDED and are not billed.`,
+      ),
+    );
   }
-  notes.push(h("p", { class: "muted small" }, `${job.fields.length + 3} result columns from ${columnName(job.blockColumn)}, on ${job.sheetName}.`));
+  notes.push(
+    h(
+      "p",
+      { class: "muted small" },
+      `${job.fields.length + 3} result columns from ${columnName(job.blockColumn)}, on ${job.sheetName}.`,
+    ),
+  );
   note.replaceChildren(...notes);
 }
 
@@ -310,7 +419,11 @@ function earlierBlock(table: SheetTable | undefined): { left: number; width: num
 }
 
 /** The question, when the results would cover cells of the user's: where they are, and the two ways on. */
-function renderOverwrite(el: { overwrite: HTMLElement; overwriteText: HTMLElement; placeRight: HTMLElement; placeOver: HTMLElement }, job: ScreeningJob, check: DestinationCheck): void {
+function renderOverwrite(
+  el: { overwrite: HTMLElement; overwriteText: HTMLElement; placeRight: HTMLElement; placeOver: HTMLElement },
+  job: ScreeningJob,
+  check: DestinationCheck,
+): void {
   show(el.overwrite, check.occupied > 0);
   if (check.occupied === 0 || !check.first) return;
   const cells = check.occupied === 1 ? "1 cell" : `${check.occupied.toLocaleString("en-US")} cells`;

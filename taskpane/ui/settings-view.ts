@@ -25,7 +25,9 @@ export async function mountSettings(ctx: PaneContext): Promise<{ hasToken: boole
   const form = () => ({ relayUrl: inputValue(el.url), token: inputValue(el.token) });
 
   const showSaved = (hasToken: boolean) => {
-    el.tokenHint.textContent = hasToken ? "A token is saved. Leave this blank to keep it." : "Paste the relay token here.";
+    el.tokenHint.textContent = hasToken
+      ? "A token is saved. Leave this blank to keep it."
+      : "Paste the relay token here.";
     say(
       el.firstRun,
       hasToken ? undefined : "info",
@@ -47,7 +49,13 @@ export async function mountSettings(ctx: PaneContext): Promise<{ hasToken: boole
       ctx.setMode(report.mode);
       const list = h("dl", { class: "figures" });
       figures(list, [
-        ["Mode", report.mode === "sandbox" ? "Sandbox" : "Live", report.mode === "sandbox" ? "Simulated data: no real analyses, nothing billed" : "Real analyses, billed by the service"],
+        [
+          "Mode",
+          report.mode === "sandbox" ? "Sandbox" : "Live",
+          report.mode === "sandbox"
+            ? "Simulated data: no real analyses, nothing billed"
+            : "Real analyses, billed by the service",
+        ],
         ["Relay version", report.version],
         ["Today's spend", usd(report.todayUSD)],
         ["Budget", usd(report.budgetUSD), `${usd(report.remainingUSD)} left today`],
@@ -70,7 +78,8 @@ export async function mountSettings(ctx: PaneContext): Promise<{ hasToken: boole
       setInputValue(el.token, "");
       showSaved(true);
       const failed = await test();
-      if (failed === undefined) say(el.message, "success", "Saved. The STR functions use these settings from their next calculation.");
+      if (failed === undefined)
+        say(el.message, "success", "Saved. The STR functions use these settings from their next calculation.");
       else say(el.message, "warning", "Saved, but the connection test failed: ", describeError(failed));
     } catch (error) {
       say(el.message, "error", describeError(error));

@@ -30,7 +30,11 @@ function renderSpend(v: SpendView): HTMLElement[] {
   const today = h("dl", { class: "figures" });
   figures(today, [
     ["Billed", usd(v.today.costUSD), `${v.today.reports} reports, ${v.today.aiFunctions} AI steps`],
-    ["Unknown outcome", usd(v.today.unknownUSD), v.today.unknownUSD > 0 ? "sent, then no answer (timeout or a relay restart): may have been billed" : "none"],
+    [
+      "Unknown outcome",
+      usd(v.today.unknownUSD),
+      v.today.unknownUSD > 0 ? "sent, then no answer (timeout or a relay restart): may have been billed" : "none",
+    ],
     ...(v.today.pendingUSD > 0 ? [["In flight", usd(v.today.pendingUSD), "at most"] as const] : []),
     ["Budget", usd(v.budgetUSD), `${usd(v.remainingUSD)} left today`],
   ]);
@@ -38,7 +42,11 @@ function renderSpend(v: SpendView): HTMLElement[] {
   figures(month, [
     ["Billed", usd(v.month.costUSD), `${v.month.reports} reports, ${v.month.aiFunctions} AI steps`],
     ["Unknown outcome", usd(v.month.unknownUSD)],
-    ["Calls", String(v.month.calls), v.month.cacheHits !== undefined ? `${v.month.cacheHits} answered from the cache, free` : undefined],
+    [
+      "Calls",
+      String(v.month.calls),
+      v.month.cacheHits !== undefined ? `${v.month.cacheHits} answered from the cache, free` : undefined,
+    ],
   ]);
   return [
     h("h3", { class: "section-title", id: "spend-today-title" }, "Today"),
@@ -55,10 +63,18 @@ function renderSpend(v: SpendView): HTMLElement[] {
       },
       h("div", { class: "meter__fill", style: `width: ${percent}%` }),
     ),
-    h("p", { class: "small muted" }, `${percent}% of today's ${usd(v.budgetUSD)} budget used (billed, unknown and in flight).${v.mode === "sandbox" ? " Sandbox: simulated money." : ""}`),
+    h(
+      "p",
+      { class: "small muted" },
+      `${percent}% of today's ${usd(v.budgetUSD)} budget used (billed, unknown and in flight).${v.mode === "sandbox" ? " Sandbox: simulated money." : ""}`,
+    ),
     today,
     h("h3", { class: "section-title" }, "This month"),
     month,
-    h("p", { class: "small muted" }, "Failed calls are never counted: the service bills none. Cached answers cost nothing."),
+    h(
+      "p",
+      { class: "small muted" },
+      "Failed calls are never counted: the service bills none. Cached answers cost nothing.",
+    ),
   ];
 }

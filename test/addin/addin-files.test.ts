@@ -4,7 +4,9 @@ const XML = `<a DefaultValue="https://localhost:3000/taskpane.html"/><b>https://
 
 describe("manifestFor moves the dev server's URLs to RELAY_PUBLIC_URL", () => {
   test("every https://localhost:3000 URL, paths kept", () => {
-    expect(manifestFor(XML, "https://relay.example.com")).toBe(`<a DefaultValue="https://relay.example.com/taskpane.html"/><b>https://relay.example.com</b>`);
+    expect(manifestFor(XML, "https://relay.example.com")).toBe(
+      `<a DefaultValue="https://relay.example.com/taskpane.html"/><b>https://relay.example.com</b>`,
+    );
   });
 
   test("a trailing slash on the public URL does not double the slash", () => {
@@ -13,7 +15,9 @@ describe("manifestFor moves the dev server's URLs to RELAY_PUBLIC_URL", () => {
   });
 
   test("a public URL with a path prefixes every URL with it", () => {
-    expect(manifestFor(XML, "https://example.com/str/")).toBe(`<a DefaultValue="https://example.com/str/taskpane.html"/><b>https://example.com/str</b>`);
+    expect(manifestFor(XML, "https://example.com/str/")).toBe(
+      `<a DefaultValue="https://example.com/str/taskpane.html"/><b>https://example.com/str</b>`,
+    );
   });
 
   test("a port on the public URL is kept", () => {
@@ -31,7 +35,9 @@ describe("manifestFor moves the dev server's URLs to RELAY_PUBLIC_URL", () => {
   });
 
   test("characters XML reserves are escaped in the public URL's path", () => {
-    expect(manifestFor(XML, "https://example.com/a&b'/")).toContain(`DefaultValue="https://example.com/a&amp;b&apos;/taskpane.html"`);
+    expect(manifestFor(XML, "https://example.com/a&b'/")).toContain(
+      `DefaultValue="https://example.com/a&amp;b&apos;/taskpane.html"`,
+    );
   });
 
   test("text without the dev URL comes back unchanged", () => {
@@ -49,7 +55,9 @@ describe("manifestFor refuses a public URL Office could not load the add-in from
     ["a fragment", "https://relay.example.com/#top"],
     ["credentials", "https://user:pw@relay.example.com"],
   ])("%s", (_, url) => {
-    expect(() => manifestFor(XML, url)).toThrow(/^RELAY_PUBLIC_URL must be an absolute https URL .*\(http only for localhost or 127\.0\.0\.1\); got /);
+    expect(() => manifestFor(XML, url)).toThrow(
+      /^RELAY_PUBLIC_URL must be an absolute https URL .*\(http only for localhost or 127\.0\.0\.1\); got /,
+    );
   });
 
   test("the message shows the value received", () => {

@@ -21,23 +21,99 @@ const read = (file: string) => fs.readFileSync(path.join(out, file), "utf8");
 
 /** What each function's parameters must be in functions.json: name, and whether Excel may omit it. */
 const SIGNATURES: Record<string, [name: string, optional: boolean][]> = {
-  BUY: [["location", false], ["purchasePrice", false], ["bedrooms", false], ["bathrooms", false], ["guests", false], ["options", true], ["fields", true]],
-  ARB: [["location", false], ["monthlyRent", false], ["bedrooms", false], ["bathrooms", false], ["guests", false], ["options", true], ["fields", true]],
+  BUY: [
+    ["location", false],
+    ["purchasePrice", false],
+    ["bedrooms", false],
+    ["bathrooms", false],
+    ["guests", false],
+    ["options", true],
+    ["fields", true],
+  ],
+  ARB: [
+    ["location", false],
+    ["monthlyRent", false],
+    ["bedrooms", false],
+    ["bathrooms", false],
+    ["guests", false],
+    ["options", true],
+    ["fields", true],
+  ],
   OWNED: [
-    ["location", false], ["purchasePrice", false], ["downPaymentPct", false], ["interestRatePct", false], ["mortgageYears", false],
-    ["yearsRemaining", false], ["bedrooms", false], ["bathrooms", false], ["guests", false], ["options", true], ["fields", true],
+    ["location", false],
+    ["purchasePrice", false],
+    ["downPaymentPct", false],
+    ["interestRatePct", false],
+    ["mortgageYears", false],
+    ["yearsRemaining", false],
+    ["bedrooms", false],
+    ["bathrooms", false],
+    ["guests", false],
+    ["options", true],
+    ["fields", true],
   ],
-  COHOST: [["location", false], ["bedrooms", false], ["bathrooms", false], ["guests", false], ["commissionPct", true], ["options", true], ["fields", true]],
-  ENHANCE: [["analysisId", false], ["aiComps", true], ["aiExpenses", true], ["fields", true]],
-  COMPS: [["analysisId", false], ["maxRows", true]],
-  WHATIF: [["analysisId", false], ["purchasePrice", true], ["downPaymentPct", true], ["interestRatePct", true], ["mortgageYears", true], ["scenario", true], ["fields", true]],
-  SENSITIVITY: [["analysisId", false], ["rowVariable", false], ["rowValues", false], ["columnVariable", false], ["columnValues", false], ["metric", false]],
-  MAXBID: [["analysisId", false], ["metric", false], ["target", false], ["scenario", true], ["downPaymentPct", true], ["interestRatePct", true], ["mortgageYears", true]],
+  COHOST: [
+    ["location", false],
+    ["bedrooms", false],
+    ["bathrooms", false],
+    ["guests", false],
+    ["commissionPct", true],
+    ["options", true],
+    ["fields", true],
+  ],
+  ENHANCE: [
+    ["analysisId", false],
+    ["aiComps", true],
+    ["aiExpenses", true],
+    ["fields", true],
+  ],
+  COMPS: [
+    ["analysisId", false],
+    ["maxRows", true],
+  ],
+  WHATIF: [
+    ["analysisId", false],
+    ["purchasePrice", true],
+    ["downPaymentPct", true],
+    ["interestRatePct", true],
+    ["mortgageYears", true],
+    ["scenario", true],
+    ["fields", true],
+  ],
+  SENSITIVITY: [
+    ["analysisId", false],
+    ["rowVariable", false],
+    ["rowValues", false],
+    ["columnVariable", false],
+    ["columnValues", false],
+    ["metric", false],
+  ],
+  MAXBID: [
+    ["analysisId", false],
+    ["metric", false],
+    ["target", false],
+    ["scenario", true],
+    ["downPaymentPct", true],
+    ["interestRatePct", true],
+    ["mortgageYears", true],
+  ],
   PROJECTION: [
-    ["analysisId", false], ["years", false], ["appreciationPct", true], ["revenueGrowthPct", true], ["expenseGrowthPct", true], ["sellingCostPct", true],
-    ["purchasePrice", true], ["downPaymentPct", true], ["interestRatePct", true], ["mortgageYears", true],
+    ["analysisId", false],
+    ["years", false],
+    ["appreciationPct", true],
+    ["revenueGrowthPct", true],
+    ["expenseGrowthPct", true],
+    ["sellingCostPct", true],
+    ["purchasePrice", true],
+    ["downPaymentPct", true],
+    ["interestRatePct", true],
+    ["mortgageYears", true],
   ],
-  CARD: [["strategy", false], ["location", false], ["values", false]],
+  CARD: [
+    ["strategy", false],
+    ["location", false],
+    ["values", false],
+  ],
 };
 /** Parameters that take a range (or a value Excel wraps as [[value]]). */
 const MATRIX = new Set(["location", "options", "fields", "rowValues", "columnValues", "values"]);
@@ -81,23 +157,28 @@ describe("the production build", () => {
     }
   });
 
-  test.each(Object.entries(SIGNATURES))("STR.%s: parameters in order, with descriptions, types and optional flags", (id, signature) => {
-    const { functions } = JSON.parse(read("functions.json")) as { functions: FunctionMetadata[] };
-    const f = functions.find((x) => x.id === id) as FunctionMetadata;
-    expect(f.parameters.map((p) => [p.name, p.optional === true])).toEqual(signature);
-    for (const p of f.parameters) {
-      // Short enough to read in Excel's argument tooltip and Insert Function dialog.
-      expect(p.description).toMatch(/^.{10,255}$/u);
-      expect(p.dimensionality === "matrix").toBe(MATRIX.has(p.name));
-      if (MATRIX.has(p.name)) expect(p.type).toBe("any");
-      expect((p as { repeating?: boolean }).repeating === true).toBe(REPEATING.has(p.name));
-    }
-  });
+  test.each(Object.entries(SIGNATURES))(
+    "STR.%s: parameters in order, with descriptions, types and optional flags",
+    (id, signature) => {
+      const { functions } = JSON.parse(read("functions.json")) as { functions: FunctionMetadata[] };
+      const f = functions.find((x) => x.id === id) as FunctionMetadata;
+      expect(f.parameters.map((p) => [p.name, p.optional === true])).toEqual(signature);
+      for (const p of f.parameters) {
+        // Short enough to read in Excel's argument tooltip and Insert Function dialog.
+        expect(p.description).toMatch(/^.{10,255}$/u);
+        expect(p.dimensionality === "matrix").toBe(MATRIX.has(p.name));
+        if (MATRIX.has(p.name)) expect(p.type).toBe("any");
+        expect((p as { repeating?: boolean }).repeating === true).toBe(REPEATING.has(p.name));
+      }
+    },
+  );
 
   test("the icons, the logo, the help page, the stylesheet and the manifest (URLs as written) are in the output", () => {
-    for (const size of [16, 32, 64, 80, 128]) expect(fs.existsSync(path.join(out, "assets", `icon-${size}.png`))).toBe(true);
+    for (const size of [16, 32, 64, 80, 128])
+      expect(fs.existsSync(path.join(out, "assets", `icon-${size}.png`))).toBe(true);
     expect(fs.existsSync(path.join(out, "assets", "logo.png"))).toBe(true);
-    for (const name of ["BUY", "MAXBID", "PROJECTION"]) expect(read("help.html")).toMatch(new RegExp(`STR\\.${name}\\(`));
+    for (const name of ["BUY", "MAXBID", "PROJECTION"])
+      expect(read("help.html")).toMatch(new RegExp(`STR\\.${name}\\(`));
     expect(read("taskpane.css").length).toBeGreaterThan(100);
     expect(read("manifest.xml")).toBe(fs.readFileSync(path.join(ROOT, "manifest.xml"), "utf8"));
   });
@@ -116,7 +197,11 @@ describe("the production build", () => {
     const secrets = [...new Set(Object.values(BUILD_ENV_SECRETS))];
     for (const file of files) {
       const content = fs.readFileSync(file).toString("latin1");
-      for (const secret of secrets) expect({ file: path.relative(out, file), leaks: content.includes(secret) }).toEqual({ file: path.relative(out, file), leaks: false });
+      for (const secret of secrets)
+        expect({ file: path.relative(out, file), leaks: content.includes(secret) }).toEqual({
+          file: path.relative(out, file),
+          leaks: false,
+        });
     }
   });
 
@@ -124,7 +209,9 @@ describe("the production build", () => {
     const files = fs.readdirSync(out);
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     const names = builtinModules.filter((m) => !m.startsWith("_")).map((m) => m.replace(/[/]/g, "\\/"));
-    const nodeImport = new RegExp(`(?:require\\(|from\\s*|import\\()\\s*["'](?:node:[\\w/]+|(?:${names.join("|")}))["']`);
+    const nodeImport = new RegExp(
+      `(?:require\\(|from\\s*|import\\()\\s*["'](?:node:[\\w/]+|(?:${names.join("|")}))["']`,
+    );
     for (const file of files.filter((f) => f.endsWith(".js"))) {
       expect({ file, nodeImport: nodeImport.exec(read(file))?.[0] }).toEqual({ file, nodeImport: undefined });
     }

@@ -32,7 +32,9 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test("package.json runs start:web and stop through these scripts, beside start", () => {
-  const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
   expect(scripts.start).toBe("npm run build:node && node scripts/start.js");
   expect(scripts["start:web"]).toBe("npm run build:node && node scripts/start.js web");
   expect(scripts.stop).toBe("node scripts/stop.js");
@@ -52,7 +54,12 @@ describe("start:web", () => {
     ["an address that is not https", ["--document", "http://example.com/book.xlsx"]],
     ["a flag without its value", ["--document"]],
   ])("refuses %s, naming --document", (_, args) => {
-    const run = spawnSync(process.execPath, [START, "web", ...args], { cwd: ROOT, env, encoding: "utf8", timeout: 20_000 });
+    const run = spawnSync(process.execPath, [START, "web", ...args], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--document/);
   });
@@ -68,9 +75,16 @@ describe("stop", () => {
   test("stops the session recorded for this checkout and waits until it has exited", async () => {
     // A stand-in for start.js's process: it takes a moment to stop, as the relay does.
     const marker = path.join(dir, "stopped");
-    const session = spawn(process.execPath, ["-e", `process.on("SIGTERM", () => setTimeout(() => { require("fs").writeFileSync(${JSON.stringify(marker)}, "yes"); process.exit(0); }, 300)); setInterval(() => {}, 1000); console.log("ready");`], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const session = spawn(
+      process.execPath,
+      [
+        "-e",
+        `process.on("SIGTERM", () => setTimeout(() => { require("fs").writeFileSync(${JSON.stringify(marker)}, "yes"); process.exit(0); }, 300)); setInterval(() => {}, 1000); console.log("ready");`,
+      ],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => session.on("exit", (code) => resolve(code)));
     // start.js records its session only once its signal handlers are in place; so does the stand-in.
     await new Promise((resolve) => session.stdout.once("data", resolve));

@@ -24,7 +24,11 @@ interface Stage {
 
 /** Stages with their instructions; continuation lines joined, comments dropped, global ARG defaults substituted in FROM. */
 function readDockerfile(text: string): Stage[] {
-  const lines = text.replace(/\\\r?\n/g, " ").split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  const lines = text
+    .replace(/\\\r?\n/g, " ")
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
   const globals = new Map<string, string>();
   const stages: Stage[] = [];
   for (const line of lines) {
@@ -34,7 +38,9 @@ function readDockerfile(text: string): Stage[] {
       const [name, value] = args.split("=");
       if (name && value !== undefined) globals.set(name, value);
     } else if (upper === "FROM") {
-      const [image = "", as, name] = args.replace(/\$\{(\w+)\}/g, (_, v: string) => globals.get(v) ?? `\${${v}}`).split(/\s+/);
+      const [image = "", as, name] = args
+        .replace(/\$\{(\w+)\}/g, (_, v: string) => globals.get(v) ?? `\${${v}}`)
+        .split(/\s+/);
       stages.push({ image, name: as?.toUpperCase() === "AS" ? name : undefined, instructions: [] });
     } else {
       const stage = stages[stages.length - 1];
@@ -73,13 +79,20 @@ test("each install copies only package.json and the lock before it, and the sour
   expect(installing.length).toBeGreaterThan(0);
   for (const stage of installing) {
     const install = stage.instructions.findIndex(npmCi);
-    const copiesBefore = stage.instructions.slice(0, install).filter((i) => i.keyword === "COPY" || i.keyword === "ADD");
-    expect({ stage: stage.name, copies: copiesBefore.map((c) => c.args) }).toEqual({ stage: stage.name, copies: ["package.json package-lock.json ./"] });
+    const copiesBefore = stage.instructions
+      .slice(0, install)
+      .filter((i) => i.keyword === "COPY" || i.keyword === "ADD");
+    expect({ stage: stage.name, copies: copiesBefore.map((c) => c.args) }).toEqual({
+      stage: stage.name,
+      copies: ["package.json package-lock.json ./"],
+    });
   }
 });
 
 test("the image's node_modules come from an install with --omit=dev --omit=optional, and nothing else of the build", () => {
-  const modules = final.instructions.filter((i) => i.keyword === "COPY" && copyFrom(i).sources.some((s) => /node_modules/.test(s)));
+  const modules = final.instructions.filter(
+    (i) => i.keyword === "COPY" && copyFrom(i).sources.some((s) => /node_modules/.test(s)),
+  );
   expect(modules).toHaveLength(1);
   const source = stages.find((s) => s.name === copyFrom(modules[0] as Instruction).from);
   const install = source?.instructions.find(npmCi);
@@ -87,33 +100,52 @@ test("the image's node_modules come from an install with --omit=dev --omit=optio
   expect(install?.args).toMatch(/--omit=optional\b/);
   expect(final.instructions.filter(npmCi)).toEqual([]);
   // From the build stage only its output; no `COPY . .` of the sources into the image.
-  const fromBuild = final.instructions.filter((i) => i.keyword === "COPY" && copyFrom(i).from === "build").flatMap((i) => copyFrom(i).sources);
+  const fromBuild = final.instructions
+    .filter((i) => i.keyword === "COPY" && copyFrom(i).from === "build")
+    .flatMap((i) => copyFrom(i).sources);
   expect(fromBuild.sort()).toEqual(["/app/dist", "/app/lib"]);
   expect(final.instructions.filter((i) => i.keyword === "COPY" && /^\.\s/.test(i.args))).toEqual([]);
 });
 
 describe("the package list of the image, as npm computes it from package.json and the lock", () => {
-  const modules = final.instructions.find((i) => i.keyword === "COPY" && copyFrom(i).sources.some((s) => /node_modules/.test(s)));
+  const modules = final.instructions.find(
+    (i) => i.keyword === "COPY" && copyFrom(i).sources.some((s) => /node_modules/.test(s)),
+  );
   const source = stages.find((s) => s.name === (modules && copyFrom(modules).from));
   const omit = source?.instructions.find(npmCi)?.args.match(/--omit=\S+/g) ?? [];
-  const tree = JSON.parse(execFileSync("npm", ["ls", ...omit, "--all", "--json", "--package-lock-only"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })) as Tree;
+  const tree = JSON.parse(
+    execFileSync("npm", ["ls", ...omit, "--all", "--json", "--package-lock-only"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }),
+  ) as Tree;
   /** name@version of every package installed. */
   const installed = new Set<string>();
   collect(tree, installed);
   const names = new Set([...installed].map((p) => p.slice(0, p.lastIndexOf("@"))));
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as Record<string, Record<string, string>>;
-  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string }> };
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as Record<
+    string,
+    Record<string, string>
+  >;
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version?: string }>;
+  };
 
   test("holds the relay's dependencies", () => {
     for (const name of Object.keys(pkg.dependencies ?? {})) expect(names).toContain(name);
   });
 
   test("holds no development tooling: office-addin-debugging and its packages, webpack, TypeScript, Jest, ESLint", () => {
-    const tooling = [...names].filter((n) => /^(office-addin-|webpack|typescript$|ts-loader$|ts-jest$|jest|eslint|playwright)/.test(n));
+    const tooling = [...names].filter((n) =>
+      /^(office-addin-|webpack|typescript$|ts-loader$|ts-jest$|jest|eslint|playwright)/.test(n),
+    );
     expect(tooling).toEqual([]);
     // Our dev and optional dependencies as the lock resolves them. By name alone would be too strict:
     // exceljs brings an @types/node of its own, a few .d.ts files, not ours.
-    const ours = [...Object.keys(pkg.devDependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})].map((n) => `${n}@${lock.packages[`node_modules/${n}`]?.version}`);
+    const ours = [...Object.keys(pkg.devDependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})].map(
+      (n) => `${n}@${lock.packages[`node_modules/${n}`]?.version}`,
+    );
     expect(ours.filter((p) => installed.has(p))).toEqual([]);
   });
 });

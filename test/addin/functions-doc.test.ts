@@ -13,5 +13,8 @@ test("every STR function in functions.ts is documented with its signature", () =
 });
 
 test("every field of the catalogue is in the fields table, with its label", () => {
-  for (const f of FIELD_CATALOGUE) expect(doc).toMatch(new RegExp(`\\| \`${f.path.replace(".", "\\.")}\` \\| ${f.label.replace(/[()&]/g, (c) => `\\${c}`)}`));
+  for (const f of FIELD_CATALOGUE)
+    expect(doc).toMatch(
+      new RegExp(`\\| \`${f.path.replace(".", "\\.")}\` \\| ${f.label.replace(/[()&]/g, (c) => `\\${c}`)}`),
+    );
 });

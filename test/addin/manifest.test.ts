@@ -20,13 +20,16 @@ const source = fs.readFileSync(path.join(ROOT, "manifest.xml"), "utf8");
 const served = manifestFor(source, PUBLIC_URL);
 const hasXmllint = spawnSync("xmllint", ["--version"]).status === 0;
 if (!hasXmllint) {
-  console.warn("xmllint is not installed (apt-get install libxml2-utils): the manifest's XSD validation is SKIPPED; the structural checks still run.");
+  console.warn(
+    "xmllint is not installed (apt-get install libxml2-utils): the manifest's XSD validation is SKIPPED; the structural checks still run.",
+  );
 }
 
 /** Where each resource id points, by kind. */
 function resources(app: XmlElement) {
   const res = one(app, "VersionOverrides", "Resources");
-  const table = (group: string, item: string) => new Map(at(res, group, item).map((e) => [e.attributes.id as string, e.attributes.DefaultValue as string]));
+  const table = (group: string, item: string) =>
+    new Map(at(res, group, item).map((e) => [e.attributes.id as string, e.attributes.DefaultValue as string]));
   return {
     images: table("bt:Images", "bt:Image"),
     urls: table("bt:Urls", "bt:Url"),
@@ -50,7 +53,9 @@ describe.each([
   const app = parseXml(xml);
   const host = one(app, "VersionOverrides", "Hosts", "Host");
   const res = resources(app);
-  const customFunctions = at(host, "AllFormFactors", "ExtensionPoint").find((e) => e.attributes["xsi:type"] === "CustomFunctions") as XmlElement;
+  const customFunctions = at(host, "AllFormFactors", "ExtensionPoint").find(
+    (e) => e.attributes["xsi:type"] === "CustomFunctions",
+  ) as XmlElement;
 
   (hasXmllint ? test : test.skip)("validates against the Office add-in XSDs (all but the Runtimes block)", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-manifest-"));
@@ -76,7 +81,10 @@ describe.each([
   });
 
   test("one long-lived shared runtime: the task pane page, which is also the functions' page and the pane", () => {
-    expect(at(app, "Requirements", "Sets", "Set").map((s) => s.attributes)).toContainEqual({ Name: "SharedRuntime", MinVersion: "1.1" });
+    expect(at(app, "Requirements", "Sets", "Set").map((s) => s.attributes)).toContainEqual({
+      Name: "SharedRuntime",
+      MinVersion: "1.1",
+    });
     const runtimes = at(host, "Runtimes", "Runtime");
     expect(runtimes).toHaveLength(1);
     const runtime = runtimes[0] as XmlElement;
@@ -93,8 +101,12 @@ describe.each([
   });
 
   test("custom functions: functions.js, functions.json and the STR namespace", () => {
-    expect(res.urls.get(one(customFunctions, "Script", "SourceLocation").attributes.resid as string)).toBe(`${base}/functions.js`);
-    expect(res.urls.get(one(customFunctions, "Metadata", "SourceLocation").attributes.resid as string)).toBe(`${base}/functions.json`);
+    expect(res.urls.get(one(customFunctions, "Script", "SourceLocation").attributes.resid as string)).toBe(
+      `${base}/functions.js`,
+    );
+    expect(res.urls.get(one(customFunctions, "Metadata", "SourceLocation").attributes.resid as string)).toBe(
+      `${base}/functions.json`,
+    );
     expect(res.shortStrings.get(one(customFunctions, "Namespace").attributes.resid as string)).toBe("STR");
   });
 
@@ -135,7 +147,13 @@ describe.each([
         .map(() => e.name),
       ...(/^\s*https?:/.test(e.text) ? [e.name] : []),
     ]);
-    expect(urlsOutside.sort()).toEqual(["AppDomain", "HighResolutionIconUrl", "IconUrl", "SourceLocation", "SupportUrl"]);
+    expect(urlsOutside.sort()).toEqual([
+      "AppDomain",
+      "HighResolutionIconUrl",
+      "IconUrl",
+      "SourceLocation",
+      "SupportUrl",
+    ]);
     const inside = [...res.urls.values(), ...res.images.values()];
     expect(new Set(inside).size).toBe(inside.length);
   });

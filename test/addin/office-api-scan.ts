@@ -45,7 +45,10 @@ export interface BundleScan {
 
 /** Compiles the bundles' sources as tsconfig.web.json does (browser types only) and walks them. */
 export function scanBundles(entries: readonly string[] = BUNDLE_ENTRIES, root = ROOT): BundleScan {
-  const program = ts.createProgram({ rootNames: entries.map((e) => path.join(root, e)), options: webCompilerOptions(root) });
+  const program = ts.createProgram({
+    rootNames: entries.map((e) => path.join(root, e)),
+    options: webCompilerOptions(root),
+  });
   const checker = program.getTypeChecker();
   const scan: BundleScan = { files: [], uses: [], guards: [] };
   for (const source of program.getSourceFiles()) {
@@ -68,7 +71,8 @@ export function scanBundles(entries: readonly string[] = BUNDLE_ENTRIES, root = 
 function webCompilerOptions(root: string): ts.CompilerOptions {
   const configFile = path.join(root, "tsconfig.web.json");
   const read = ts.readConfigFile(configFile, (f) => ts.sys.readFile(f));
-  if (read.error) throw new Error(`tsconfig.web.json: ${ts.flattenDiagnosticMessageText(read.error.messageText, "\n")}`);
+  if (read.error)
+    throw new Error(`tsconfig.web.json: ${ts.flattenDiagnosticMessageText(read.error.messageText, "\n")}`);
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root, { noEmit: true }, configFile);
   return parsed.options;
 }
@@ -91,7 +95,9 @@ function usesAt(node: ts.Node, checker: ts.TypeChecker): Found[] {
 function officeSymbol(symbol: ts.Symbol | undefined, checker: ts.TypeChecker): ts.Symbol | undefined {
   const resolved = symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
   const declarations = resolved?.declarations ?? [];
-  return declarations.length > 0 && declarations.every((d) => OFFICE_TYPES.test(d.getSourceFile().fileName)) ? resolved : undefined;
+  return declarations.length > 0 && declarations.every((d) => OFFICE_TYPES.test(d.getSourceFile().fileName))
+    ? resolved
+    : undefined;
 }
 
 /**
@@ -113,8 +119,15 @@ function untypedGlobalMembers(node: ts.PropertyAccessExpression, checker: ts.Typ
 function apiSetNote(symbol: ts.Symbol): string | undefined {
   for (const declaration of symbol.declarations ?? []) {
     const text = declaration.getSourceFile().text;
-    for (let node: ts.Node | undefined = declaration; node && !ts.isSourceFile(node) && !ts.isModuleBlock(node); node = node.parent) {
-      const jsDoc = ts.getJSDocCommentsAndTags(node).map((d) => text.slice(d.pos, d.end)).join("\n");
+    for (
+      let node: ts.Node | undefined = declaration;
+      node && !ts.isSourceFile(node) && !ts.isModuleBlock(node);
+      node = node.parent
+    ) {
+      const jsDoc = ts
+        .getJSDocCommentsAndTags(node)
+        .map((d) => text.slice(d.pos, d.end))
+        .join("\n");
       const match = /\[Api set: ([^\]]+)\]/.exec(jsDoc);
       if (match) return match[1];
     }
@@ -125,14 +138,19 @@ function apiSetNote(symbol: ts.Symbol): string | undefined {
 function accessOf(node: ts.Node): OfficeApiUse["access"] {
   const parent = node.parent;
   if ((ts.isCallExpression(parent) || ts.isNewExpression(parent)) && parent.expression === node) return "call";
-  if (ts.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken) return "write";
+  if (ts.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken)
+    return "write";
   return "read";
 }
 
 function recordGuard(node: ts.Node, file: string, guards: RequirementGuard[]): void {
   if (!ts.isCallExpression(node)) return;
   const callee = node.expression;
-  const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : undefined;
+  const name = ts.isPropertyAccessExpression(callee)
+    ? callee.name.text
+    : ts.isIdentifier(callee)
+      ? callee.text
+      : undefined;
   const [set, version] = node.arguments;
   if (name !== "isSetSupported" || !set || !version || !ts.isStringLiteral(set) || !ts.isStringLiteral(version)) return;
   guards.push({ file, set: set.text, version: version.text });

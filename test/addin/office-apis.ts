@@ -8,7 +8,8 @@
 /** Where Microsoft lists each set's members and the Excel builds that support it. */
 export const REQUIREMENT_SET_DOCS = {
   ExcelApi: "https://learn.microsoft.com/javascript/api/requirement-sets/excel/excel-api-requirement-sets",
-  CustomFunctionsRuntime: "https://learn.microsoft.com/javascript/api/requirement-sets/excel/custom-functions-requirement-sets",
+  CustomFunctionsRuntime:
+    "https://learn.microsoft.com/javascript/api/requirement-sets/excel/custom-functions-requirement-sets",
   SharedRuntime: "https://learn.microsoft.com/javascript/api/requirement-sets/common/shared-runtime-requirement-sets",
   /** The common API without a set: present wherever an add-in loads at all. */
   Common: "https://learn.microsoft.com/javascript/api/requirement-sets/common/office-add-in-requirement-sets",

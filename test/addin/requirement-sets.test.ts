@@ -19,13 +19,20 @@ type Declared = Map<string, string>;
 function manifestSets(): Declared {
   const app = parseXml(fs.readFileSync(path.join(ROOT, "manifest.xml"), "utf8"));
   const sets = one(app, "Requirements", "Sets");
-  return new Map(at(sets, "Set").map((s) => [s.attributes.Name as string, s.attributes.MinVersion ?? (sets.attributes.DefaultMinVersion as string)]));
+  return new Map(
+    at(sets, "Set").map((s) => [
+      s.attributes.Name as string,
+      s.attributes.MinVersion ?? (sets.attributes.DefaultMinVersion as string),
+    ]),
+  );
 }
 
 /** The table rows of docs/install.md's platform statement: | `ExcelApi` | 1.9 | … |. */
 function installDocSets(): Declared {
   const doc = fs.readFileSync(path.join(ROOT, "docs/install.md"), "utf8");
-  return new Map([...doc.matchAll(/^\|\s*`(\w+)`\s*\|\s*(\d+\.\d+)\s*\|/gm)].map((m) => [m[1] as string, m[2] as string]));
+  return new Map(
+    [...doc.matchAll(/^\|\s*`(\w+)`\s*\|\s*(\d+\.\d+)\s*\|/gm)].map((m) => [m[1] as string, m[2] as string]),
+  );
 }
 
 function compareVersions(a: string, b: string): number {
@@ -45,7 +52,9 @@ function compareVersions(a: string, b: string): number {
 function requirementOf(use: OfficeApiUse, scan: BundleScan): OfficeApi | undefined {
   const api = OFFICE_APIS[use.api];
   if (!api?.version || (api.whenAbsent && use.access === "read")) return undefined;
-  const guarded = scan.guards.some((g) => g.file === use.file && g.set === api.set && compareVersions(g.version, api.version as string) >= 0);
+  const guarded = scan.guards.some(
+    (g) => g.file === use.file && g.set === api.set && compareVersions(g.version, api.version as string) >= 0,
+  );
   return guarded ? undefined : api;
 }
 
@@ -55,17 +64,27 @@ beforeAll(() => {
 }, SCAN_TIMEOUT_MS);
 
 test("the scan covers both bundles and the shared code they import, and no Node code", () => {
-  expect(scan.files).toEqual(expect.arrayContaining(["functions/functions.ts", "functions/implementation.ts", "taskpane/taskpane.ts", "src/client/settings.ts", "src/sheet/cell-values.ts"]));
+  expect(scan.files).toEqual(
+    expect.arrayContaining([
+      "functions/functions.ts",
+      "functions/implementation.ts",
+      "taskpane/taskpane.ts",
+      "src/client/settings.ts",
+      "src/sheet/cell-values.ts",
+    ]),
+  );
   expect(scan.files.filter((f) => /^src\/(relay|cli|sandbox)\//.test(f))).toEqual([]);
   expect(scan.uses.length).toBeGreaterThan(50);
 });
 
 test("every Office API the bundles use is in the table, and the table lists nothing they do not use", () => {
   const used = new Set(scan.uses.map((u) => u.api));
-  const unlisted = [...used].filter((api) => !(api in OFFICE_APIS)).map((api) => {
-    const first = scan.uses.find((u) => u.api === api) as OfficeApiUse;
-    return `${api} (${first.file}:${first.line}; @types says ${first.declaredApiSet ?? "no set"})`;
-  });
+  const unlisted = [...used]
+    .filter((api) => !(api in OFFICE_APIS))
+    .map((api) => {
+      const first = scan.uses.find((u) => u.api === api) as OfficeApiUse;
+      return `${api} (${first.file}:${first.line}; @types says ${first.declaredApiSet ?? "no set"})`;
+    });
   expect(unlisted).toEqual([]);
   expect(Object.keys(OFFICE_APIS).filter((api) => !used.has(api))).toEqual([]);
 });
@@ -76,8 +95,12 @@ test("each table entry agrees with the [Api set] note Microsoft's type declarati
     const api = OFFICE_APIS[use.api];
     if (!api || use.declaredApiSet === undefined) continue;
     // Notes read "ExcelApi 1.9", "SharedRuntime 1.1, Mailbox 1.10" or "ExcelApi 1.1 for get, 1.8 for set".
-    const mentioned = api.version !== undefined && use.declaredApiSet.includes(api.set) && use.declaredApiSet.match(/\d+\.\d+/g)?.includes(api.version);
-    if (!mentioned) disagreements.add(`${use.api}: table ${api.set} ${api.version ?? ""}, @types "${use.declaredApiSet}"`);
+    const mentioned =
+      api.version !== undefined &&
+      use.declaredApiSet.includes(api.set) &&
+      use.declaredApiSet.match(/\d+\.\d+/g)?.includes(api.version);
+    if (!mentioned)
+      disagreements.add(`${use.api}: table ${api.set} ${api.version ?? ""}, @types "${use.declaredApiSet}"`);
   }
   expect([...disagreements]).toEqual([]);
 });
@@ -100,9 +123,17 @@ test("no API needs a requirement set above the declared one unless its file chec
   for (const use of scan.uses) {
     const api = requirementOf(use, scan);
     const floor = api && declared.get(api.set);
-    if (!api || (floor !== undefined && compareVersions(api.version as string, floor) <= 0) || unmet.has(`${use.api} ${use.file}`)) continue;
+    if (
+      !api ||
+      (floor !== undefined && compareVersions(api.version as string, floor) <= 0) ||
+      unmet.has(`${use.api} ${use.file}`)
+    )
+      continue;
     const need = `${api.set} ${api.version}, above the declared ${floor ?? "(none)"}`;
-    unmet.set(`${use.api} ${use.file}`, `${use.file}:${use.line} ${use.api} needs ${need}, and the file never checks isSetSupported("${api.set}", "${api.version}")`);
+    unmet.set(
+      `${use.api} ${use.file}`,
+      `${use.file}:${use.line} ${use.api} needs ${need}, and the file never checks isSetSupported("${api.set}", "${api.version}")`,
+    );
   }
   expect([...unmet.values()]).toEqual([]);
 });

@@ -15,18 +15,23 @@ const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"'
 
 function decode(text: string): string {
   return text.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-f]+);/gi, (_, e: string) => {
-    if (e[0] === "#") return String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+    if (e[0] === "#")
+      return String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
     return ENTITIES[e] as string;
   });
 }
 
 export function parseXml(source: string): XmlElement {
-  const token = /<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<\/([^\s>]+)\s*>|<([^\s/>]+)((?:\s+[^\s=]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|([^<]+)/g;
+  const token =
+    /<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<\/([^\s>]+)\s*>|<([^\s/>]+)((?:\s+[^\s=]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|([^<]+)/g;
   const root: XmlElement = { name: "#document", attributes: {}, children: [], text: "" };
   const stack: XmlElement[] = [root];
   let consumed = 0;
   for (let m = token.exec(source); m; m = token.exec(source)) {
-    if (m.index !== consumed) throw new Error(`XML: cannot read at offset ${consumed}: ${JSON.stringify(source.slice(consumed, consumed + 40))}`);
+    if (m.index !== consumed)
+      throw new Error(
+        `XML: cannot read at offset ${consumed}: ${JSON.stringify(source.slice(consumed, consumed + 40))}`,
+      );
     consumed = token.lastIndex;
     const [whole, closing, opening, attrText, selfClosing, text] = m;
     const top = stack[stack.length - 1] as XmlElement;
@@ -60,7 +65,10 @@ export function descendants(element: XmlElement): XmlElement[] {
 
 /** Elements reached by a path of names from `element`, e.g. path(app, "VersionOverrides", "Resources", "bt:Urls", "bt:Url"). */
 export function path(element: XmlElement, ...names: string[]): XmlElement[] {
-  return names.reduce<XmlElement[]>((found, name) => found.flatMap((e) => e.children.filter((c) => c.name === name)), [element]);
+  return names.reduce<XmlElement[]>(
+    (found, name) => found.flatMap((e) => e.children.filter((c) => c.name === name)),
+    [element],
+  );
 }
 
 /** The single element at `names`; throws when there is none or more than one. */

@@ -11,7 +11,9 @@ import { freePort } from "../support/ports";
  * OfficeRuntime.storage holding the relay URL and token, as Settings would have stored them.
  */
 const describeWithChromium = chromiumAvailable() ? describe : describe.skip;
-if (!chromiumAvailable()) test("browser tests need Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run installs it)", () => undefined);
+if (!chromiumAvailable())
+  test("browser tests need Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run installs it)", () =>
+    undefined);
 
 describeWithChromium("the built add-in's functions in a real browser", () => {
   let t: TestRelay;
@@ -39,7 +41,10 @@ describeWithChromium("the built add-in's functions in a real browser", () => {
             super(message);
           }
         }
-        (window as unknown as Record<string, unknown>).CustomFunctions = { Error: ExcelError, ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" } };
+        (window as unknown as Record<string, unknown>).CustomFunctions = {
+          Error: ExcelError,
+          ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" },
+        };
         const data: Record<string, string> = { "str.relayUrl": url, "str.relayToken": token };
         (window as unknown as Record<string, unknown>).OfficeRuntime = {
           storage: {
@@ -68,16 +73,43 @@ describeWithChromium("the built add-in's functions in a real browser", () => {
   const callMany = (id: string, count: number) =>
     page.evaluate(
       async ({ id, count }) => {
-        const fn = (window as any).CustomFunctions._association.m_mappings[id] as (...args: unknown[]) => Promise<unknown[][]>;
-        const calls = Array.from({ length: count }, (_, i) => fn([[`${i} Main St, Austin TX`]], 450000, 3, 2, 8, null, [["fullAddress, revenue.p50, yearOneCashFlowUSD"]], {}));
-        return Promise.all(calls.map((c) => c.catch((e: { code?: string; message?: string }) => `#ERR ${e.code} ${e.message}`)));
+        const fn = (window as any).CustomFunctions._association.m_mappings[id] as (
+          ...args: unknown[]
+        ) => Promise<unknown[][]>;
+        const calls = Array.from({ length: count }, (_, i) =>
+          fn(
+            [[`${i} Main St, Austin TX`]],
+            450000,
+            3,
+            2,
+            8,
+            null,
+            [["fullAddress, revenue.p50, yearOneCashFlowUSD"]],
+            {},
+          ),
+        );
+        return Promise.all(
+          calls.map((c) => c.catch((e: { code?: string; message?: string }) => `#ERR ${e.code} ${e.message}`)),
+        );
       },
       { id, count },
     );
 
   test("the page registers every STR function", async () => {
     const ids = await page.evaluate(() => Object.keys((window as any).CustomFunctions._association.m_mappings).sort());
-    expect(ids).toEqual(["ARB", "BUY", "CARD", "COHOST", "COMPS", "ENHANCE", "MAXBID", "OWNED", "PROJECTION", "SENSITIVITY", "WHATIF"]);
+    expect(ids).toEqual([
+      "ARB",
+      "BUY",
+      "CARD",
+      "COHOST",
+      "COMPS",
+      "ENHANCE",
+      "MAXBID",
+      "OWNED",
+      "PROJECTION",
+      "SENSITIVITY",
+      "WHATIF",
+    ]);
   });
 
   test("200 STR.BUY calls in one tick → at most 2 HTTP requests to the relay, every result spilled right", async () => {
@@ -121,9 +153,16 @@ describeWithChromium("the built add-in's functions in a real browser", () => {
   test("a bad argument fails at once with #VALUE! and no request", async () => {
     relayCalls.length = 0;
     const r = await page.evaluate(() =>
-      ((window as any).CustomFunctions._association.m_mappings.BUY as (...a: unknown[]) => Promise<unknown>)([["x"]], -1, 1, 1, 1, null, null, {}).catch(
-        (e: { code: string; message: string }) => `${e.code} ${e.message}`,
-      ),
+      ((window as any).CustomFunctions._association.m_mappings.BUY as (...a: unknown[]) => Promise<unknown>)(
+        [["x"]],
+        -1,
+        1,
+        1,
+        1,
+        null,
+        null,
+        {},
+      ).catch((e: { code: string; message: string }) => `${e.code} ${e.message}`),
     );
     expect(r).toMatch(/^#VALUE! \[STR_VALIDATION\] purchasePrice must be a number greater than 0/);
     expect(relayCalls).toEqual([]);

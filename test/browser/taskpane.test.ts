@@ -15,7 +15,9 @@ import { freePort } from "../support/ports";
  * first run). Screenshots go to test-results/.
  */
 const describeWithChromium = chromiumAvailable() ? describe : describe.skip;
-if (!chromiumAvailable()) test("browser tests need Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run installs it)", () => undefined);
+if (!chromiumAvailable())
+  test("browser tests need Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run installs it)", () =>
+    undefined);
 
 const SHOTS = path.resolve(__dirname, "../../test-results");
 const ROWS = 300;
@@ -24,9 +26,24 @@ const HEADER = ["Property Address", "List Price ($)", "Beds", "Baths", "Sleeps",
 
 function seed(): FakeSeed {
   const rows: unknown[][] = [HEADER];
-  for (let i = 1; i <= ROWS; i++) rows.push([`${i} Pane Test St, Austin TX`, 300000 + i * 1000, 1 + (i % 4), 1 + (i % 3), 2 + (i % 6), i % 7 === 0 ? "corner lot" : ""]);
+  for (let i = 1; i <= ROWS; i++)
+    rows.push([
+      `${i} Pane Test St, Austin TX`,
+      300000 + i * 1000,
+      1 + (i % 4),
+      1 + (i % 3),
+      2 + (i % 6),
+      i % 7 === 0 ? "corner lot" : "",
+    ]);
   (rows[BAD_ROW] as unknown[])[1] = "call agent";
-  return { sheets: [{ name: "Portfolio", rows }, { name: "Notes", rows: [["nothing here"]] }], selection: { row: 3, column: 1 }, syncLatencyMs: 2 };
+  return {
+    sheets: [
+      { name: "Portfolio", rows },
+      { name: "Notes", rows: [["nothing here"]] },
+    ],
+    selection: { row: 3, column: 1 },
+    syncLatencyMs: 2,
+  };
 }
 
 describeWithChromium("the task pane in a real browser, on the real relay and its sandbox", () => {
@@ -37,17 +54,22 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
   let base: string;
 
   /** Evaluates `body` in the page with `excel`, the stand-in's controller and log (FakeExcel). */
-  const excel = <T>(body: string) => page.evaluate(`(() => { const excel = window.__fakeExcel; return ${body}; })()`) as Promise<T>;
+  const excel = <T>(body: string) =>
+    page.evaluate(`(() => { const excel = window.__fakeExcel; return ${body}; })()`) as Promise<T>;
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `taskpane-${name}.png`), fullPage: true });
   const text = (selector: string) => page.locator(selector).innerText();
-  const figure = async (label: string) => page.locator(`#screen-estimate-list dt:text-is("${label}") + dd .figure`).innerText();
+  const figure = async (label: string) =>
+    page.locator(`#screen-estimate-list dt:text-is("${label}") + dd .figure`).innerText();
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // Paced at 40 a second so a run lasts long enough to watch and to cancel.
-    t = await startRelay({ RELAY_PUBLIC_URL: base, RELAY_UPSTREAM_RPS: "40" }, { addinDir: await addinBuild(), sandbox: { timeScale: 0.002 } });
+    t = await startRelay(
+      { RELAY_PUBLIC_URL: base, RELAY_UPSTREAM_RPS: "40" },
+      { addinDir: await addinBuild(), sandbox: { timeScale: 0.002 } },
+    );
     await t.relay.app.listen({ host: "127.0.0.1", port });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 320, height: 900 }, deviceScaleFactor: 1 });
@@ -61,7 +83,10 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
           super(message);
         }
       }
-      (window as unknown as Record<string, unknown>).CustomFunctions = { Error: ExcelError, ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" } };
+      (window as unknown as Record<string, unknown>).CustomFunctions = {
+        Error: ExcelError,
+        ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" },
+      };
       const data: Record<string, string> = {};
       (window as unknown as Record<string, unknown>).OfficeRuntime = {
         storage: {
@@ -115,7 +140,9 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     await page.locator("#tab-screen").click();
     await page.locator("#screen-read").click();
     await page.locator("#screen-table").waitFor({ state: "visible" });
-    expect(await text("#screen-table-summary")).toContain(`Portfolio!A1:F${ROWS + 1}: ${ROWS} rows under the header in row 1`);
+    expect(await text("#screen-table-summary")).toContain(
+      `Portfolio!A1:F${ROWS + 1}: ${ROWS} rows under the header in row 1`,
+    );
     expect(await page.getByLabel("Column B, List Price ($), holds").inputValue()).toBe("purchasePriceUSD");
     expect(await page.getByLabel("Column E, Sleeps, holds").inputValue()).toBe("accomodates");
     expect(await page.getByLabel("Column F, Notes, holds").inputValue()).toBe("");
@@ -154,7 +181,9 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     await page.waitForTimeout(1500);
     expect(t.sandboxStats().arrivals).toBe(arrivals);
     expect(arrivals).toBeLessThan(ROWS - 1);
-    expect(await text("#screen-message")).toMatch(/Cancelled: nothing more was sent\..*Results in columns G–R of Portfolio/s);
+    expect(await text("#screen-message")).toMatch(
+      /Cancelled: nothing more was sent\..*Results in columns G–R of Portfolio/s,
+    );
     await shot("5-cancelled");
 
     // What the stand-in recorded: the block beside the table, every row accounted for, in chunks.
@@ -182,7 +211,11 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
   test("screened again: the rows answered before come from the cache, the rest are created, the block is replaced", async () => {
     const reports = t.sandboxStats().reports;
     await page.locator("#screen-read").click();
-    await page.waitForFunction(() => /earlier run in columns G–R are replaced/.test(document.getElementById("screen-table-summary")?.textContent ?? ""));
+    await page.waitForFunction(() =>
+      /earlier run in columns G–R are replaced/.test(
+        document.getElementById("screen-table-summary")?.textContent ?? "",
+      ),
+    );
     await page.locator("#screen-dry-run").click();
     await page.locator("#screen-estimate").waitFor({ state: "visible" });
     const cached = Number(await figure("Cached"));
@@ -205,18 +238,30 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     await page.locator("#tab-comps").click();
     await page.locator("#comps-show").click();
     await page.locator("#comps-view").waitFor({ state: "visible" });
-    expect(await text("#comps-title")).toMatch(/^5 Pane Test St, Austin TX · \d+ comparables · analysis [0-9a-f]{24} \(from Portfolio!D6\) · simulated data$/);
+    expect(await text("#comps-title")).toMatch(
+      /^5 Pane Test St, Austin TX · \d+ comparables · analysis [0-9a-f]{24} \(from Portfolio!D6\) · simulated data$/,
+    );
     const items = page.locator("#comps-list li");
     expect(await items.count()).toBeGreaterThan(5);
-    expect(await items.first().locator("img").getAttribute("src")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sandbox\/photos\//);
+    expect(await items.first().locator("img").getAttribute("src")).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/sandbox\/photos\//,
+    );
     expect(await items.first().innerText()).toMatch(/\$[\d,]+\/yr · \$[\d,]+\/night · \d+% occupied · [\d.]+ mi/);
-    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>("#comps-list img")).slice(0, 3).every((i) => i.complete && i.naturalWidth > 0));
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll<HTMLImageElement>("#comps-list img"))
+        .slice(0, 3)
+        .every((i) => i.complete && i.naturalWidth > 0),
+    );
     expect(await page.locator("#comps-chart svg rect").count()).toBe(4);
-    expect(await page.locator("#comps-chart svg").getAttribute("aria-label")).toMatch(/^Annual revenue: 25th percentile \$[\d,.]+, median \$[\d,.]+, 75th percentile/);
+    expect(await page.locator("#comps-chart svg").getAttribute("aria-label")).toMatch(
+      /^Annual revenue: 25th percentile \$[\d,.]+, median \$[\d,.]+, 75th percentile/,
+    );
     await shot("7-comparables");
 
     await page.locator("#comps-insert").click();
-    await page.waitForFunction(() => /Inserted \d+ comparables/.test(document.getElementById("comps-message")?.textContent ?? ""));
+    await page.waitForFunction(() =>
+      /Inserted \d+ comparables/.test(document.getElementById("comps-message")?.textContent ?? ""),
+    );
     const names = await excel<string[]>("excel.sheetNames()");
     expect(names.at(-1)).toMatch(/^Comps [0-9a-f]{12}$/);
     expect(await excel<unknown[]>("excel.tables")).toHaveLength(1);
@@ -233,7 +278,11 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(await text("#refresh-run")).toBe("Refresh — up to $0.40");
     await shot("8-refresh-plan");
     await page.locator("#refresh-run").click();
-    await page.waitForFunction(() => /Done\./.test(document.getElementById("refresh-message")?.textContent ?? ""), null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => /Done\./.test(document.getElementById("refresh-message")?.textContent ?? ""),
+      null,
+      { timeout: 30_000 },
+    );
     expect(t.sandboxStats().reports).toBe(reports + 2);
   }, 60_000);
 
@@ -245,14 +294,18 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(view).toMatch(new RegExp(`Billed\\s+\\$${billed}\\s+${ROWS + 1} reports, 0 AI steps`));
     expect(view).toMatch(/Unknown outcome\s+\$0\.00/);
     expect(view).toMatch(/Budget\s+\$1,000\.00/);
-    expect(await page.locator("#spend-view [role=meter]").getAttribute("aria-valuenow")).toBe(String(Math.round((Number(billed) / 1000) * 100)));
+    expect(await page.locator("#spend-view [role=meter]").getAttribute("aria-valuenow")).toBe(
+      String(Math.round((Number(billed) / 1000) * 100)),
+    );
     await shot("9-spend");
   }, 30_000);
 
   test("results that would cover the user's cells: the estimate asks, and by default they go further right", async () => {
     // A small table on Notes, and a note typed under no header in a column the results would take.
     await page.evaluate(async () => {
-      const fake = (window as unknown as { __fakeExcel: { run: (batch: (ctx: any) => Promise<void>) => Promise<void> } }).__fakeExcel;
+      const fake = (
+        window as unknown as { __fakeExcel: { run: (batch: (ctx: any) => Promise<void>) => Promise<void> } }
+      ).__fakeExcel;
       await fake.run(async (ctx) => {
         const sheet = ctx.workbook.worksheets.getItem("Notes");
         sheet.getRangeByIndexes(2, 0, 3, 5).values = [
@@ -267,14 +320,22 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     await excel('excel.select("Notes", 2, 0)');
     await page.locator("#tab-screen").click();
     await page.locator("#screen-read").click();
-    await page.waitForFunction(() => /Notes!A3:E5/.test(document.getElementById("screen-table-summary")?.textContent ?? ""));
+    await page.waitForFunction(() =>
+      /Notes!A3:E5/.test(document.getElementById("screen-table-summary")?.textContent ?? ""),
+    );
     await page.locator("#screen-dry-run").click();
     await page.locator("#screen-estimate").waitFor({ state: "visible" });
     await page.locator("#screen-overwrite").waitFor({ state: "visible" });
-    expect(await text("#screen-overwrite")).toMatch(/would cover 1 cell of yours in columns F–Q \(first Notes!G4: "call back"\).*in columns H–S instead.*Overwrite that cell/s);
+    expect(await text("#screen-overwrite")).toMatch(
+      /would cover 1 cell of yours in columns F–Q \(first Notes!G4: "call back"\).*in columns H–S instead.*Overwrite that cell/s,
+    );
     await shot("10-overwrite-question");
     await page.locator("#screen-run").click();
-    await page.waitForFunction(() => /Results in columns/.test(document.getElementById("screen-message")?.textContent ?? ""), null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => /Results in columns/.test(document.getElementById("screen-message")?.textContent ?? ""),
+      null,
+      { timeout: 30_000 },
+    );
     expect(await text("#screen-message")).toMatch(/Results in columns H–S of Notes/);
     const values = await excel<unknown[][]>('excel.values("Notes")');
     expect(values[3]?.[6]).toBe("call back");

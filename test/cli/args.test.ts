@@ -13,9 +13,34 @@ const usage = (argv: string[]) => {
 
 describe("the command line", () => {
   test("reads IN, --out and every option, in either --name value or --name=value form", () => {
-    expect(parseArgs(["in.csv", "--out", "out.xlsx"])).toMatchObject({ input: "in.csv", out: "out.xlsx", strategy: "buy", strategyGiven: false, refresh: false, dryRun: false, comps: DEFAULT_COMPS });
-    const o = parseArgs(["--strategy=Co-Host", "book.xlsx", "--refresh", "--sheet", "Deals", "--fields", "revenue.p50, Host return", "--comps=0", "--out=x.xlsx"]);
-    expect(o).toMatchObject({ input: "book.xlsx", strategy: "cohost", strategyGiven: true, refresh: true, sheet: "Deals", comps: 0 });
+    expect(parseArgs(["in.csv", "--out", "out.xlsx"])).toMatchObject({
+      input: "in.csv",
+      out: "out.xlsx",
+      strategy: "buy",
+      strategyGiven: false,
+      refresh: false,
+      dryRun: false,
+      comps: DEFAULT_COMPS,
+    });
+    const o = parseArgs([
+      "--strategy=Co-Host",
+      "book.xlsx",
+      "--refresh",
+      "--sheet",
+      "Deals",
+      "--fields",
+      "revenue.p50, Host return",
+      "--comps=0",
+      "--out=x.xlsx",
+    ]);
+    expect(o).toMatchObject({
+      input: "book.xlsx",
+      strategy: "cohost",
+      strategyGiven: true,
+      refresh: true,
+      sheet: "Deals",
+      comps: 0,
+    });
     expect(o.fields?.map((f) => f.path)).toEqual(["revenue.p50", "yearOneCohostReturnUSD"]);
     expect(parseArgs(["in.csv", "--dry-run"])).toMatchObject({ dryRun: true, out: undefined });
     expect(parseArgs(["--help"]).help).toBe(true);
@@ -23,10 +48,16 @@ describe("the command line", () => {
   });
 
   test.each([
-    [["in.csv", "--out", "o.xlsx", "--strategy", "flip"], '--strategy must be one of buy, arb, owned, cohost; got "flip"'],
+    [
+      ["in.csv", "--out", "o.xlsx", "--strategy", "flip"],
+      '--strategy must be one of buy, arb, owned, cohost; got "flip"',
+    ],
     [["in.csv"], "--out must be given"],
     [["in.csv", "--out", "o.txt"], '--out must name an .xlsx, .csv, .json file; got "o.txt"'],
-    [["in.xls", "--out", "o.xlsx"], 'IN must be a .csv or .xlsx file (save .xls and .ods as .xlsx first); got "in.xls"'],
+    [
+      ["in.xls", "--out", "o.xlsx"],
+      'IN must be a .csv or .xlsx file (save .xls and .ods as .xlsx first); got "in.xls"',
+    ],
     [["--out", "o.xlsx"], "IN must be given"],
     [["a.csv", "b.csv", "--out", "o.xlsx"], "one input file at a time; got 2"],
     [["in.csv", "--out"], "--out needs a value"],
@@ -41,7 +72,10 @@ describe("the command line", () => {
     [["in.csv", "--out", "o.xlsx", "--sheet", "Deals"], "--sheet applies to .xlsx input only"],
     [["in.csv", "--out", "o.xlsx", "--fields", "cashflw"], '--fields: "cashflw" is not a field'],
     [["in.csv", "--out", "o.xlsx", "--fields", ""], "--fields is empty"],
-    [["in.csv", "--out", "o.xlsx", "--strategy", "arb", "--fields", "Cap rate"], "--fields: yearOneCapRatePercentage is not in arb analyses"],
+    [
+      ["in.csv", "--out", "o.xlsx", "--strategy", "arb", "--fields", "Cap rate"],
+      "--fields: yearOneCapRatePercentage is not in arb analyses",
+    ],
   ])("%j → %s", (argv, message) => {
     expect(usage(argv)).toContain(message);
   });
@@ -53,7 +87,9 @@ describe("the command line", () => {
     test("a usage error names the option and points to --help", async () => {
       const r = await screen(["in.csv", "--out", "o.xlsx", "--strategy", "flip"], env);
       expect(r.code).toBe(2);
-      expect(r.stderr).toBe('str-screen: --strategy must be one of buy, arb, owned, cohost; got "flip"\nRun str-screen --help for usage.\n');
+      expect(r.stderr).toBe(
+        'str-screen: --strategy must be one of buy, arb, owned, cohost; got "flip"\nRun str-screen --help for usage.\n',
+      );
     });
 
     test("--help prints the usage and exits 0", async () => {
@@ -64,12 +100,16 @@ describe("the command line", () => {
     });
 
     test("a missing input file, an input without a location column, and an unwritable output", async () => {
-      expect((await screen([`${dir}/nope.csv`, "--out", `${dir}/o.xlsx`], env)).stderr).toMatch(/IN ".*nope\.csv" does not exist/);
+      expect((await screen([`${dir}/nope.csv`, "--out", `${dir}/o.xlsx`], env)).stderr).toMatch(
+        /IN ".*nope\.csv" does not exist/,
+      );
       const fs = await import("node:fs");
       fs.writeFileSync(`${dir}/prices.csv`, "Price,Beds\n415000,3\n");
       const noLocation = await screen([`${dir}/prices.csv`, "--out", `${dir}/o.xlsx`], env);
       expect(noLocation.code).toBe(2);
-      expect(noLocation.stderr).toMatch(/no column holds the location: add an Address column \(or Latitude and Longitude columns\); the headers in row 1 are "Price", "Beds"/);
+      expect(noLocation.stderr).toMatch(
+        /no column holds the location: add an Address column \(or Latitude and Longitude columns\); the headers in row 1 are "Price", "Beds"/,
+      );
       fs.writeFileSync(`${dir}/one.csv`, "Address,Price,Beds,Baths,Guests\n12 Main St Austin TX,415000,3,2,8\n");
       const noFolder = await screen([`${dir}/one.csv`, "--out", `${dir}/missing/o.xlsx`], env);
       expect(noFolder.code).toBe(2);

@@ -9,7 +9,12 @@ describe("CSV as spreadsheets write it", () => {
   });
 
   test("CRLF and a byte-order mark; a final line break adds no row; empty lines are empty rows", () => {
-    expect(parseCsv("\ufeffAddress,Price\r\n12 Main,415000\r\n\r\n,\r\n")).toEqual([["Address", "Price"], ["12 Main", "415000"], [""], ["", ""]]);
+    expect(parseCsv("\ufeffAddress,Price\r\n12 Main,415000\r\n\r\n,\r\n")).toEqual([
+      ["Address", "Price"],
+      ["12 Main", "415000"],
+      [""],
+      ["", ""],
+    ]);
   });
 
   test("a quote inside an unquoted field is text; spaces before an opening quote are dropped", () => {
@@ -17,9 +22,18 @@ describe("CSV as spreadsheets write it", () => {
   });
 
   test("semicolons and tabs where the first line uses them, and Excel's sep= line", () => {
-    expect(parseCsv("Address;Price\n12 Main St, Austin;415000,50\n")).toEqual([["Address", "Price"], ["12 Main St, Austin", "415000,50"]]);
-    expect(parseCsv("Address\tPrice\n12 Main\t415000\n")).toEqual([["Address", "Price"], ["12 Main", "415000"]]);
-    expect(parseCsv("sep=;\r\na;b\r\n1;2\r\n")).toEqual([["a", "b"], ["1", "2"]]);
+    expect(parseCsv("Address;Price\n12 Main St, Austin;415000,50\n")).toEqual([
+      ["Address", "Price"],
+      ["12 Main St, Austin", "415000,50"],
+    ]);
+    expect(parseCsv("Address\tPrice\n12 Main\t415000\n")).toEqual([
+      ["Address", "Price"],
+      ["12 Main", "415000"],
+    ]);
+    expect(parseCsv("sep=;\r\na;b\r\n1;2\r\n")).toEqual([
+      ["a", "b"],
+      ["1", "2"],
+    ]);
   });
 
   test("an unterminated quote keeps the rest of the file in the field rather than losing it", () => {

@@ -17,7 +17,8 @@ describe("decimal marks in the CLI's input", () => {
     fs.writeFileSync(file, text);
     return file;
   };
-  const plan = async (file: string, ...flags: string[]) => planScreening(await readTable(file, undefined), parseArgs([file, "--dry-run", ...flags]));
+  const plan = async (file: string, ...flags: string[]) =>
+    planScreening(await readTable(file, undefined), parseArgs([file, "--dry-run", ...flags]));
 
   test("a ;-separated CSV: 450.000 is 450,000 USD and 1,5 baths is 1.5", async () => {
     const file = write("semicolon.csv", "Address;Price;Beds;Baths;Sleeps\n1 Main St, Austin TX;450.000;3;1,5;6\n");
@@ -28,13 +29,25 @@ describe("decimal marks in the CLI's input", () => {
 
   test("--decimal-comma reads a comma-separated file's quoted values the same way; --decimal-point overrides a ;-separated file", async () => {
     const comma = write("comma.csv", 'Address,Price,Beds,Baths,Sleeps\n"1 Main St, Austin TX","450.000",3,"1,5",6\n');
-    expect((await plan(comma, "--decimal-comma")).items[0]?.params).toMatchObject({ purchasePriceUSD: 450000, bathrooms: 1.5 });
-    const semi = write("semicolon-us.csv", "Address;Price;Beds;Baths;Sleeps\n1 Main St, Austin TX;450,000.00;3;1.5;6\n");
-    expect((await plan(semi, "--decimal-point")).items[0]?.params).toMatchObject({ purchasePriceUSD: 450000, bathrooms: 1.5 });
+    expect((await plan(comma, "--decimal-comma")).items[0]?.params).toMatchObject({
+      purchasePriceUSD: 450000,
+      bathrooms: 1.5,
+    });
+    const semi = write(
+      "semicolon-us.csv",
+      "Address;Price;Beds;Baths;Sleeps\n1 Main St, Austin TX;450,000.00;3;1.5;6\n",
+    );
+    expect((await plan(semi, "--decimal-point")).items[0]?.params).toMatchObject({
+      purchasePriceUSD: 450000,
+      bathrooms: 1.5,
+    });
   });
 
   test("a tab-separated file says no convention: 450.000 is refused in the dry run with its row, column and both readings", async () => {
-    const file = write("tabs.csv", "Address\tPrice\tBeds\tBaths\tSleeps\n1 Main St, Austin TX\t450.000\t3\t2\t6\n2 Main St, Austin TX\t450000\t3\t2\t6\n");
+    const file = write(
+      "tabs.csv",
+      "Address\tPrice\tBeds\tBaths\tSleeps\n1 Main St, Austin TX\t450.000\t3\t2\t6\n2 Main St, Austin TX\t450000\t3\t2\t6\n",
+    );
     const ran = await screen([file, "--dry-run"], testEnv(tempDir()));
     expect(ran.code).toBe(1);
     expect(ran.stdout).toMatch(/row 2: Price must be .*"450\.000" could mean 450 or 450000/);
@@ -42,6 +55,8 @@ describe("decimal marks in the CLI's input", () => {
   });
 
   test("--decimal-comma and --decimal-point together are a usage error", () => {
-    expect(() => parseArgs(["in.csv", "--dry-run", "--decimal-comma", "--decimal-point"])).toThrow(/--decimal-comma and --decimal-point/);
+    expect(() => parseArgs(["in.csv", "--dry-run", "--decimal-comma", "--decimal-point"])).toThrow(
+      /--decimal-comma and --decimal-point/,
+    );
   });
 });

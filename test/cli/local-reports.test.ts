@@ -40,12 +40,18 @@ describe("report links of a run on str-screen's own sandbox relay", () => {
 
   test("no cell of any sheet links to the relay that is gone; listing cells say why they have no link", () => {
     const links: string[] = [];
-    book.eachSheet((ws) => ws.eachRow((row) => row.eachCell((cell) => {
-      const v = cell.value as ExcelJS.CellHyperlinkValue | null;
-      if (v && typeof v === "object" && "hyperlink" in v) links.push(v.hyperlink);
-    })));
+    book.eachSheet((ws) =>
+      ws.eachRow((row) =>
+        row.eachCell((cell) => {
+          const v = cell.value as ExcelJS.CellHyperlinkValue | null;
+          if (v && typeof v === "object" && "hyperlink" in v) links.push(v.hyperlink);
+        }),
+      ),
+    );
     expect(links.filter((l) => /^https?:/.test(l))).toEqual([]);
     const comps = sheet(book, "STR Comparables");
-    expect(comps.getRow(2).getCell(columnOf(comps, 1, "Listing link")).value).toBe("simulated listing: no page once the run ends");
+    expect(comps.getRow(2).getCell(columnOf(comps, 1, "Listing link")).value).toBe(
+      "simulated listing: no page once the run ends",
+    );
   });
 });

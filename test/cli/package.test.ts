@@ -11,7 +11,11 @@ const ROOT = path.join(__dirname, "..", "..");
 test("npm pack holds bin/, the compiled lib/ the commands require, and no tests or sources", () => {
   // The pack lists the files as they are: lib/ must have been built (npm test builds it first).
   expect(fs.existsSync(path.join(ROOT, "lib", "cli", "main.js"))).toBe(true);
-  const pack = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  const pack = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   expect(pack.status).toBe(0);
   const files: string[] = (JSON.parse(pack.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
 
@@ -23,6 +27,21 @@ test("npm pack holds bin/, the compiled lib/ the commands require, and no tests 
     const entry = /require\("\.\.\/(lib\/[^"]+)"\)/.exec(fs.readFileSync(path.join(ROOT, bin), "utf8"))?.[1];
     expect(files).toContain(entry);
   }
-  expect(files).toEqual(expect.arrayContaining(["lib/cli/main.js", "lib/relay/main.js", "lib/sandbox/server.js", "package.json", "LICENSE", "docs/cli.md"]));
-  expect(files.filter((f) => /^(test|src|bench|scripts|taskpane|functions|deploy)\//.test(f) || /\.test\.|\.map$|tsconfig|jest\.config/.test(f))).toEqual([]);
+  expect(files).toEqual(
+    expect.arrayContaining([
+      "lib/cli/main.js",
+      "lib/relay/main.js",
+      "lib/sandbox/server.js",
+      "package.json",
+      "LICENSE",
+      "docs/cli.md",
+    ]),
+  );
+  expect(
+    files.filter(
+      (f) =>
+        /^(test|src|bench|scripts|taskpane|functions|deploy)\//.test(f) ||
+        /\.test\.|\.map$|tsconfig|jest\.config/.test(f),
+    ),
+  ).toEqual([]);
 }, 150_000);

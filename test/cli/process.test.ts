@@ -10,10 +10,20 @@ const MAIN = path.join(ROOT, "lib", "cli", "main.js");
 /** Builds lib/ when it is missing or older than a source file (npm test builds it first anyway). */
 function ensureBuilt(): void {
   const newest = (dir: string): number =>
-    fs.readdirSync(dir, { withFileTypes: true }).reduce((m, e) => Math.max(m, e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs), 0);
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .reduce(
+        (m, e) =>
+          Math.max(m, e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs),
+        0,
+      );
   if (fs.existsSync(MAIN) && fs.statSync(MAIN).mtimeMs >= newest(path.join(ROOT, "src"))) return;
   try {
-    execFileSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(ROOT, "tsconfig.node.json")], { cwd: ROOT, stdio: "pipe" });
+    execFileSync(
+      process.execPath,
+      [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(ROOT, "tsconfig.node.json")],
+      { cwd: ROOT, stdio: "pipe" },
+    );
   } catch (error) {
     // tsc still emits when another part of src has a type error; only a missing CLI is fatal here.
     if (!fs.existsSync(MAIN)) throw error;
@@ -50,7 +60,10 @@ describe("the str-screen process", () => {
 
   test("exits 0 when every row is screened", async () => {
     const csv = path.join(dir, "clean.csv");
-    fs.writeFileSync(csv, 'Address,Price,Beds,Baths,Guests\n"12 Main St, Austin TX",415000,3,2,8\n"200 Broadway, Nashville TN",$389k,2,1,4\n');
+    fs.writeFileSync(
+      csv,
+      'Address,Price,Beds,Baths,Guests\n"12 Main St, Austin TX",415000,3,2,8\n"200 Broadway, Nashville TN",$389k,2,1,4\n',
+    );
     const c = start([csv, "--out", path.join(dir, "clean.xlsx")], { RELAY_DATA_DIR: data });
     expect(await c.exit).toBe(0);
     expect(c.stdout()).toContain("Done: 2 of 2 rows screened");

@@ -5,7 +5,15 @@ function fakeStream(isTTY: boolean) {
   return { out, stream: { write: (s: string) => out.push(s), isTTY, columns: 120 } };
 }
 
-const stats = (done: number, extra: Partial<ProgressStats> = {}): ProgressStats => ({ total: 100, done, cached: 0, failed: 0, warnings: 0, spentUSD: done * 0.2, ...extra });
+const stats = (done: number, extra: Partial<ProgressStats> = {}): ProgressStats => ({
+  total: 100,
+  done,
+  cached: 0,
+  failed: 0,
+  warnings: 0,
+  spentUSD: done * 0.2,
+  ...extra,
+});
 
 describe("progress", () => {
   test("on a terminal: one line redrawn in place with counts, rate, time left and spend", () => {

@@ -30,7 +30,12 @@ describe("screening through a running relay", () => {
     expect(t.sandboxStats().reports).toBe(8);
     const book = await readWorkbook(out);
     const summary = summaryOf(book);
-    expect(summary).toMatchObject({ Relay: `relay at ${url}`, Mode: "Sandbox (simulated data)", Created: 8, Duplicates: 1 });
+    expect(summary).toMatchObject({
+      Relay: `relay at ${url}`,
+      Mode: "Sandbox (simulated data)",
+      Created: 8,
+      Duplicates: 1,
+    });
     // The token is in no cell of any sheet (the workbook travels: e-mail, shared drives).
     const texts: string[] = [];
     book.eachSheet((ws) => ws.eachRow((row) => row.eachCell((cell) => void texts.push(JSON.stringify(cell.value)))));
@@ -49,7 +54,10 @@ describe("screening through a running relay", () => {
   });
 
   test("STR_RELAY_URL without STR_RELAY_TOKEN (or the other way round) is a configuration error naming both", async () => {
-    const partials: Record<string, string>[] = [{ STR_RELAY_URL: "http://127.0.0.1:9" }, { STR_RELAY_TOKEN: TEST_TOKEN }];
+    const partials: Record<string, string>[] = [
+      { STR_RELAY_URL: "http://127.0.0.1:9" },
+      { STR_RELAY_TOKEN: TEST_TOKEN },
+    ];
     for (const partial of partials) {
       const r = await screen([MESSY_CSV, "--dry-run"], { ...testEnv(dir), ...partial });
       expect(r.code).toBe(2);
@@ -60,7 +68,10 @@ describe("screening through a running relay", () => {
 
   test("a wrong token, a relay that is not there, or a plain-http URL off this machine exits 2 before anything is sent", async () => {
     const arrivals = t.sandboxStats().arrivals;
-    const wrong = await screen([MESSY_CSV, "--out", path.join(dir, "x.xlsx")], { ...env(), STR_RELAY_TOKEN: "not-the-token-0123456789" });
+    const wrong = await screen([MESSY_CSV, "--out", path.join(dir, "x.xlsx")], {
+      ...env(),
+      STR_RELAY_TOKEN: "not-the-token-0123456789",
+    });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/\[STR_UNAUTHORIZED\].*check STR_RELAY_TOKEN/);
     expect(wrong.stderr).not.toContain("not-the-token-0123456789");

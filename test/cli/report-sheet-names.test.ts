@@ -22,7 +22,14 @@ describe("report sheet names", () => {
     const r = await screen([file, "--out", file], env);
     expect(r.code).toBe(1); // the messy fixture has bad rows
     const after = await readWorkbook(file);
-    expect(after.worksheets.map((w) => w.name)).toEqual(["Portfolio", "Assumptions", "Summary", "STR Comparables", "STR Warnings", "STR Summary"]);
+    expect(after.worksheets.map((w) => w.name)).toEqual([
+      "Portfolio",
+      "Assumptions",
+      "Summary",
+      "STR Comparables",
+      "STR Warnings",
+      "STR Summary",
+    ]);
     expect(sheet(after, "Summary").getCell("A1").value).toBe("My own summary");
     expect(summaryOf(after)).toMatchObject({ Output: "own-summary.xlsx (refreshed in place)" });
   }, 60_000);
@@ -39,7 +46,13 @@ describe("report sheet names", () => {
     const r = await screen([file, "--out", file], env);
     expect(r.code).toBe(1);
     const after = await readWorkbook(file);
-    expect(after.worksheets.map((w) => w.name)).toEqual(["Portfolio", "Assumptions", "STR Comparables", "STR Warnings", "STR Summary"]);
+    expect(after.worksheets.map((w) => w.name)).toEqual([
+      "Portfolio",
+      "Assumptions",
+      "STR Comparables",
+      "STR Warnings",
+      "STR Summary",
+    ]);
     expect(summaryOf(after)).toMatchObject({ Created: 0, "Cost (USD)": 0 });
   }, 60_000);
 });

@@ -2,7 +2,18 @@ import fs from "node:fs";
 import path from "node:path";
 import ExcelJS from "exceljs";
 import { DEFAULT_COMPS } from "../../src/cli/args";
-import { MESSY_CSV, Ran, columnOf, readWorkbook, rowValues, screen, sheet, summaryOf, tempDir, testEnv } from "./support";
+import {
+  MESSY_CSV,
+  Ran,
+  columnOf,
+  readWorkbook,
+  rowValues,
+  screen,
+  sheet,
+  summaryOf,
+  tempDir,
+  testEnv,
+} from "./support";
 
 /**
  * The messy sample portfolio (test/fixtures/portfolio-messy.csv) screened end to end on the
@@ -26,7 +37,9 @@ describe("screening the messy CSV portfolio", () => {
 
   test("exits 1 because some rows failed, and says what it did", () => {
     expect(first.code).toBe(1);
-    expect(first.stdout).toContain("Done: 9 of 13 rows screened (8 created, 0 cached, 1 duplicate), 4 failed, 9 with warnings, 2 blank.");
+    expect(first.stdout).toContain(
+      "Done: 9 of 13 rows screened (8 created, 0 cached, 1 duplicate), 4 failed, 9 with warnings, 2 blank.",
+    );
     expect(first.stdout).toMatch(/Cost: \$1\.70 \(sandbox/);
     expect(first.stderr).toContain('"List Price ($)" → Price');
     expect(first.stderr).toMatch(/not used: "Notes", "Agent"/);
@@ -40,12 +53,34 @@ describe("screening the messy CSV portfolio", () => {
   test("keeps the input columns as they were, then the results under a bold header", () => {
     const header = rowValues(ws, 1);
     expect(header.slice(0, 15)).toEqual([
-      "Property Address", "List Price ($)", "Beds", "Baths #", "Sleeps", "Deal Type", "Monthly Rent", "Interest Rate (%)",
-      "Down Payment", "Loan Term", "Years Left", "Management Fee (%)", "AI Comps", "Notes", "Agent",
+      "Property Address",
+      "List Price ($)",
+      "Beds",
+      "Baths #",
+      "Sleeps",
+      "Deal Type",
+      "Monthly Rent",
+      "Interest Rate (%)",
+      "Down Payment",
+      "Loan Term",
+      "Years Left",
+      "Management Fee (%)",
+      "AI Comps",
+      "Notes",
+      "Agent",
     ]);
     expect(header.slice(15)).toEqual([
-      "STR status", "STR fetched", "Annual revenue, median", "Nightly rate, median", "Occupancy, median", "Year-one revenue",
-      "Year-one cash flow", "Cash-on-cash return", "Report", "Analysis id", "Warnings (sandbox: simulated data)",
+      "STR status",
+      "STR fetched",
+      "Annual revenue, median",
+      "Nightly rate, median",
+      "Occupancy, median",
+      "Year-one revenue",
+      "Year-one cash flow",
+      "Cash-on-cash return",
+      "Report",
+      "Analysis id",
+      "Warnings (sandbox: simulated data)",
     ]);
     expect(ws.getRow(1).getCell(16).font?.bold).toBe(true);
     expect(rowValues(ws, 2).slice(0, 5)).toEqual(["12 Main St, Austin TX", "$415,000", 3, 2, 8]);
@@ -84,7 +119,10 @@ describe("screening the messy CSV portfolio", () => {
     const status = columnOf(ws, 1, "STR status");
     const last = columnOf(ws, 1, /^Warnings/);
     const marked = (r: number) => [ws.getRow(r).getCell(status).value, ws.getRow(r).getCell(last).value];
-    expect(marked(7)).toEqual(["Failed", '✖ [STR_VALIDATION] List Price ($) must be an amount such as 415000 or $415,000; got "call agent"']);
+    expect(marked(7)).toEqual([
+      "Failed",
+      '✖ [STR_VALIDATION] List Price ($) must be an amount such as 415000 or $415,000; got "call agent"',
+    ]);
     expect(marked(12)).toEqual(["Failed", "✖ [STR_VALIDATION] Beds is required"]);
     expect(marked(13)[1]).toMatch(/^✖ \[STR_VALIDATION\] Interest Rate \(%\) must be a number from 0 to 15/);
     expect(marked(15)[1]).toMatch(/Deal Type must be one of buy, arb, owned, cohost; got "Flip"/);
@@ -101,12 +139,16 @@ describe("screening the messy CSV portfolio", () => {
   });
 
   test("warnings are data: in the row's warnings cell and in the Warnings sheet, with the failed rows", () => {
-    expect(ws.getRow(8).getCell(columnOf(ws, 1, /^Warnings/)).value).toMatch(/^⚠ SANDBOX: simulated data \| addAIComps skipped: AI comparables are available for US properties only/);
+    expect(ws.getRow(8).getCell(columnOf(ws, 1, /^Warnings/)).value).toMatch(
+      /^⚠ SANDBOX: simulated data \| addAIComps skipped: AI comparables are available for US properties only/,
+    );
     const warnings = sheet(book, "STR Warnings");
     expect(rowValues(warnings, 1)).toEqual(["Row", "Property", "Strategy", "Kind", "Message"]);
     const all = Array.from({ length: warnings.rowCount - 1 }, (_, i) => rowValues(warnings, i + 2));
     // Every answered row is simulated, and says so; the other rows are the service's warnings and the errors.
-    expect(all.filter((r) => r[4] === "SANDBOX: simulated data").map((r) => r[0])).toEqual([2, 3, 5, 6, 8, 9, 10, 14, 16]);
+    expect(all.filter((r) => r[4] === "SANDBOX: simulated data").map((r) => r[0])).toEqual([
+      2, 3, 5, 6, 8, 9, 10, 14, 16,
+    ]);
     const rows = all.filter((r) => r[4] !== "SANDBOX: simulated data");
     expect(rows.map((r) => [r[0], r[3]])).toEqual([
       [7, "✖ Error"],
@@ -122,14 +164,20 @@ describe("screening the messy CSV portfolio", () => {
     const comps = sheet(book, "STR Comparables");
     expect(rowValues(comps, 1).slice(0, 5)).toEqual(["Row", "Property", "Strategy", "Analysis id", "Listing"]);
     const byRow = new Map<number, number>();
-    for (let r = 2; r <= comps.rowCount; r++) byRow.set(comps.getRow(r).getCell(1).value as number, (byRow.get(comps.getRow(r).getCell(1).value as number) ?? 0) + 1);
+    for (let r = 2; r <= comps.rowCount; r++)
+      byRow.set(
+        comps.getRow(r).getCell(1).value as number,
+        (byRow.get(comps.getRow(r).getCell(1).value as number) ?? 0) + 1,
+      );
     expect([...byRow.keys()]).toEqual([2, 3, 5, 6, 8, 9, 10, 14, 16]);
     expect([...byRow.values()].every((n) => n === DEFAULT_COMPS)).toBe(true);
     const first = comps.getRow(2);
     expect(first.getCell(2).value).toBe("12 Main St, Austin TX");
     expect(first.getCell(columnOf(comps, 1, "Occupancy")).numFmt).toBe("0.0%");
     expect(first.getCell(columnOf(comps, 1, "Annual revenue")).numFmt).toBe("$#,##0");
-    expect(first.getCell(columnOf(comps, 1, "Listing link")).value).toBe("simulated listing: no page once the run ends");
+    expect(first.getCell(columnOf(comps, 1, "Listing link")).value).toBe(
+      "simulated listing: no page once the run ends",
+    );
     expect(first.getCell(columnOf(comps, 1, "Warnings")).value).toBe("⚠ SANDBOX: simulated data");
     const distance = columnOf(comps, 1, "Distance");
     const distances = [2, 3, 4].map((r) => comps.getRow(r).getCell(distance).value as number);
@@ -171,7 +219,11 @@ describe("screening the messy CSV portfolio", () => {
     const again = await screen([MESSY_CSV, "--out", path.join(dir, "again.xlsx")], env);
     expect(again.stdout).toContain("(0 created, 9 cached, 0 duplicates)");
     expect(again.stdout).toMatch(/Cost: \$0\.00/);
-    expect(summaryOf(await readWorkbook(path.join(dir, "again.xlsx")))).toMatchObject({ Created: 0, Cached: 9, "Cost (USD)": 0 });
+    expect(summaryOf(await readWorkbook(path.join(dir, "again.xlsx")))).toMatchObject({
+      Created: 0,
+      Cached: 9,
+      "Cost (USD)": 0,
+    });
   });
 
   test("--refresh --dry-run estimates fetching every row again, and spends nothing", async () => {
@@ -185,16 +237,26 @@ describe("screening the messy CSV portfolio", () => {
 
   test("--fields chooses the result columns and --comps 0 leaves the Comparables sheet a header", async () => {
     const file = path.join(dir, "fields.xlsx");
-    const r = await screen([MESSY_CSV, "--out", file, "--fields", "revenue.p50; Occupancy, median; url", "--comps", "0"], env);
+    const r = await screen(
+      [MESSY_CSV, "--out", file, "--fields", "revenue.p50; Occupancy, median; url", "--comps", "0"],
+      env,
+    );
     expect(r.code).toBe(1);
     const b = await readWorkbook(file);
-    expect(rowValues(sheet(b, "Screening"), 1).slice(15)).toEqual(["STR status", "STR fetched", "Annual revenue, median", "Occupancy, median", "Report", "Warnings (sandbox: simulated data)"]);
+    expect(rowValues(sheet(b, "Screening"), 1).slice(15)).toEqual([
+      "STR status",
+      "STR fetched",
+      "Annual revenue, median",
+      "Occupancy, median",
+      "Report",
+      "Warnings (sandbox: simulated data)",
+    ]);
     expect(sheet(b, "STR Comparables").rowCount).toBe(1);
   });
 
   test("--strategy is the strategy of rows without one, and --fields is checked against it", async () => {
     const csv = path.join(dir, "leases.csv");
-    fs.writeFileSync(csv, "Address,Rent,Beds,Baths,Guests\n\"200 Broadway, Nashville TN\",\"$2,100\",2,1,4\n");
+    fs.writeFileSync(csv, 'Address,Rent,Beds,Baths,Guests\n"200 Broadway, Nashville TN","$2,100",2,1,4\n');
     const file = path.join(dir, "leases.xlsx");
     const r = await screen([csv, "--out", file, "--strategy", "arb"], env);
     expect(r.code).toBe(0);
@@ -209,7 +271,7 @@ describe("screening the messy CSV portfolio", () => {
 
   test("screened again 40 days later: free from the cache, and each row says it is stale and what a refresh costs", async () => {
     const csv = path.join(dir, "stale.csv");
-    fs.writeFileSync(csv, "Address,Price,Beds,Baths,Guests\n\"9 Elm St, Austin TX\",450000,3,2,6\n");
+    fs.writeFileSync(csv, 'Address,Price,Beds,Baths,Guests\n"9 Elm St, Austin TX",450000,3,2,6\n');
     expect((await screen([csv, "--out", path.join(dir, "fresh.xlsx")], env)).code).toBe(0);
     const now = Date.now();
     jest.spyOn(Date, "now").mockReturnValue(now + 40 * 86_400_000);
@@ -221,6 +283,8 @@ describe("screening the messy CSV portfolio", () => {
     }
     expect(later.stdout).toMatch(/Cost: \$0\.00/);
     const screened = sheet(await readWorkbook(path.join(dir, "later.xlsx")), "Screening");
-    expect(screened.getRow(2).getCell(columnOf(screened, 1, /^Warnings/)).value).toBe("⚠ SANDBOX: simulated data | STALE: fetched 40 days ago; a refresh costs up to 0.20 USD");
+    expect(screened.getRow(2).getCell(columnOf(screened, 1, /^Warnings/)).value).toBe(
+      "⚠ SANDBOX: simulated data | STALE: fetched 40 days ago; a refresh costs up to 0.20 USD",
+    );
   });
 });

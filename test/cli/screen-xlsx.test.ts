@@ -33,7 +33,9 @@ describe("screening an .xlsx portfolio into a new workbook", () => {
     for (const r of [4, 5, 6, 7, 10, 11]) expect([r, ws.getRow(r).getCell(status).value]).toEqual([r, "Created"]);
     // The error value and the missing bedrooms mark their rows.
     expect(ws.getRow(9).getCell(status).value).toBe("Failed");
-    expect(ws.getRow(9).getCell(columnOf(ws, 3, /^Warnings/)).value).toMatch(/Purchase Price must be an amount .* got "#N\/A"/);
+    expect(ws.getRow(9).getCell(columnOf(ws, 3, /^Warnings/)).value).toMatch(
+      /Purchase Price must be an amount .* got "#N\/A"/,
+    );
     expect(ws.getRow(12).getCell(columnOf(ws, 3, /^Warnings/)).value).toBe("✖ [STR_VALIDATION] Bedrooms is required");
     expect(ws.getRow(8).getCell(status).value).toBeNull();
     expect(summaryOf(book)).toMatchObject({ Sheet: "Portfolio", Rows: 8, Done: 6, Failed: 2, Blank: 1 });
@@ -42,7 +44,9 @@ describe("screening an .xlsx portfolio into a new workbook", () => {
   test("--sheet names the sheet to screen; a missing one is a usage error listing the sheets", async () => {
     const wrong = await screen([MESSY_XLSX, "--sheet", "Deals", "--dry-run"], env);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('--sheet "Deals" is not a sheet of portfolio-messy.xlsx; its sheets: "Portfolio", "Assumptions"');
+    expect(wrong.stderr).toContain(
+      '--sheet "Deals" is not a sheet of portfolio-messy.xlsx; its sheets: "Portfolio", "Assumptions"',
+    );
     const none = await screen([MESSY_XLSX, "--sheet", "Assumptions", "--dry-run"], env);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no column holds the location/);
@@ -63,7 +67,13 @@ describe("refreshing a portfolio workbook in place", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("(refreshed in place)");
     const book = await readWorkbook(file);
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "Assumptions", "STR Comparables", "STR Warnings", "STR Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual([
+      "Portfolio",
+      "Assumptions",
+      "STR Comparables",
+      "STR Warnings",
+      "STR Summary",
+    ]);
     const other = sheet(book, "Assumptions");
     expect(other.getCell("B1").value).toBe(0.08);
     expect(other.getCell("B1").numFmt).toBe("0.0%");
@@ -85,7 +95,16 @@ describe("refreshing a portfolio workbook in place", () => {
     ws.getRow(4).getCell(after).value = 7;
     await book.xlsx.writeFile(file);
 
-    const r = await screen([file, "--out", file, "--fields", "revenue.p50, adr.p50, occupancy.p50, yearOneCashFlowUSD, Cap rate, Cash-on-cash return, totalCashInvestment, ltrPerMonthUSD, url, _id, currency"], env);
+    const r = await screen(
+      [
+        file,
+        "--out",
+        file,
+        "--fields",
+        "revenue.p50, adr.p50, occupancy.p50, yearOneCashFlowUSD, Cap rate, Cash-on-cash return, totalCashInvestment, ltrPerMonthUSD, url, _id, currency",
+      ],
+      env,
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/earlier results in columns M–W are replaced/);
     book = await readWorkbook(file);
@@ -93,20 +112,42 @@ describe("refreshing a portfolio workbook in place", () => {
     const header = rowValues(ws, 3);
     expect(header.filter((h) => h === "STR status")).toHaveLength(1);
     expect(header.filter((h) => typeof h === "string" && h.startsWith("Warnings"))).toHaveLength(1);
-    expect(header.slice(12, 16)).toEqual(["STR status", "STR fetched", "Annual revenue, median", "Nightly rate, median"]);
+    expect(header.slice(12, 16)).toEqual([
+      "STR status",
+      "STR fetched",
+      "Annual revenue, median",
+      "Nightly rate, median",
+    ]);
     const score = columnOf(ws, 3, "My score");
     expect(score).toBe(columnOf(ws, 3, /^Warnings/) + 1);
     expect(ws.getRow(4).getCell(score).value).toBe(7);
     expect(ws.getRow(4).getCell(columnOf(ws, 3, "STR status")).value).toBe("Cached");
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "Assumptions", "STR Comparables", "STR Warnings", "STR Summary"]);
-    expect(summaryOf(book)).toMatchObject({ Created: 0, Cached: 6, "Cost (USD)": 0, Output: "portfolio.xlsx (refreshed in place)" });
+    expect(book.worksheets.map((w) => w.name)).toEqual([
+      "Portfolio",
+      "Assumptions",
+      "STR Comparables",
+      "STR Warnings",
+      "STR Summary",
+    ]);
+    expect(summaryOf(book)).toMatchObject({
+      Created: 0,
+      Cached: 6,
+      "Cost (USD)": 0,
+      Output: "portfolio.xlsx (refreshed in place)",
+    });
   });
 
   test("a narrower refresh leaves no stale result cells behind", async () => {
     const r = await screen([file, "--out", file, "--fields", "revenue.p50"], env);
     expect(r.code).toBe(1);
     const ws = sheet(await readWorkbook(file), "Portfolio");
-    expect(rowValues(ws, 3).slice(12)).toEqual(["STR status", "STR fetched", "Annual revenue, median", "Warnings (sandbox: simulated data)", "My score"]);
+    expect(rowValues(ws, 3).slice(12)).toEqual([
+      "STR status",
+      "STR fetched",
+      "Annual revenue, median",
+      "Warnings (sandbox: simulated data)",
+      "My score",
+    ]);
     expect(rowValues(ws, 4).slice(12, 14)).toEqual(["Cached", expect.any(Date)]);
     expect(rowValues(ws, 4)[16]).toBe(7);
   });
@@ -115,7 +156,13 @@ describe("refreshing a portfolio workbook in place", () => {
     const r = await screen([file, "--out", file], env);
     expect(r.code).toBe(1);
     const ws = sheet(await readWorkbook(file), "Portfolio");
-    expect(rowValues(ws, 3).slice(12)).toEqual(["STR status", "STR fetched", "Annual revenue, median", "Warnings (sandbox: simulated data)", "My score"]);
+    expect(rowValues(ws, 3).slice(12)).toEqual([
+      "STR status",
+      "STR fetched",
+      "Annual revenue, median",
+      "Warnings (sandbox: simulated data)",
+      "My score",
+    ]);
   });
 
   test("a sheet named like a report sheet that str-screen did not write is never overwritten: usage error, file untouched", async () => {

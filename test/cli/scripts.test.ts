@@ -59,7 +59,9 @@ describe("str-screen for scripts", () => {
       stderr: { write: (s: string) => (stderr += s), isTTY: false },
     });
     expect(code).toBe(3);
-    expect(stderr).toMatch(/str-screen failed \(a bug: please report it with this message\): TypeError: stdout went away/);
+    expect(stderr).toMatch(
+      /str-screen failed \(a bug: please report it with this message\): TypeError: stdout went away/,
+    );
   });
 
   describe(".csv and .json output hold the screened sheet's columns and rows", () => {
@@ -98,15 +100,26 @@ describe("str-screen for scripts", () => {
       const doc = JSON.parse(fs.readFileSync(outs.json, "utf8"));
       expect(doc.columns).toEqual(headers);
       expect(doc.headerRow).toBe(1);
-      const nonBlank = xlsxRows.map((row, r) => ({ row: r + 1, cells: row })).filter((x) => x.row > 1 && x.cells.some((v) => v !== null));
+      const nonBlank = xlsxRows
+        .map((row, r) => ({ row: r + 1, cells: row }))
+        .filter((x) => x.row > 1 && x.cells.some((v) => v !== null));
       expect(doc.rows.map((r: { row: number }) => r.row)).toEqual(nonBlank.map((x) => x.row));
       for (const { row, cells } of nonBlank) {
         const values = doc.rows.find((r: { row: number }) => r.row === row).values;
         expect(values).toEqual(Object.fromEntries(headers.map((h, c) => [h, flat(cells[c])])));
       }
-      const cashFlow = doc.rows.map((r: { values: Record<string, unknown> }) => r.values["Year-one cash flow"]).filter((v: unknown) => typeof v === "number");
+      const cashFlow = doc.rows
+        .map((r: { values: Record<string, unknown> }) => r.values["Year-one cash flow"])
+        .filter((v: unknown) => typeof v === "number");
       expect(cashFlow.length).toBeGreaterThan(0);
-      expect(doc.summary).toMatchObject({ mode: "sandbox", rows: 13, done: 9, failed: 4, out: "r.json", strategy: "buy" });
+      expect(doc.summary).toMatchObject({
+        mode: "sandbox",
+        rows: 13,
+        done: 9,
+        failed: 4,
+        out: "r.json",
+        strategy: "buy",
+      });
     });
   });
 
@@ -120,7 +133,10 @@ describe("str-screen for scripts", () => {
       await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
       const address = t.relay.app.server.address();
       const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-      expect((await screen([MESSY_CSV, "--out", out], testEnv(dir, { STR_RELAY_URL: url, STR_RELAY_TOKEN: TEST_TOKEN }))).code).toBe(1);
+      expect(
+        (await screen([MESSY_CSV, "--out", out], testEnv(dir, { STR_RELAY_URL: url, STR_RELAY_TOKEN: TEST_TOKEN })))
+          .code,
+      ).toBe(1);
       book = await readWorkbook(out);
     });
     afterAll(() => t.close());

@@ -9,7 +9,10 @@ import { readWorkbook, rowValues, screen, sheet, summaryOf, tempDir, testEnv } f
 describe("rows with unusual values", () => {
   const dir = tempDir();
   const input = path.join(dir, "unusual.csv");
-  fs.writeFileSync(input, 'Address,Price,Beds,Baths,Sleeps\n"1 Odd St, Austin TX",450,3,2,6\n"2 Fine St, Austin TX",450000,3,2,6\n');
+  fs.writeFileSync(
+    input,
+    'Address,Price,Beds,Baths,Sleeps\n"1 Odd St, Austin TX",450,3,2,6\n"2 Fine St, Austin TX",450000,3,2,6\n',
+  );
 
   test("the dry run lists them with their row, column and rule, and exits 1", async () => {
     const ran = await screen([input, "--dry-run"], testEnv(tempDir()));

@@ -18,10 +18,15 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     reads = 0;
     const counting: typeof fetch = (input, init) => {
       requests.push(String(input));
-      if (typeof init?.body === "string") sent.push({ items: (JSON.parse(init.body) as { items: unknown[] }).items.length, readBefore: reads });
+      if (typeof init?.body === "string")
+        sent.push({ items: (JSON.parse(init.body) as { items: unknown[] }).items.length, readBefore: reads });
       return fetch(input, init);
     };
-    client = new RelayClient({ baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN, fetch: counting });
+    client = new RelayClient({
+      baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`,
+      token: TEST_TOKEN,
+      fetch: counting,
+    });
     batcher = new BatchingClient({ client });
   });
   afterEach(() => t.close());
@@ -33,7 +38,9 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatch(/\/v1\/batch$/);
     expect(sent.map((s) => s.items)).toEqual([200]);
-    expect(answers.map((a) => a.data?.fullAddress)).toEqual(Array.from({ length: 200 }, (_, n) => `${12 + n} Main St, Austin TX`));
+    expect(answers.map((a) => a.data?.fullAddress)).toEqual(
+      Array.from({ length: 200 }, (_, n) => `${12 + n} Main St, Austin TX`),
+    );
     expect(t.sandboxStats()).toMatchObject({ reports: 200, duplicates: 0 });
   });
 
@@ -130,7 +137,10 @@ describe("calls made together go as one batch, and a recalculation sends nothing
   });
 
   test("a bad item fails alone with the relay's error", async () => {
-    const [good, bad] = await Promise.allSettled([batcher.request("buy", body(1)), batcher.request("buy", { ...body(2), bedrooms: 0.5 } as never)]);
+    const [good, bad] = await Promise.allSettled([
+      batcher.request("buy", body(1)),
+      batcher.request("buy", { ...body(2), bedrooms: 0.5 } as never),
+    ]);
     expect(good.status).toBe("fulfilled");
     expect(bad.status).toBe("rejected");
     expect((bad as PromiseRejectedResult).reason).toMatchObject({ code: "STR_VALIDATION", status: 400 });
@@ -158,7 +168,10 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     const slow = await startRelay({ RELAY_UPSTREAM_RPS: "5" });
     await slow.relay.app.listen({ host: "127.0.0.1", port: 0 });
     try {
-      client = new RelayClient({ baseUrl: `http://127.0.0.1:${(slow.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+      client = new RelayClient({
+        baseUrl: `http://127.0.0.1:${(slow.relay.app.server.address() as { port: number }).port}`,
+        token: TEST_TOKEN,
+      });
       const b = new BatchingClient({ client });
       const invocations: Cancelable[] = Array.from({ length: 30 }, () => ({}));
       const calls = invocations.map((invocation, n) =>
@@ -189,7 +202,10 @@ describe("the version of an analysis the session keeps (what STR.WHATIF starts f
   beforeAll(async () => {
     t = await startRelay();
     await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    client = new RelayClient({ baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+    client = new RelayClient({
+      baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`,
+      token: TEST_TOKEN,
+    });
   });
   afterAll(() => t.close());
 
@@ -206,23 +222,26 @@ describe("the version of an analysis the session keeps (what STR.WHATIF starts f
   test.each([
     ["the create's line first", false],
     ["the enhance's line first", true],
-  ])("a create and its enhance answered in one batch, %s: the session keeps the enhanced version", async (_order, reversed) => {
-    const buy = BuyRequest.parse(buyBody(reversed ? 41 : 40));
-    // An earlier session made both, so both are in the relay's cache and come back in one batch.
-    const earlier = new BatchingClient({ client });
-    const id = String((await earlier.request("buy", buy)).data?._id);
-    const enhance = EnhanceRequest.parse({ analysisId: id, addAIExpenseEstimates: true });
-    await earlier.request("enhance", enhance);
+  ])(
+    "a create and its enhance answered in one batch, %s: the session keeps the enhanced version",
+    async (_order, reversed) => {
+      const buy = BuyRequest.parse(buyBody(reversed ? 41 : 40));
+      // An earlier session made both, so both are in the relay's cache and come back in one batch.
+      const earlier = new BatchingClient({ client });
+      const id = String((await earlier.request("buy", buy)).data?._id);
+      const enhance = EnhanceRequest.parse({ analysisId: id, addAIExpenseEstimates: true });
+      await earlier.request("enhance", enhance);
 
-    const b = new BatchingClient({ client: delivering(reversed) });
-    const [created, enhanced] = await Promise.all([b.request("buy", buy), b.request("enhance", enhance)]);
-    expect(b.batchesSent).toBe(1);
-    expect([created.data?._id, enhanced.data?._id]).toEqual([id, id]);
-    expect(created.data?.aiExpenseEstimatesApplied).toBe(false);
-    expect(b.analysis(id)?.relay.operation).toBe("enhance");
-    expect(b.analysis(id)?.data?.aiExpenseEstimatesApplied).toBe(true);
-    // The create's answer, remembered again later in the session, does not take the enhanced one's place.
-    expect(b.rememberAnalysis(created).relay.operation).toBe("enhance");
-    expect(b.analysis(id)?.data).toEqual(enhanced.data);
-  });
+      const b = new BatchingClient({ client: delivering(reversed) });
+      const [created, enhanced] = await Promise.all([b.request("buy", buy), b.request("enhance", enhance)]);
+      expect(b.batchesSent).toBe(1);
+      expect([created.data?._id, enhanced.data?._id]).toEqual([id, id]);
+      expect(created.data?.aiExpenseEstimatesApplied).toBe(false);
+      expect(b.analysis(id)?.relay.operation).toBe("enhance");
+      expect(b.analysis(id)?.data?.aiExpenseEstimatesApplied).toBe(true);
+      // The create's answer, remembered again later in the session, does not take the enhanced one's place.
+      expect(b.rememberAnalysis(created).relay.operation).toBe("enhance");
+      expect(b.analysis(id)?.data).toEqual(enhanced.data);
+    },
+  );
 });

@@ -49,7 +49,10 @@ describe("the relay client against a real relay", () => {
     const seen: { index: number; at: number }[] = [];
     const start = Date.now();
     await client.batch(
-      [0, 1, 2].map((n) => ({ strategy: "cohost" as const, params: { fullAddress: `${n} Lake Rd, Asheville NC`, bedrooms: 2, bathrooms: 1, accomodates: 4 } })),
+      [0, 1, 2].map((n) => ({
+        strategy: "cohost" as const,
+        params: { fullAddress: `${n} Lake Rd, Asheville NC`, bedrooms: 2, bathrooms: 1, accomodates: 4 },
+      })),
       { onLine: (line) => seen.push({ index: line.index, at: Date.now() - start }) },
     );
     expect(seen.map((s) => s.index).sort()).toEqual([0, 1, 2]);
@@ -89,10 +92,15 @@ describe("the relay client's own failures", () => {
   });
 
   test("something that is not the relay → STR_RELAY_BAD_ANSWER", async () => {
-    const server = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>hello</html>")).listen(0, "127.0.0.1");
+    const server = http
+      .createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>hello</html>"))
+      .listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     try {
-      const client = new RelayClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, token: TEST_TOKEN });
+      const client = new RelayClient({
+        baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+        token: TEST_TOKEN,
+      });
       expect((await failure(client.usage())).code).toBe("STR_RELAY_BAD_ANSWER");
     } finally {
       server.close();
@@ -103,32 +111,49 @@ describe("the relay client's own failures", () => {
     const answer = (index: number) => ({
       index,
       status: 200,
-      body: { success: true, data: { _id: `id${index}`, fullAddress: `${index} Rue de l’Église, Zürich — ✓` }, warnings: ["Prix estimé à ±5 %"], relay: { cached: true, costUSD: 0, sandbox: true, fetchedAt: "2026-11-23T10:00:00.000Z" } },
+      body: {
+        success: true,
+        data: { _id: `id${index}`, fullAddress: `${index} Rue de l’Église, Zürich — ✓` },
+        warnings: ["Prix estimé à ±5 %"],
+        relay: { cached: true, costUSD: 0, sandbox: true, fetchedAt: "2026-11-23T10:00:00.000Z" },
+      },
     });
     const bytes = new TextEncoder().encode(`${[0, 1, 2, 3, 4].map((i) => JSON.stringify(answer(i))).join("\n")}\n`);
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), fc.boolean(), async (cuts, lastNewline) => {
-        const body = lastNewline ? bytes : bytes.subarray(0, bytes.length - 1);
-        const at = [0, ...cuts.filter((c) => c < body.length).sort((a, b) => a - b), body.length];
-        const stream = new ReadableStream<Uint8Array>({
-          start(controller) {
-            for (let i = 1; i < at.length; i++) if (at[i] !== at[i - 1]) controller.enqueue(body.slice(at[i - 1], at[i]));
-            controller.close();
-          },
-        });
-        const client = new RelayClient({ baseUrl: "http://relay.test", token: TEST_TOKEN, fetch: async () => new Response(stream, { status: 200, headers: { "content-type": "application/x-ndjson" } }) });
-        const seen: unknown[] = [];
-        // Lines are matched to the items asked for, by index: five items for the five lines.
-        const items = [0, 1, 2, 3, 4].map((n) => ({ strategy: "buy" as const, params: { n } }));
-        await client.batch(items, { onLine: (line) => seen.push(line) });
-        expect(seen).toEqual([0, 1, 2, 3, 4].map(answer));
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }),
+        fc.boolean(),
+        async (cuts, lastNewline) => {
+          const body = lastNewline ? bytes : bytes.subarray(0, bytes.length - 1);
+          const at = [0, ...cuts.filter((c) => c < body.length).sort((a, b) => a - b), body.length];
+          const stream = new ReadableStream<Uint8Array>({
+            start(controller) {
+              for (let i = 1; i < at.length; i++)
+                if (at[i] !== at[i - 1]) controller.enqueue(body.slice(at[i - 1], at[i]));
+              controller.close();
+            },
+          });
+          const client = new RelayClient({
+            baseUrl: "http://relay.test",
+            token: TEST_TOKEN,
+            fetch: async () =>
+              new Response(stream, { status: 200, headers: { "content-type": "application/x-ndjson" } }),
+          });
+          const seen: unknown[] = [];
+          // Lines are matched to the items asked for, by index: five items for the five lines.
+          const items = [0, 1, 2, 3, 4].map((n) => ({ strategy: "buy" as const, params: { n } }));
+          await client.batch(items, { onLine: (line) => seen.push(line) });
+          expect(seen).toEqual([0, 1, 2, 3, 4].map(answer));
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   test("a bad URL or a missing token is refused at once", () => {
-    expect(() => new RelayClient({ baseUrl: "relay.example.com", token: TEST_TOKEN })).toThrow(/must start with https:\/\//);
+    expect(() => new RelayClient({ baseUrl: "relay.example.com", token: TEST_TOKEN })).toThrow(
+      /must start with https:\/\//,
+    );
     expect(() => new RelayClient({ baseUrl: "https://relay.example.com", token: "" })).toThrow(/No relay token/);
   });
 });

@@ -1,4 +1,14 @@
-import { AiFunction, Charge, NO_CHARGE, centsToUSD, charge, chargeFor, failedAiFunctions, maxCharge, requestedAiFunctions } from "../../src/contract";
+import {
+  AiFunction,
+  Charge,
+  NO_CHARGE,
+  centsToUSD,
+  charge,
+  chargeFor,
+  failedAiFunctions,
+  maxCharge,
+  requestedAiFunctions,
+} from "../../src/contract";
 
 /**
  * The billing model (spec: "What the service does"): 0.20 USD a created report, 0.10 USD a completed
@@ -11,10 +21,13 @@ const EXPENSES = { addAIExpenseEstimates: true };
 const BOTH_FNS: AiFunction[] = ["addAIComps", "addAIExpenseEstimates"];
 
 // The sandbox's own warning texts (src/sandbox/server.ts), as the live service might word them.
-const COMPS_US_ONLY = "addAIComps skipped: AI comparables are available for US properties only; standard comparables were used. Not billed.";
+const COMPS_US_ONLY =
+  "addAIComps skipped: AI comparables are available for US properties only; standard comparables were used. Not billed.";
 const COMPS_FAILED = "addAIComps failed: the AI step could not complete; standard comparables were used. Not billed.";
-const EXPENSES_FAILED = "addAIExpenseEstimates failed: the AI step could not complete; category default expenses were used. Not billed.";
-const EXPENSES_TIMED_OUT = "addAIExpenseEstimates timed out after 90 s; category default expenses were used. Not billed.";
+const EXPENSES_FAILED =
+  "addAIExpenseEstimates failed: the AI step could not complete; category default expenses were used. Not billed.";
+const EXPENSES_TIMED_OUT =
+  "addAIExpenseEstimates timed out after 90 s; category default expenses were used. Not billed.";
 
 describe("creating a report", () => {
   test.each(["buy", "arb", "owned", "cohost"] as const)("%s without AI costs 20 cents: one report", (op) => {
@@ -22,21 +35,41 @@ describe("creating a report", () => {
   });
 
   test("with both AI functions completing it costs 20 + 2 × 10 = 40 cents", () => {
-    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true })).toEqual({ reports: 1, aiFunctions: 2, cents: 40 });
+    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true })).toEqual({
+      reports: 1,
+      aiFunctions: 2,
+      cents: 40,
+    });
   });
 
   test("with one AI function completing it costs 30 cents", () => {
-    expect(chargeFor("cohost", COMPS, { succeeded: true, hasData: true })).toEqual({ reports: 1, aiFunctions: 1, cents: 30 });
-    expect(chargeFor("arb", EXPENSES, { succeeded: true, hasData: true, warnings: [] })).toEqual({ reports: 1, aiFunctions: 1, cents: 30 });
+    expect(chargeFor("cohost", COMPS, { succeeded: true, hasData: true })).toEqual({
+      reports: 1,
+      aiFunctions: 1,
+      cents: 30,
+    });
+    expect(chargeFor("arb", EXPENSES, { succeeded: true, hasData: true, warnings: [] })).toEqual({
+      reports: 1,
+      aiFunctions: 1,
+      cents: 30,
+    });
   });
 
   test("an AI flag set to false is not requested and not billed", () => {
-    expect(chargeFor("buy", { addAIComps: false, addAIExpenseEstimates: false }, { succeeded: true, hasData: true }).cents).toBe(20);
+    expect(
+      chargeFor("buy", { addAIComps: false, addAIExpenseEstimates: false }, { succeeded: true, hasData: true }).cents,
+    ).toBe(20);
   });
 
   test("a failed AI function is not billed; the report still is", () => {
-    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: [COMPS_US_ONLY] })).toEqual({ reports: 1, aiFunctions: 1, cents: 30 });
-    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: [COMPS_FAILED, EXPENSES_TIMED_OUT] })).toEqual({
+    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: [COMPS_US_ONLY] })).toEqual({
+      reports: 1,
+      aiFunctions: 1,
+      cents: 30,
+    });
+    expect(
+      chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: [COMPS_FAILED, EXPENSES_TIMED_OUT] }),
+    ).toEqual({
       reports: 1,
       aiFunctions: 0,
       cents: 20,
@@ -44,36 +77,73 @@ describe("creating a report", () => {
   });
 
   test("a create answered without data is still billed its report and its completed functions", () => {
-    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: false })).toEqual({ reports: 1, aiFunctions: 2, cents: 40 });
-    expect(chargeFor("arb", {}, { succeeded: true, hasData: false })).toEqual({ reports: 1, aiFunctions: 0, cents: 20 });
+    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: false })).toEqual({
+      reports: 1,
+      aiFunctions: 2,
+      cents: 40,
+    });
+    expect(chargeFor("arb", {}, { succeeded: true, hasData: false })).toEqual({
+      reports: 1,
+      aiFunctions: 0,
+      cents: 20,
+    });
   });
 
   test("only expense estimates failing bills the completed comparables", () => {
-    expect(chargeFor("owned", BOTH, { succeeded: true, hasData: true, warnings: [EXPENSES_FAILED] })).toEqual({ reports: 1, aiFunctions: 1, cents: 30 });
+    expect(chargeFor("owned", BOTH, { succeeded: true, hasData: true, warnings: [EXPENSES_FAILED] })).toEqual({
+      reports: 1,
+      aiFunctions: 1,
+      cents: 30,
+    });
   });
 });
 
 describe("enhancing an analysis", () => {
   test("has no base fee: 10 cents a completed AI function", () => {
-    expect(chargeFor("enhance", COMPS, { succeeded: true, hasData: true })).toEqual({ reports: 0, aiFunctions: 1, cents: 10 });
-    expect(chargeFor("enhance", BOTH, { succeeded: true, hasData: true })).toEqual({ reports: 0, aiFunctions: 2, cents: 20 });
+    expect(chargeFor("enhance", COMPS, { succeeded: true, hasData: true })).toEqual({
+      reports: 0,
+      aiFunctions: 1,
+      cents: 10,
+    });
+    expect(chargeFor("enhance", BOTH, { succeeded: true, hasData: true })).toEqual({
+      reports: 0,
+      aiFunctions: 2,
+      cents: 20,
+    });
   });
 
   test("partial success bills only the completed function", () => {
-    expect(chargeFor("enhance", BOTH, { succeeded: true, hasData: true, warnings: [COMPS_US_ONLY] })).toEqual({ reports: 0, aiFunctions: 1, cents: 10 });
+    expect(chargeFor("enhance", BOTH, { succeeded: true, hasData: true, warnings: [COMPS_US_ONLY] })).toEqual({
+      reports: 0,
+      aiFunctions: 1,
+      cents: 10,
+    });
   });
 
   test("an answer with no data (every function failed) is free, whatever the warnings say", () => {
-    expect(chargeFor("enhance", BOTH, { succeeded: true, hasData: false, warnings: [COMPS_FAILED, EXPENSES_FAILED] })).toEqual(NO_CHARGE);
+    expect(
+      chargeFor("enhance", BOTH, { succeeded: true, hasData: false, warnings: [COMPS_FAILED, EXPENSES_FAILED] }),
+    ).toEqual(NO_CHARGE);
     expect(chargeFor("enhance", COMPS, { succeeded: true, hasData: false })).toEqual(NO_CHARGE);
   });
 });
 
 describe("failures are free", () => {
-  test.each(["buy", "arb", "owned", "cohost", "enhance"] as const)("a failed %s call costs nothing, even with AI requested", (op) => {
-    expect(chargeFor(op, BOTH, { succeeded: false, hasData: false })).toEqual({ reports: 0, aiFunctions: 0, cents: 0 });
-    expect(chargeFor(op, BOTH, { succeeded: false, hasData: true })).toEqual({ reports: 0, aiFunctions: 0, cents: 0 });
-  });
+  test.each(["buy", "arb", "owned", "cohost", "enhance"] as const)(
+    "a failed %s call costs nothing, even with AI requested",
+    (op) => {
+      expect(chargeFor(op, BOTH, { succeeded: false, hasData: false })).toEqual({
+        reports: 0,
+        aiFunctions: 0,
+        cents: 0,
+      });
+      expect(chargeFor(op, BOTH, { succeeded: false, hasData: true })).toEqual({
+        reports: 0,
+        aiFunctions: 0,
+        cents: 0,
+      });
+    },
+  );
 });
 
 describe("reading which AI function failed from the warnings", () => {
@@ -100,8 +170,16 @@ describe("reading which AI function failed from the warnings", () => {
   });
 
   test("a create billed after a warning saying only 'comp' charges the report and the expenses: 30 cents", () => {
-    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: ["Could not find a comp"] })).toEqual({ reports: 1, aiFunctions: 1, cents: 30 });
-    expect(chargeFor("enhance", BOTH, { succeeded: true, hasData: true, warnings: ["No comparable found"] })).toEqual({ reports: 0, aiFunctions: 1, cents: 10 });
+    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: ["Could not find a comp"] })).toEqual({
+      reports: 1,
+      aiFunctions: 1,
+      cents: 30,
+    });
+    expect(chargeFor("enhance", BOTH, { succeeded: true, hasData: true, warnings: ["No comparable found"] })).toEqual({
+      reports: 0,
+      aiFunctions: 1,
+      cents: 10,
+    });
   });
 
   test.each([
@@ -135,7 +213,9 @@ describe("reading which AI function failed from the warnings", () => {
   });
 
   test("a function named by its parameter name is the only one marked, whatever else the warning says", () => {
-    expect(failedAiFunctions(BOTH_FNS, ["addAIExpenseEstimates skipped: comparables were fine"])).toEqual(["addAIExpenseEstimates"]);
+    expect(failedAiFunctions(BOTH_FNS, ["addAIExpenseEstimates skipped: comparables were fine"])).toEqual([
+      "addAIExpenseEstimates",
+    ]);
   });
 
   test("'could not complete' in an expense warning does not mark comparables", () => {
@@ -190,7 +270,11 @@ describe("the most a call can cost", () => {
     expect(maxCharge("buy", {})).toEqual({ reports: 1, aiFunctions: 0, cents: 20 });
     expect(maxCharge("arb", COMPS)).toEqual({ reports: 1, aiFunctions: 1, cents: 30 });
     expect(maxCharge("owned", BOTH)).toEqual({ reports: 1, aiFunctions: 2, cents: 40 });
-    expect(maxCharge("cohost", { addAIComps: false, addAIExpenseEstimates: true })).toEqual({ reports: 1, aiFunctions: 1, cents: 30 });
+    expect(maxCharge("cohost", { addAIComps: false, addAIExpenseEstimates: true })).toEqual({
+      reports: 1,
+      aiFunctions: 1,
+      cents: 30,
+    });
   });
 
   test("an enhance is only its AI functions", () => {
@@ -203,11 +287,15 @@ describe("the most a call can cost", () => {
 describe("amounts", () => {
   test("a charge is whole, non-negative counts and cents", () => {
     expect(Charge.safeParse({ reports: 1, aiFunctions: 2, cents: 40 }).success).toBe(true);
-    for (const bad of [{ reports: 1, aiFunctions: 0, cents: 20.5 }, { reports: -1, aiFunctions: 0, cents: 0 }, { reports: 0, aiFunctions: 0.5, cents: 0 }, { reports: 0, aiFunctions: 0 }]) {
+    for (const bad of [
+      { reports: 1, aiFunctions: 0, cents: 20.5 },
+      { reports: -1, aiFunctions: 0, cents: 0 },
+      { reports: 0, aiFunctions: 0.5, cents: 0 },
+      { reports: 0, aiFunctions: 0 },
+    ]) {
       expect(Charge.safeParse(bad).success).toBe(false);
     }
   });
-
 
   test("charge adds whole cents: 3 reports and 7 AI functions are 130 cents", () => {
     expect(charge(3, 7)).toEqual({ reports: 3, aiFunctions: 7, cents: 130 });
@@ -222,7 +310,10 @@ describe("amounts", () => {
   });
 
   test("requestedAiFunctions lists only the flags set to true, in a fixed order", () => {
-    expect(requestedAiFunctions({ addAIExpenseEstimates: true, addAIComps: true })).toEqual(["addAIComps", "addAIExpenseEstimates"]);
+    expect(requestedAiFunctions({ addAIExpenseEstimates: true, addAIComps: true })).toEqual([
+      "addAIComps",
+      "addAIExpenseEstimates",
+    ]);
     expect(requestedAiFunctions({ addAIComps: false })).toEqual([]);
   });
 });

@@ -6,23 +6,47 @@ import { AnyRequest, Operation, canonicalRequest, canonicalText, requestFieldNam
  * requests it would answer differently never do.
  */
 
-const BUY: AnyRequest = { fullAddress: "12 Main St, Austin, TX", purchasePriceUSD: 450_000, bedrooms: 3, bathrooms: 2, accomodates: 8 };
+const BUY: AnyRequest = {
+  fullAddress: "12 Main St, Austin, TX",
+  purchasePriceUSD: 450_000,
+  bedrooms: 3,
+  bathrooms: 2,
+  accomodates: 8,
+};
 
-const key = (request: Record<string, unknown>, op: "buy" | "arb" | "owned" | "cohost" | "enhance" = "buy") => canonicalRequest(op, request as AnyRequest);
+const key = (request: Record<string, unknown>, op: "buy" | "arb" | "owned" | "cohost" | "enhance" = "buy") =>
+  canonicalRequest(op, request as AnyRequest);
 
 describe("requests the service answers alike read alike", () => {
   test("key order does not matter", () => {
-    const reordered = { accomodates: 8, bathrooms: 2, bedrooms: 3, purchasePriceUSD: 450_000, fullAddress: "12 Main St, Austin, TX" };
+    const reordered = {
+      accomodates: 8,
+      bathrooms: 2,
+      bedrooms: 3,
+      purchasePriceUSD: 450_000,
+      fullAddress: "12 Main St, Austin, TX",
+    };
     expect(key(reordered)).toBe(key(BUY));
   });
 
   test("the form is the operation and the fields sorted by name", () => {
-    expect(key(BUY)).toBe('buy:{"accomodates":8,"bathrooms":2,"bedrooms":3,"fullAddress":"12 main st, austin, tx","purchasePriceUSD":450000}');
+    expect(key(BUY)).toBe(
+      'buy:{"accomodates":8,"bathrooms":2,"bedrooms":3,"fullAddress":"12 main st, austin, tx","purchasePriceUSD":450000}',
+    );
   });
 
   test("the form is exactly the JSON of the kept fields sorted by name, text escapes included", () => {
     // The relay's cache is keyed on these bytes: any change of form would buy stored answers again.
-    const request = { ...BUY, fullAddress: 'Flat "B"\\2, 1 Rue de l\u2019Église', city: "Zürich", addAIComps: true, addAIExpenseEstimates: false, lat: 47.3769, lng: 8.5417, interestRatePercentage: undefined };
+    const request = {
+      ...BUY,
+      fullAddress: 'Flat "B"\\2, 1 Rue de l\u2019Église',
+      city: "Zürich",
+      addAIComps: true,
+      addAIExpenseEstimates: false,
+      lat: 47.3769,
+      lng: 8.5417,
+      interestRatePercentage: undefined,
+    };
     const kept = Object.entries(request)
       .filter(([, v]) => v !== undefined && v !== false)
       .map(([k, v]) => [k, typeof v === "string" ? canonicalText(v) : v] as const)
@@ -50,12 +74,33 @@ describe("requests the service answers alike read alike", () => {
     };
     const ops: Operation[] = ["buy", "arb", "owned", "cohost", "enhance"];
     // Names of the operations, and some no schema has (the key must still be right for them).
-    const names = [...new Set(ops.flatMap((op) => requestFieldNames(op))), "zeta", "10", "9", 'q"uote', "ünïcode", "a b"];
-    const value = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.double(), fc.integer(), fc.constantFrom(-0, 1e21, 0.1, NaN, Infinity), fc.boolean(), fc.constant(undefined), fc.constant(null));
+    const names = [
+      ...new Set(ops.flatMap((op) => requestFieldNames(op))),
+      "zeta",
+      "10",
+      "9",
+      'q"uote',
+      "ünïcode",
+      "a b",
+    ];
+    const value = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "grapheme" }),
+      fc.double(),
+      fc.integer(),
+      fc.constantFrom(-0, 1e21, 0.1, NaN, Infinity),
+      fc.boolean(),
+      fc.constant(undefined),
+      fc.constant(null),
+    );
     fc.assert(
-      fc.property(fc.constantFrom(...ops), fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 12 }), (op, request) => {
-        expect(canonicalRequest(op, request as AnyRequest)).toBe(reference(op, request));
-      }),
+      fc.property(
+        fc.constantFrom(...ops),
+        fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 12 }),
+        (op, request) => {
+          expect(canonicalRequest(op, request as AnyRequest)).toBe(reference(op, request));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -100,13 +145,17 @@ describe("requests the service answers alike read alike", () => {
   });
 
   test("enhance: surrounding space of the id does not matter", () => {
-    expect(key({ analysisId: " abc123 ", addAIComps: true }, "enhance")).toBe(key({ analysisId: "abc123", addAIComps: true }, "enhance"));
+    expect(key({ analysisId: " abc123 ", addAIComps: true }, "enhance")).toBe(
+      key({ analysisId: "abc123", addAIComps: true }, "enhance"),
+    );
   });
 });
 
 describe("requests the service answers differently never read alike", () => {
   test("the analysis id keeps its case", () => {
-    expect(key({ analysisId: "AbC123", addAIComps: true }, "enhance")).not.toBe(key({ analysisId: "abc123", addAIComps: true }, "enhance"));
+    expect(key({ analysisId: "AbC123", addAIComps: true }, "enhance")).not.toBe(
+      key({ analysisId: "abc123", addAIComps: true }, "enhance"),
+    );
     expect(key({ analysisId: "AbC123", addAIComps: true }, "enhance")).toContain('"analysisId":"AbC123"');
   });
 
@@ -163,8 +212,31 @@ describe("canonicalText", () => {
         .replace(/\s*,\s*/g, ", ")
         .replace(/[\s,.]+$/, "")
         .trim();
-    const piece = fc.constantFrom(" ", "  ", ",", ", ", " ,", ".", "\t", "\n", "\u00a0", "\u3000", "\ufeff", "\u2028", "a", "B", "7", "St", "ß", "ﬁ");
-    const text = fc.oneof(fc.array(piece, { maxLength: 12 }).map((p) => p.join("")), fc.string(), fc.string({ unit: "grapheme" }));
+    const piece = fc.constantFrom(
+      " ",
+      "  ",
+      ",",
+      ", ",
+      " ,",
+      ".",
+      "\t",
+      "\n",
+      "\u00a0",
+      "\u3000",
+      "\ufeff",
+      "\u2028",
+      "a",
+      "B",
+      "7",
+      "St",
+      "ß",
+      "ﬁ",
+    );
+    const text = fc.oneof(
+      fc.array(piece, { maxLength: 12 }).map((p) => p.join("")),
+      fc.string(),
+      fc.string({ unit: "grapheme" }),
+    );
     fc.assert(
       fc.property(text, (t) => canonicalText(t) === rewrite(t)),
       { numRuns: 3000 },

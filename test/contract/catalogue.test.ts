@@ -1,4 +1,15 @@
-import { COMPARABLE_COLUMNS, FIELD_CATALOGUE, STRATEGIES, STRATEGY_FIELDS, Strategy, UNIT_FORMATS, UNIT_SCALE, Unit, fieldsOf, findField } from "../../src/contract";
+import {
+  COMPARABLE_COLUMNS,
+  FIELD_CATALOGUE,
+  STRATEGIES,
+  STRATEGY_FIELDS,
+  Strategy,
+  UNIT_FORMATS,
+  UNIT_SCALE,
+  Unit,
+  fieldsOf,
+  findField,
+} from "../../src/contract";
 
 /**
  * The field catalogue: every answer field a user can put in a cell, with its label, unit and
@@ -45,8 +56,21 @@ const SPEC_FIELDS: Record<Strategy, string[]> = {
   cohost: ["yearOneRevenueUSD", "yearOneCohostReturnUSD", "yearOneCohostCommissionUSD"],
 };
 // Spec: "Fields of data common to all four strategies" that hold a single value.
-const SPEC_COMMON_SCALARS = ["_id", "url", "currency", "ratePerNightUSD", "occupancyRatePercentage", "bedrooms", "bathrooms", "commonSpaces", "accomodates", "fullAddress"];
-const PERCENTILE_PATHS = ["revenue", "adr", "occupancy"].flatMap((m) => ["p25", "p50", "p75", "p90", "avg"].map((k) => `${m}.${k}`));
+const SPEC_COMMON_SCALARS = [
+  "_id",
+  "url",
+  "currency",
+  "ratePerNightUSD",
+  "occupancyRatePercentage",
+  "bedrooms",
+  "bathrooms",
+  "commonSpaces",
+  "accomodates",
+  "fullAddress",
+];
+const PERCENTILE_PATHS = ["revenue", "adr", "occupancy"].flatMap((m) =>
+  ["p25", "p50", "p75", "p90", "avg"].map((k) => `${m}.${k}`),
+);
 
 describe("the strategy fields are the spec's", () => {
   test.each(STRATEGIES)("STRATEGY_FIELDS.%s lists exactly the spec's additional fields", (strategy) => {
@@ -68,12 +92,14 @@ describe("the catalogue covers every answer field", () => {
   test.each(STRATEGIES)("%s: nothing is offered that its answers do not have", (strategy) => {
     const allowed = new Set([...SPEC_COMMON_SCALARS, ...PERCENTILE_PATHS, ...SPEC_FIELDS[strategy]]);
     // Investor metrics are computed from the answer (they carry `derive`), not read from it.
-    for (const f of fieldsOf(strategy).filter((f) => !f.derive)) expect(allowed.has(f.path) ? f.path : `${f.path} (not in a ${strategy} answer)`).toBe(f.path);
+    for (const f of fieldsOf(strategy).filter((f) => !f.derive))
+      expect(allowed.has(f.path) ? f.path : `${f.path} (not in a ${strategy} answer)`).toBe(f.path);
   });
 
   test("cohost answers offer no mortgage or rent fields", () => {
     const paths = fieldsOf("cohost").map((f) => f.path);
-    for (const p of ["yearOneMorgageAndTaxesUSD", "monthlyRentUSD", "totalCashInvestment", "yearOneCapRatePercentage"]) expect(paths).not.toContain(p);
+    for (const p of ["yearOneMorgageAndTaxesUSD", "monthlyRentUSD", "totalCashInvestment", "yearOneCapRatePercentage"])
+      expect(paths).not.toContain(p);
   });
 
   test("fieldsOf keeps the card order", () => {
@@ -111,10 +137,13 @@ describe("findField", () => {
     expect(findField("monthlyRent")?.path).toBe("monthlyRentUSD");
   });
 
-  test.each(FIELD_CATALOGUE.map((f) => [f.path, f.label]))("%s is found by its path and by its label %j", (path, label) => {
-    expect(findField(path)?.path).toBe(path);
-    expect(findField(label)?.path).toBe(path);
-  });
+  test.each(FIELD_CATALOGUE.map((f) => [f.path, f.label]))(
+    "%s is found by its path and by its label %j",
+    (path, label) => {
+      expect(findField(path)?.path).toBe(path);
+      expect(findField(label)?.path).toBe(path);
+    },
+  );
 
   test("an unknown name finds nothing", () => {
     expect(findField("profitability")).toBeUndefined();
@@ -178,7 +207,18 @@ describe("units, formats and scales", () => {
 
   test("the comparables table names the spec's comparable fields, occupancy as a percent", () => {
     expect(COMPARABLE_COLUMNS.map((c) => c.key).sort()).toEqual(
-      ["name", "bedrooms", "bathrooms", "accommodates", "annualRevenueUSD", "averageDailyRateUSD", "occupancyRatePercentage", "distanceMiles", "listingUrl", "platformId"].sort(),
+      [
+        "name",
+        "bedrooms",
+        "bathrooms",
+        "accommodates",
+        "annualRevenueUSD",
+        "averageDailyRateUSD",
+        "occupancyRatePercentage",
+        "distanceMiles",
+        "listingUrl",
+        "platformId",
+      ].sort(),
     );
     expect(COMPARABLE_COLUMNS.find((c) => c.key === "occupancyRatePercentage")?.unit).toBe("percent");
     expect(COMPARABLE_COLUMNS.find((c) => c.key === "distanceMiles")?.unit).toBe("miles");

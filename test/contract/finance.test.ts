@@ -27,7 +27,9 @@ function simulateBalance(principal: number, annualRatePct: number, payment: numb
 
 /** Principal repaid over months (from, to], simulated. */
 function simulatePaydown(principal: number, annualRatePct: number, payment: number, from: number, to: number): number {
-  return simulateBalance(principal, annualRatePct, payment, from) - simulateBalance(principal, annualRatePct, payment, to);
+  return (
+    simulateBalance(principal, annualRatePct, payment, from) - simulateBalance(principal, annualRatePct, payment, to)
+  );
 }
 
 describe("monthly mortgage payment (standard annuity)", () => {
@@ -35,7 +37,7 @@ describe("monthly mortgage payment (standard annuity)", () => {
     [360_000, 6, 30, 2_158.38],
     [100_000, 5, 15, 790.79],
     [300_000, 7, 30, 1_995.91],
-    [500_000, 3.5, 20, 2_899.80],
+    [500_000, 3.5, 20, 2_899.8],
   ])("%d at %d %% over %d years is about %d a month", (principal, rate, years, payment) => {
     expect(monthlyMortgagePayment(principal, rate, years)).toBeCloseTo(payment, 2);
   });
@@ -67,7 +69,7 @@ describe("loan balance", () => {
   });
 
   test("after 12 and 180 months it matches a month-by-month simulation", () => {
-    const payment = 360_000 * 0.005 / (1 - 1.005 ** -360);
+    const payment = (360_000 * 0.005) / (1 - 1.005 ** -360);
     expect(loanBalance(360_000, 6, 30, 12)).toBeCloseTo(simulateBalance(360_000, 6, payment, 12), 4);
     expect(loanBalance(360_000, 6, 30, 12)).toBeCloseTo(355_579.16, 1);
     expect(loanBalance(360_000, 6, 30, 180)).toBeCloseTo(simulateBalance(360_000, 6, payment, 180), 4);
@@ -84,7 +86,13 @@ describe("loan balance", () => {
 
 describe("the mortgage over year one", () => {
   test("a new 30-year mortgage: 12 payments, about 4,420.84 of principal repaid", () => {
-    const y = mortgageYearOne({ purchasePriceUSD: 450_000, downPaymentPercentage: 20, interestRatePercentage: 6, mortgageLength: 30, yearsRemainingOnMortgage: 30 });
+    const y = mortgageYearOne({
+      purchasePriceUSD: 450_000,
+      downPaymentPercentage: 20,
+      interestRatePercentage: 6,
+      mortgageLength: 30,
+      yearsRemainingOnMortgage: 30,
+    });
     expect(y.loanUSD).toBe(360_000);
     expect(y.monthlyPaymentUSD).toBeCloseTo(2_158.38, 2);
     expect(y.paymentsUSD).toBeCloseTo(12 * 2_158.3819, 2);
@@ -92,8 +100,14 @@ describe("the mortgage over year one", () => {
   });
 
   test("a half-paid mortgage repays months 181 to 192, far more principal", () => {
-    const y = mortgageYearOne({ purchasePriceUSD: 450_000, downPaymentPercentage: 20, interestRatePercentage: 6, mortgageLength: 30, yearsRemainingOnMortgage: 15 });
-    const payment = 360_000 * 0.005 / (1 - 1.005 ** -360);
+    const y = mortgageYearOne({
+      purchasePriceUSD: 450_000,
+      downPaymentPercentage: 20,
+      interestRatePercentage: 6,
+      mortgageLength: 30,
+      yearsRemainingOnMortgage: 15,
+    });
+    const payment = (360_000 * 0.005) / (1 - 1.005 ** -360);
     const expected = simulatePaydown(360_000, 6, payment, 180, 192);
     expect(y.principalPaydownUSD).toBeCloseTo(expected, 4);
     expect(y.principalPaydownUSD).toBeGreaterThan(10_000);
@@ -101,14 +115,26 @@ describe("the mortgage over year one", () => {
   });
 
   test("half a year left: six payments and the last of the principal", () => {
-    const y = mortgageYearOne({ purchasePriceUSD: 200_000, downPaymentPercentage: 25, interestRatePercentage: 5, mortgageLength: 15, yearsRemainingOnMortgage: 0.5 });
+    const y = mortgageYearOne({
+      purchasePriceUSD: 200_000,
+      downPaymentPercentage: 25,
+      interestRatePercentage: 5,
+      mortgageLength: 15,
+      yearsRemainingOnMortgage: 0.5,
+    });
     const payment = (150_000 * (0.05 / 12)) / (1 - (1 + 0.05 / 12) ** -180);
     expect(y.paymentsUSD).toBeCloseTo(6 * payment, 4);
     expect(y.principalPaydownUSD).toBeCloseTo(simulateBalance(150_000, 5, payment, 174), 3);
   });
 
   test("a paid-off mortgage costs nothing and repays nothing", () => {
-    const y = mortgageYearOne({ purchasePriceUSD: 200_000, downPaymentPercentage: 20, interestRatePercentage: 5, mortgageLength: 30, yearsRemainingOnMortgage: 0 });
+    const y = mortgageYearOne({
+      purchasePriceUSD: 200_000,
+      downPaymentPercentage: 20,
+      interestRatePercentage: 5,
+      mortgageLength: 30,
+      yearsRemainingOnMortgage: 0,
+    });
     expect(y.paymentsUSD).toBe(0);
     expect(y.principalPaydownUSD).toBeCloseTo(0, 8);
   });
@@ -196,7 +222,12 @@ describe("buy and owned model fields", () => {
   });
 
   test("owned outright (no mortgage): mortgage & taxes is the tax alone", () => {
-    const free = mortgageStrategyModel({ ...inputs, mortgageLength: 0, yearsRemainingOnMortgage: 0, downPaymentPercentage: 0 });
+    const free = mortgageStrategyModel({
+      ...inputs,
+      mortgageLength: 0,
+      yearsRemainingOnMortgage: 0,
+      downPaymentPercentage: 0,
+    });
     expect(free.yearOneMorgageAndTaxesUSD).toBe(4_500);
     expect(free.yearOneCashFlowUSD).toBe(42_000 - 4_500);
     expect(free.yearOnePrincipalPaydownUSD).toBe(0);
@@ -212,7 +243,13 @@ describe("buy and owned model fields", () => {
 });
 
 describe("rental arbitrage", () => {
-  const a = arbModel({ monthlyRentUSD: 2_500, yearOneRevenueUSD: 50_000, annualOperatingExpensesUSD: 15_000, furnishingUSD: 8_250, depositMonths: 1 });
+  const a = arbModel({
+    monthlyRentUSD: 2_500,
+    yearOneRevenueUSD: 50_000,
+    annualOperatingExpensesUSD: 15_000,
+    furnishingUSD: 8_250,
+    depositMonths: 1,
+  });
 
   test("revenue − rent − operating expenses", () => {
     expect(a.monthlyRentUSD).toBe(2_500);
@@ -230,7 +267,13 @@ describe("rental arbitrage", () => {
   });
 
   test("a loss shows as negative cash flow and return", () => {
-    const loss = arbModel({ monthlyRentUSD: 4_000, yearOneRevenueUSD: 40_000, annualOperatingExpensesUSD: 12_000, furnishingUSD: 6_250, depositMonths: 2 });
+    const loss = arbModel({
+      monthlyRentUSD: 4_000,
+      yearOneRevenueUSD: 40_000,
+      annualOperatingExpensesUSD: 12_000,
+      furnishingUSD: 6_250,
+      depositMonths: 2,
+    });
     expect(loss.yearOneCashFlowUSD).toBe(-20_000);
     expect(loss.totalCashInvestment).toBe(14_250);
     expect(loss.yearOneCashOnCashPercentage).toBe(-140.35);
@@ -239,7 +282,9 @@ describe("rental arbitrage", () => {
 
 describe("co-hosting", () => {
   test("commission = revenue × percentage; host return = revenue − commission − expenses", () => {
-    expect(cohostModel({ yearOneRevenueUSD: 50_000, annualOperatingExpensesUSD: 15_000, cohostCommissionPercentage: 20 })).toEqual({
+    expect(
+      cohostModel({ yearOneRevenueUSD: 50_000, annualOperatingExpensesUSD: 15_000, cohostCommissionPercentage: 20 }),
+    ).toEqual({
       yearOneRevenueUSD: 50_000,
       yearOneCohostCommissionUSD: 10_000,
       yearOneCohostReturnUSD: 25_000,
@@ -247,7 +292,11 @@ describe("co-hosting", () => {
   });
 
   test("amounts round to cents", () => {
-    const c = cohostModel({ yearOneRevenueUSD: 33_333.333, annualOperatingExpensesUSD: 1_000, cohostCommissionPercentage: 17.5 });
+    const c = cohostModel({
+      yearOneRevenueUSD: 33_333.333,
+      annualOperatingExpensesUSD: 1_000,
+      cohostCommissionPercentage: 17.5,
+    });
     expect(c.yearOneCohostCommissionUSD).toBe(5_833.33);
     expect(c.yearOneCohostReturnUSD).toBe(26_500);
   });

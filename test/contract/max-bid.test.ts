@@ -1,11 +1,25 @@
-import { Analysis, BID_METRICS, BidMetric, Strategy, findBidMetric, maxBid, normalizeEnvelope, whatIf } from "../../src/contract";
+import {
+  Analysis,
+  BID_METRICS,
+  BidMetric,
+  Strategy,
+  findBidMetric,
+  maxBid,
+  normalizeEnvelope,
+  whatIf,
+} from "../../src/contract";
 import { buildSandbox } from "../../src/sandbox/server";
 
 const sandbox = buildSandbox({ timeScale: 0, faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
 const KEY = { "x-service-api-key": "sk_test_maxbid_0123" };
 
 async function analysis(strategy: Strategy, body: Record<string, unknown>): Promise<Analysis> {
-  const r = await sandbox.app.inject({ method: "POST", url: `/v1/external/analysis/create/${strategy}`, headers: KEY, payload: body });
+  const r = await sandbox.app.inject({
+    method: "POST",
+    url: `/v1/external/analysis/create/${strategy}`,
+    headers: KEY,
+    payload: body,
+  });
   const data = normalizeEnvelope(r.json()).data;
   if (!data) throw new Error(r.body);
   return data;
@@ -13,13 +27,47 @@ async function analysis(strategy: Strategy, body: Record<string, unknown>): Prom
 afterAll(() => sandbox.app.close());
 
 const PURCHASES: [string, Strategy, Record<string, unknown>][] = [
-  ["buy", "buy", { fullAddress: "12 Main St, Austin TX", purchasePriceUSD: 450000, bedrooms: 3, bathrooms: 2, accomodates: 8 }],
-  ["buy at 7.25 %", "buy", { fullAddress: "9 Ocean Dr, Miami FL", purchasePriceUSD: 612345, bedrooms: 2, bathrooms: 2, accomodates: 6, interestRatePercentage: 7.25 }],
-  ["owned, 22 years left", "owned", { fullAddress: "4 Ridge Rd, Asheville NC", purchasePriceUSD: 380000, downPaymentPercentage: 25, interestRatePercentage: 3.5, mortgageLength: 30, yearsRemainingOnMortgage: 22, bedrooms: 3, bathrooms: 2, accomodates: 6 }],
+  [
+    "buy",
+    "buy",
+    { fullAddress: "12 Main St, Austin TX", purchasePriceUSD: 450000, bedrooms: 3, bathrooms: 2, accomodates: 8 },
+  ],
+  [
+    "buy at 7.25 %",
+    "buy",
+    {
+      fullAddress: "9 Ocean Dr, Miami FL",
+      purchasePriceUSD: 612345,
+      bedrooms: 2,
+      bathrooms: 2,
+      accomodates: 6,
+      interestRatePercentage: 7.25,
+    },
+  ],
+  [
+    "owned, 22 years left",
+    "owned",
+    {
+      fullAddress: "4 Ridge Rd, Asheville NC",
+      purchasePriceUSD: 380000,
+      downPaymentPercentage: 25,
+      interestRatePercentage: 3.5,
+      mortgageLength: 30,
+      yearsRemainingOnMortgage: 22,
+      bedrooms: 3,
+      bathrooms: 2,
+      accomodates: 6,
+    },
+  ],
 ];
 const METRICS = Object.keys(BID_METRICS) as BidMetric[];
 /** A target a little above or below the analysis's own figure, so the bid is not its price. */
-const TARGET_SHIFT: Record<BidMetric, number> = { yearOneCashOnCashPercentage: 1.5, dscr: -0.1, yearOneCapRatePercentage: -0.75, yearOneCashFlowUSD: 2500 };
+const TARGET_SHIFT: Record<BidMetric, number> = {
+  yearOneCashOnCashPercentage: 1.5,
+  dscr: -0.1,
+  yearOneCapRatePercentage: -0.75,
+  yearOneCashFlowUSD: 2500,
+};
 
 const metricAt = (a: Analysis, metric: BidMetric, price: number, extra = {}) => {
   const r = whatIf(a, { ...extra, purchasePriceUSD: price });
@@ -28,17 +76,20 @@ const metricAt = (a: Analysis, metric: BidMetric, price: number, extra = {}) => 
 };
 
 describe("maxBid: WHATIF meets the target at the price found, and not a cent above", () => {
-  test.each(PURCHASES.flatMap(([name, s, body]) => METRICS.map((m) => [name, m, s, body] as const)))("%s: %s", async (_name, metric, strategy, body) => {
-    const a = await analysis(strategy, body);
-    const target = (BID_METRICS[metric].of(a) as number) + TARGET_SHIFT[metric];
-    const bid = maxBid(a, { metric, target });
-    if (!bid.ok) throw new Error(bid.message);
-    expect(Number.isInteger(Math.round(bid.priceUSD * 100))).toBe(true);
-    expect(metricAt(a, metric, bid.priceUSD)).toBeGreaterThanOrEqual(target);
-    expect(bid.value).toBe(metricAt(a, metric, bid.priceUSD));
-    expect(metricAt(a, metric, bid.priceUSD + 0.01)).toBeLessThan(target);
-    expect(metricAt(a, metric, bid.priceUSD + 100)).toBeLessThan(target);
-  });
+  test.each(PURCHASES.flatMap(([name, s, body]) => METRICS.map((m) => [name, m, s, body] as const)))(
+    "%s: %s",
+    async (_name, metric, strategy, body) => {
+      const a = await analysis(strategy, body);
+      const target = (BID_METRICS[metric].of(a) as number) + TARGET_SHIFT[metric];
+      const bid = maxBid(a, { metric, target });
+      if (!bid.ok) throw new Error(bid.message);
+      expect(Number.isInteger(Math.round(bid.priceUSD * 100))).toBe(true);
+      expect(metricAt(a, metric, bid.priceUSD)).toBeGreaterThanOrEqual(target);
+      expect(bid.value).toBe(metricAt(a, metric, bid.priceUSD));
+      expect(metricAt(a, metric, bid.priceUSD + 0.01)).toBeLessThan(target);
+      expect(metricAt(a, metric, bid.priceUSD + 100)).toBeLessThan(target);
+    },
+  );
 
   test("the cap rate's bid is operating income ÷ the target rate (the model's closed form)", async () => {
     const a = await analysis("buy", PURCHASES[0]![2]);
@@ -69,26 +120,56 @@ describe("maxBid: WHATIF meets the target at the price found, and not a cent abo
   test("a target no price meets, and an analysis with no price, are refused with the reason", async () => {
     const a = await analysis("buy", PURCHASES[0]![2]);
     const none = maxBid(a, { metric: "yearOneCashFlowUSD", target: 1e7 });
-    expect(none).toEqual({ ok: false, reason: "unreachable", message: expect.stringMatching(/^no price from 1 USD gives year-one cash flow ≥ 10,000,000 USD: at 1 USD it is/) });
+    expect(none).toEqual({
+      ok: false,
+      reason: "unreachable",
+      message: expect.stringMatching(/^no price from 1 USD gives year-one cash flow ≥ 10,000,000 USD: at 1 USD it is/),
+    });
     const every = maxBid(a, { metric: "yearOneCashFlowUSD", target: -1e12 });
-    expect(every).toEqual({ ok: false, reason: "unreachable", message: expect.stringMatching(/^every price up to 1,000,000,000 USD gives/) });
-    const arb = await analysis("arb", { fullAddress: "1 Broadway, Nashville TN", monthlyRentUSD: 2200, bedrooms: 2, bathrooms: 1, accomodates: 4 });
-    expect(maxBid(arb, { metric: "yearOneCashFlowUSD", target: 0 })).toEqual({ ok: false, reason: "no-price", message: expect.stringMatching(/not a purchase/) });
+    expect(every).toEqual({
+      ok: false,
+      reason: "unreachable",
+      message: expect.stringMatching(/^every price up to 1,000,000,000 USD gives/),
+    });
+    const arb = await analysis("arb", {
+      fullAddress: "1 Broadway, Nashville TN",
+      monthlyRentUSD: 2200,
+      bedrooms: 2,
+      bathrooms: 1,
+      accomodates: 4,
+    });
+    expect(maxBid(arb, { metric: "yearOneCashFlowUSD", target: 0 })).toEqual({
+      ok: false,
+      reason: "no-price",
+      message: expect.stringMatching(/not a purchase/),
+    });
   });
 
   test("a metric that rises with the price (operating income below zero) has no highest price", async () => {
     const a = await analysis("buy", PURCHASES[0]![2]);
     // Expenses above revenue: the cap rate is negative and nears 0 as the price grows.
     const losing: Analysis = { ...a, monthlyExpensesUSD: ((a.yearOneRevenueUSD as number) * 2) / 12 };
-    expect(metricAt(losing, "yearOneCapRatePercentage", 100_000)).toBeLessThan(metricAt(losing, "yearOneCapRatePercentage", 1_000_000));
-    expect(maxBid(losing, { metric: "yearOneCapRatePercentage", target: -50 })).toEqual({ ok: false, reason: "unreachable", message: expect.stringMatching(/rises with the price/) });
+    expect(metricAt(losing, "yearOneCapRatePercentage", 100_000)).toBeLessThan(
+      metricAt(losing, "yearOneCapRatePercentage", 1_000_000),
+    );
+    expect(maxBid(losing, { metric: "yearOneCapRatePercentage", target: -50 })).toEqual({
+      ok: false,
+      reason: "unreachable",
+      message: expect.stringMatching(/rises with the price/),
+    });
   });
 });
 
 test("metric names as people write them", () => {
-  expect(["Cash-on-cash", "CoC", "cash on cash return", "yearOneCashOnCashPercentage"].map(findBidMetric)).toEqual(Array(4).fill("yearOneCashOnCashPercentage"));
+  expect(["Cash-on-cash", "CoC", "cash on cash return", "yearOneCashOnCashPercentage"].map(findBidMetric)).toEqual(
+    Array(4).fill("yearOneCashOnCashPercentage"),
+  );
   expect(["DSCR", "dscr"].map(findBidMetric)).toEqual(["dscr", "dscr"]);
-  expect(["cap rate", "Cap Rate", "yearOneCapRatePercentage"].map(findBidMetric)).toEqual(Array(3).fill("yearOneCapRatePercentage"));
-  expect(["cash flow", "Year-one cash flow", "yearOneCashFlowUSD"].map(findBidMetric)).toEqual(Array(3).fill("yearOneCashFlowUSD"));
+  expect(["cap rate", "Cap Rate", "yearOneCapRatePercentage"].map(findBidMetric)).toEqual(
+    Array(3).fill("yearOneCapRatePercentage"),
+  );
+  expect(["cash flow", "Year-one cash flow", "yearOneCashFlowUSD"].map(findBidMetric)).toEqual(
+    Array(3).fill("yearOneCashFlowUSD"),
+  );
   expect(findBidMetric("ROI")).toBeUndefined();
 });

@@ -35,7 +35,9 @@ describe("missing percentile objects are derived from quartiles", () => {
   });
 
   test("an `average` quartile gives avg", () => {
-    const { data } = normalized({ quartiles: { ...QUARTILES, average: { average_daily_rate: 214.5, occupancy_rate: 61.25, revenue: 47_000 } } });
+    const { data } = normalized({
+      quartiles: { ...QUARTILES, average: { average_daily_rate: 214.5, occupancy_rate: 61.25, revenue: 47_000 } },
+    });
     expect(data.revenue.avg).toBe(47_000);
     expect(data.adr.avg).toBe(214.5);
     expect(data.occupancy.avg).toBe(0.6125);
@@ -67,18 +69,28 @@ describe("missing percentile objects are derived from quartiles", () => {
   test("values that were sent are never overwritten: only the gaps are filled", () => {
     const { data, notes } = normalized({ quartiles: QUARTILES, revenue: { p50: 50_000 } });
     expect(data.revenue).toMatchObject({ p25: 26_280, p50: 50_000, p75: 67_379, p90: 93_440 });
-    expect(notes).toContainEqual(expect.stringMatching(/^revenue was incomplete: p25 from quartiles, p75 from quartiles, p90 from quartiles/));
+    expect(notes).toContainEqual(
+      expect.stringMatching(/^revenue was incomplete: p25 from quartiles, p75 from quartiles, p90 from quartiles/),
+    );
   });
 
   test("a note says what was missing and where each value came from", () => {
     const { notes } = normalized({ quartiles: QUARTILES });
-    expect(notes).toContain("revenue was missing: p25 from quartiles, p50 from quartiles, p75 from quartiles, p90 from quartiles");
-    expect(notes).toContain("adr was missing: p25 from quartiles, p50 from quartiles, p75 from quartiles, p90 from quartiles");
-    expect(notes).toContain("occupancy was missing: p25 from quartiles, p50 from quartiles, p75 from quartiles, p90 from quartiles");
+    expect(notes).toContain(
+      "revenue was missing: p25 from quartiles, p50 from quartiles, p75 from quartiles, p90 from quartiles",
+    );
+    expect(notes).toContain(
+      "adr was missing: p25 from quartiles, p50 from quartiles, p75 from quartiles, p90 from quartiles",
+    );
+    expect(notes).toContain(
+      "occupancy was missing: p25 from quartiles, p50 from quartiles, p75 from quartiles, p90 from quartiles",
+    );
   });
 
   test("quartiles whose occupancy_rate came as fractions are read as fractions, and noted", () => {
-    const fractions = Object.fromEntries(Object.entries(QUARTILES).map(([k, q]) => [k, { ...q, occupancy_rate: q.occupancy_rate / 100 }]));
+    const fractions = Object.fromEntries(
+      Object.entries(QUARTILES).map(([k, q]) => [k, { ...q, occupancy_rate: q.occupancy_rate / 100 }]),
+    );
     const { data, notes } = normalized({ quartiles: fractions });
     expect(data.occupancy).toMatchObject({ p25: 0.48, p50: 0.6, p75: 0.71, p90: 0.8 });
     expect(data.quartiles?.["50th_percentile"]?.occupancy_rate).toBe(60);
@@ -154,12 +166,18 @@ describe("older comparable field names", () => {
 
   test("the old fields are kept beside the new ones", () => {
     const c = normalized({ comparables: [old] }).data.comparables[0] as Record<string, unknown>;
-    expect(c).toMatchObject({ airbnbId: 53_812_345, thumbnail: old.thumbnail, distanceMeters: 2_414, ttmRevenue: 61_250 });
+    expect(c).toMatchObject({
+      airbnbId: 53_812_345,
+      thumbnail: old.thumbnail,
+      distanceMeters: 2_414,
+      ttmRevenue: 61_250,
+    });
     expect(c).not.toHaveProperty("__renamed");
   });
 
   test("the spec's own name wins when both are sent", () => {
-    const c = normalized({ comparables: [{ ...old, platformId: "P-1", annualRevenueUSD: 1, distanceMiles: 9 }] }).data.comparables[0];
+    const c = normalized({ comparables: [{ ...old, platformId: "P-1", annualRevenueUSD: 1, distanceMiles: 9 }] }).data
+      .comparables[0];
     expect(c).toMatchObject({ platformId: "P-1", annualRevenueUSD: 1, distanceMiles: 9 });
   });
 
@@ -283,7 +301,11 @@ describe("numeric strings and wrong types", () => {
 describe("warnings", () => {
   test("strings and objects are kept as sent, in order; other items are dropped", () => {
     const objectWarning = { function: "addAIComps", code: "AI_COMPS_US_ONLY", message: "skipped" };
-    const out = normalizeEnvelope({ success: true, data: {}, warnings: ["AI expense estimates timed out", objectWarning, 3, null, ["x"]] });
+    const out = normalizeEnvelope({
+      success: true,
+      data: {},
+      warnings: ["AI expense estimates timed out", objectWarning, 3, null, ["x"]],
+    });
     expect(out.warnings).toEqual(["AI expense estimates timed out", objectWarning]);
   });
 
@@ -317,6 +339,8 @@ describe("warnings", () => {
   });
 
   test("warningText of an object without text is its JSON", () => {
-    expect(warningText({ code: "AI_STEP_FAILED", function: "addAIComps" })).toBe('{"code":"AI_STEP_FAILED","function":"addAIComps"}');
+    expect(warningText({ code: "AI_STEP_FAILED", function: "addAIComps" })).toBe(
+      '{"code":"AI_STEP_FAILED","function":"addAIComps"}',
+    );
   });
 });

@@ -1,19 +1,49 @@
-import { Analysis, PROJECTION_DEFAULTS, Strategy, irr, normalizeEnvelope, npv, projectHold, whatIf } from "../../src/contract";
+import {
+  Analysis,
+  PROJECTION_DEFAULTS,
+  Strategy,
+  irr,
+  normalizeEnvelope,
+  npv,
+  projectHold,
+  whatIf,
+} from "../../src/contract";
 import { buildSandbox } from "../../src/sandbox/server";
 
 const sandbox = buildSandbox({ timeScale: 0, faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
 const KEY = { "x-service-api-key": "sk_test_projection_0123" };
 
 async function analysis(strategy: Strategy, body: Record<string, unknown>): Promise<Analysis> {
-  const r = await sandbox.app.inject({ method: "POST", url: `/v1/external/analysis/create/${strategy}`, headers: KEY, payload: body });
+  const r = await sandbox.app.inject({
+    method: "POST",
+    url: `/v1/external/analysis/create/${strategy}`,
+    headers: KEY,
+    payload: body,
+  });
   const data = normalizeEnvelope(r.json()).data;
   if (!data) throw new Error(r.body);
   return data;
 }
 afterAll(() => sandbox.app.close());
 
-const BUY = { fullAddress: "12 Main St, Austin TX", purchasePriceUSD: 450000, bedrooms: 3, bathrooms: 2, accomodates: 8 };
-const OWNED = { fullAddress: "8 Pine Ln, Denver CO", purchasePriceUSD: 505000, downPaymentPercentage: 10, interestRatePercentage: 5, mortgageLength: 15, yearsRemainingOnMortgage: 4.5, bedrooms: 4, bathrooms: 3, accomodates: 10 };
+const BUY = {
+  fullAddress: "12 Main St, Austin TX",
+  purchasePriceUSD: 450000,
+  bedrooms: 3,
+  bathrooms: 2,
+  accomodates: 8,
+};
+const OWNED = {
+  fullAddress: "8 Pine Ln, Denver CO",
+  purchasePriceUSD: 505000,
+  downPaymentPercentage: 10,
+  interestRatePercentage: 5,
+  mortgageLength: 15,
+  yearsRemainingOnMortgage: 4.5,
+  bedrooms: 4,
+  bathrooms: 3,
+  accomodates: 10,
+};
 
 function project(a: Analysis, inputs: Parameters<typeof projectHold>[1]) {
   const r = projectHold(a, inputs);
@@ -79,7 +109,10 @@ describe("projectHold", () => {
     // 4.5 years left: year 5 has six payments, years 6 to 8 none.
     expect(p.years[4]?.loanBalanceUSD).toBe(0);
     for (const y of p.years.slice(5)) expect(y.debtServiceUSD).toBeCloseTo(taxes, 2);
-    expect((p.years[4]?.debtServiceUSD as number) - taxes).toBeCloseTo(((p.years[1]?.debtServiceUSD as number) - taxes) / 2, 1);
+    expect((p.years[4]?.debtServiceUSD as number) - taxes).toBeCloseTo(
+      ((p.years[1]?.debtServiceUSD as number) - taxes) / 2,
+      1,
+    );
     expect(p.years[7]?.equityUSD).toBe(505000);
   });
 
@@ -87,16 +120,34 @@ describe("projectHold", () => {
     const a = await analysis("buy", BUY);
     const defaults = project(a, { years: 5 });
     expect(defaults.summary).toMatchObject({ ...PROJECTION_DEFAULTS, appreciationPercentage: 3 });
-    const p = project(a, { years: 5, revenueGrowthPercentage: 5, expenseGrowthPercentage: 2, appreciationPercentage: 4, sellingCostPercentage: 8 });
+    const p = project(a, {
+      years: 5,
+      revenueGrowthPercentage: 5,
+      expenseGrowthPercentage: 2,
+      appreciationPercentage: 4,
+      sellingCostPercentage: 8,
+    });
     const expenses = (a.monthlyExpensesUSD as number) * 12;
     expect(p.years[4]?.revenueUSD).toBeCloseTo((a.yearOneRevenueUSD as number) * 1.05 ** 4, 2);
     expect(p.years[4]?.operatingExpensesUSD).toBeCloseTo(expenses * 1.02 ** 4, 1);
     expect(p.years[4]?.propertyValueUSD).toBeCloseTo(450000 * 1.04 ** 5, 2);
     expect(p.summary.sellingCostsUSD).toBeCloseTo(450000 * 1.04 ** 5 * 0.08, 2);
-    expect(p.summary.saleProceedsUSD).toBeCloseTo(p.summary.salePriceUSD - p.summary.sellingCostsUSD - p.summary.loanPayoffUSD, 2);
-    expect(p.summary.totalProfitUSD).toBeCloseTo(p.summary.totalCashFlowUSD + p.summary.saleProceedsUSD - p.summary.cashInvestedUSD, 2);
-    expect(p.summary.equityMultiple).toBeCloseTo((p.summary.totalCashFlowUSD + p.summary.saleProceedsUSD) / p.summary.cashInvestedUSD, 12);
-    expect(p.summary.averageCashOnCashPercentage).toBeCloseTo((p.summary.totalCashFlowUSD / 5 / p.summary.cashInvestedUSD) * 100, 12);
+    expect(p.summary.saleProceedsUSD).toBeCloseTo(
+      p.summary.salePriceUSD - p.summary.sellingCostsUSD - p.summary.loanPayoffUSD,
+      2,
+    );
+    expect(p.summary.totalProfitUSD).toBeCloseTo(
+      p.summary.totalCashFlowUSD + p.summary.saleProceedsUSD - p.summary.cashInvestedUSD,
+      2,
+    );
+    expect(p.summary.equityMultiple).toBeCloseTo(
+      (p.summary.totalCashFlowUSD + p.summary.saleProceedsUSD) / p.summary.cashInvestedUSD,
+      12,
+    );
+    expect(p.summary.averageCashOnCashPercentage).toBeCloseTo(
+      (p.summary.totalCashFlowUSD / 5 / p.summary.cashInvestedUSD) * 100,
+      12,
+    );
   });
 
   test("another price or financing: year one is STR.WHATIF's", async () => {
@@ -104,16 +155,29 @@ describe("projectHold", () => {
     const w = whatIf(a, { purchasePriceUSD: 400000, interestRatePercentage: 7 });
     if (!w.ok) throw new Error(w.message);
     const p = project(a, { years: 3, purchasePriceUSD: 400000, interestRatePercentage: 7 });
-    expect(p.years[0]).toMatchObject({ revenueUSD: w.analysis.yearOneRevenueUSD, debtServiceUSD: w.analysis.yearOneMorgageAndTaxesUSD, cashFlowUSD: w.analysis.yearOneCashFlowUSD });
+    expect(p.years[0]).toMatchObject({
+      revenueUSD: w.analysis.yearOneRevenueUSD,
+      debtServiceUSD: w.analysis.yearOneMorgageAndTaxesUSD,
+      cashFlowUSD: w.analysis.yearOneCashFlowUSD,
+    });
     expect(p.summary.cashInvestedUSD).toBe(w.analysis.totalCashInvestment);
     expect(p.summary.purchasePriceUSD).toBe(400000);
   });
 
   test("refused: no purchase, or a hold out of range", async () => {
-    const arb = await analysis("arb", { fullAddress: "1 Broadway, Nashville TN", monthlyRentUSD: 2200, bedrooms: 2, bathrooms: 1, accomodates: 4 });
+    const arb = await analysis("arb", {
+      fullAddress: "1 Broadway, Nashville TN",
+      monthlyRentUSD: 2200,
+      bedrooms: 2,
+      bathrooms: 1,
+      accomodates: 4,
+    });
     expect(projectHold(arb, { years: 5 })).toEqual({ ok: false, message: expect.stringMatching(/not a purchase/) });
     const a = await analysis("buy", BUY);
-    expect(projectHold(a, { years: 31 })).toEqual({ ok: false, message: "years must be a whole number from 1 to 30; got 31" });
+    expect(projectHold(a, { years: 31 })).toEqual({
+      ok: false,
+      message: "years must be a whole number from 1 to 30; got 31",
+    });
     expect(projectHold(a, { years: 2.5 })).toEqual({ ok: false, message: expect.stringMatching(/whole number/) });
   });
 });

@@ -1,7 +1,14 @@
 import { BatchLine, RelayAnswer } from "../../src/contract";
 
 /** How the client checks the relay's answers: the shape around the analysis, the analysis as an object. */
-const relay = { cached: true, costUSD: 0, sandbox: true, fetchedAt: "2026-11-23T10:00:00.000Z", operation: "buy", shape: 1 };
+const relay = {
+  cached: true,
+  costUSD: 0,
+  sandbox: true,
+  fetchedAt: "2026-11-23T10:00:00.000Z",
+  operation: "buy",
+  shape: 1,
+};
 
 describe("RelayAnswer", () => {
   test("takes the analysis as the relay sent it: the same object, every field kept", () => {
@@ -31,8 +38,16 @@ describe("RelayAnswer", () => {
 
 describe("BatchLine", () => {
   test("a line whose body is neither an answer nor an error is refused", () => {
-    expect(BatchLine.safeParse({ index: 0, status: 200, body: { success: true, data: [], relay } }).success).toBe(false);
+    expect(BatchLine.safeParse({ index: 0, status: 200, body: { success: true, data: [], relay } }).success).toBe(
+      false,
+    );
     expect(BatchLine.safeParse({ index: 0, status: 200, body: { success: true, data: {}, relay } }).success).toBe(true);
-    expect(BatchLine.safeParse({ index: 0, status: 400, body: { success: false, error: { code: "STR_VALIDATION", message: "bad" } } }).success).toBe(true);
+    expect(
+      BatchLine.safeParse({
+        index: 0,
+        status: 400,
+        body: { success: false, error: { code: "STR_VALIDATION", message: "bad" } },
+      }).success,
+    ).toBe(true);
   });
 });

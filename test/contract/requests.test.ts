@@ -1,4 +1,12 @@
-import { FieldIssue, Operation, describeIssues, fieldRule, requestFieldNames, requiredFieldNames, validateRequest } from "../../src/contract";
+import {
+  FieldIssue,
+  Operation,
+  describeIssues,
+  fieldRule,
+  requestFieldNames,
+  requiredFieldNames,
+  validateRequest,
+} from "../../src/contract";
 
 /**
  * The request rules of the five endpoints (spec: "Endpoints", "Limits"), as users meet them: each
@@ -122,7 +130,13 @@ describe("required fields", () => {
 
   test("an empty buy body names every required field and the location rule at once", () => {
     const issues = issuesOf("buy", {});
-    expect(issues.map((i) => i.path).sort()).toEqual(["accomodates", "bathrooms", "bedrooms", "fullAddress", "purchasePriceUSD"]);
+    expect(issues.map((i) => i.path).sort()).toEqual([
+      "accomodates",
+      "bathrooms",
+      "bedrooms",
+      "fullAddress",
+      "purchasePriceUSD",
+    ]);
     for (const issue of issues.filter((i) => i.path !== "fullAddress")) expect(issue.message).toBe("is required");
   });
 
@@ -195,11 +209,28 @@ describe("stated ranges, at and just past their bounds", () => {
     ["buy", "bedrooms", 0, -1, 50, 51, "a whole number from 0 to 50"],
     ["buy", "bathrooms", 0, -0.5, 50, 50.5, "a multiple of 0.5 from 0 to 50"],
     ["buy", "accomodates", 1, 0, 100, 101, "a whole number from 1 to 100 (guests)"],
-    ["buy", "purchasePriceUSD", 0.01, 0, 1_000_000_000, 1_000_000_001, "a number greater than 0 and at most 1,000,000,000 (USD)"],
-    ["arb", "monthlyRentUSD", 0.01, 0, 1_000_000, 1_000_001, "a number greater than 0 and at most 1,000,000 (USD a month)"],
+    [
+      "buy",
+      "purchasePriceUSD",
+      0.01,
+      0,
+      1_000_000_000,
+      1_000_000_001,
+      "a number greater than 0 and at most 1,000,000,000 (USD)",
+    ],
+    [
+      "arb",
+      "monthlyRentUSD",
+      0.01,
+      0,
+      1_000_000,
+      1_000_001,
+      "a number greater than 0 and at most 1,000,000 (USD a month)",
+    ],
     ["buy", "squareFeet", 1, 0, 1_000_000, 1_000_001, "a number greater than 0 and at most 1,000,000 (square feet)"],
   ];
-  const withPair = (field: string, value: number): Body => (field === "lat" ? { lat: value, lng: 0 } : field === "lng" ? { lat: 0, lng: value } : { [field]: value });
+  const withPair = (field: string, value: number): Body =>
+    field === "lat" ? { lat: value, lng: 0 } : field === "lng" ? { lat: 0, lng: value } : { [field]: value };
 
   describe.each(ranges)("%s %s", (op, field, lo, below, hi, above, rule) => {
     test(`${lo} and ${hi} are accepted`, () => {
@@ -223,8 +254,18 @@ describe("stated ranges, at and just past their bounds", () => {
     });
 
     test("-0.5 and 30.5 are refused with the rule", () => {
-      expectOneIssue("owned", body("owned", { mortgageLength: -0.5, yearsRemainingOnMortgage: 0 }), "mortgageLength", "must be a number from 0 to 30 (years); got -0.5");
-      expectOneIssue("owned", body("owned", { mortgageLength: 30.5, yearsRemainingOnMortgage: 10 }), "mortgageLength", "from 0 to 30");
+      expectOneIssue(
+        "owned",
+        body("owned", { mortgageLength: -0.5, yearsRemainingOnMortgage: 0 }),
+        "mortgageLength",
+        "must be a number from 0 to 30 (years); got -0.5",
+      );
+      expectOneIssue(
+        "owned",
+        body("owned", { mortgageLength: 30.5, yearsRemainingOnMortgage: 10 }),
+        "mortgageLength",
+        "from 0 to 30",
+      );
     });
   });
 
@@ -249,11 +290,21 @@ describe("stated ranges, at and just past their bounds", () => {
         { path: "mortgageLength", message: "must be a number from 0 to 30 (years); got 35" },
         { path: "yearsRemainingOnMortgage", message: "must be a number from 0 to 30 (years); got 32" },
       ]);
-      expectOneIssue("owned", body("owned", { mortgageLength: 31, yearsRemainingOnMortgage: 12 }), "mortgageLength", "got 31");
+      expectOneIssue(
+        "owned",
+        body("owned", { mortgageLength: 31, yearsRemainingOnMortgage: 12 }),
+        "mortgageLength",
+        "got 31",
+      );
     });
 
     test("below zero is refused with its range", () => {
-      expectOneIssue("owned", body("owned", { yearsRemainingOnMortgage: -1 }), "yearsRemainingOnMortgage", "must be a number from 0 to 30 (years); got -1");
+      expectOneIssue(
+        "owned",
+        body("owned", { yearsRemainingOnMortgage: -1 }),
+        "yearsRemainingOnMortgage",
+        "must be a number from 0 to 30 (years); got -1",
+      );
     });
   });
 });
@@ -268,7 +319,12 @@ describe("implied bounds", () => {
     ["-Infinity", -Infinity],
     ["NaN", NaN],
   ])("a price of %s is refused", (shown, value) => {
-    expectOneIssue("buy", body("buy", { purchasePriceUSD: value }), "purchasePriceUSD", `greater than 0 and at most 1,000,000,000 (USD); got ${shown}`);
+    expectOneIssue(
+      "buy",
+      body("buy", { purchasePriceUSD: value }),
+      "purchasePriceUSD",
+      `greater than 0 and at most 1,000,000,000 (USD); got ${shown}`,
+    );
   });
 
   test("an infinite latitude is refused", () => {
@@ -281,7 +337,12 @@ describe("implied bounds", () => {
 
   test("bathrooms come in halves: 1.5 passes, 1.25 is refused", () => {
     expectValid("buy", body("buy", { bathrooms: 1.5 }));
-    expectOneIssue("buy", body("buy", { bathrooms: 1.25 }), "bathrooms", "must be a multiple of 0.5 from 0 to 50; got 1.25");
+    expectOneIssue(
+      "buy",
+      body("buy", { bathrooms: 1.25 }),
+      "bathrooms",
+      "must be a multiple of 0.5 from 0 to 50; got 1.25",
+    );
   });
 
   test("at least one guest: accomodates 0 is refused, a fraction too", () => {
@@ -315,12 +376,22 @@ describe("implied bounds", () => {
     ["street", 200],
   ])("%s takes text of 1 to %d characters", (field, max) => {
     expectValid("arb", body("arb", { [field]: "x".repeat(max) }));
-    expectOneIssue("arb", body("arb", { [field]: "x".repeat(max + 1) }), field, `must be text of 1 to ${max} characters`);
+    expectOneIssue(
+      "arb",
+      body("arb", { [field]: "x".repeat(max + 1) }),
+      field,
+      `must be text of 1 to ${max} characters`,
+    );
     expectOneIssue("arb", body("arb", { [field]: " " }), field, `must be text of 1 to ${max} characters`);
   });
 
   test("a number given for a text field is refused", () => {
-    expectOneIssue("buy", body("buy", { postalCode: 78701 }), "postalCode", "must be text of 1 to 20 characters; got 78701");
+    expectOneIssue(
+      "buy",
+      body("buy", { postalCode: 78701 }),
+      "postalCode",
+      "must be text of 1 to 20 characters; got 78701",
+    );
   });
 
   test.each([
@@ -329,7 +400,8 @@ describe("implied bounds", () => {
     ["null", null],
   ])("an AI flag of %s is refused: it must be true or false", (shown, value) => {
     for (const op of ALL_OPS) {
-      const flags = op === "enhance" ? { addAIComps: true, addAIExpenseEstimates: value } : { addAIExpenseEstimates: value };
+      const flags =
+        op === "enhance" ? { addAIComps: true, addAIExpenseEstimates: value } : { addAIExpenseEstimates: value };
       expectOneIssue(op, body(op, flags), "addAIExpenseEstimates", `must be true or false; got ${shown}`);
     }
   });
@@ -347,7 +419,12 @@ describe("implied bounds", () => {
   });
 
   test("an object where a number belongs is refused, described in plain words", () => {
-    expectOneIssue("buy", body("buy", { bedrooms: { n: 3 } }), "bedrooms", "must be a whole number from 0 to 50; got an object");
+    expectOneIssue(
+      "buy",
+      body("buy", { bedrooms: { n: 3 } }),
+      "bedrooms",
+      "must be a whole number from 0 to 50; got an object",
+    );
     expectOneIssue("buy", body("buy", { bedrooms: [3] }), "bedrooms", "got a list");
   });
 });
@@ -355,16 +432,25 @@ describe("implied bounds", () => {
 describe("unknown fields", () => {
   test("address is refused with a suggestion of fullAddress", () => {
     const issues = issuesOf("buy", { ...body("buy", {}, ["fullAddress"]), address: ADDRESS });
-    expect(issues).toContainEqual({ path: "address", message: "is not a field of this request (did you mean fullAddress?)" });
+    expect(issues).toContainEqual({
+      path: "address",
+      message: "is not a field of this request (did you mean fullAddress?)",
+    });
     // The address it meant is not taken from the misspelt field.
-    expect(issues).toContainEqual({ path: "fullAddress", message: "is required unless lat and lng are both given (the location rule)" });
+    expect(issues).toContainEqual({
+      path: "fullAddress",
+      message: "is required unless lat and lng are both given (the location rule)",
+    });
   });
 
   test("accommodates (the usual spelling) is refused with a suggestion of the service's accomodates", () => {
     const issues = issuesOf("cohost", { ...body("cohost", {}, ["accomodates"]), accommodates: 4 });
     expect(issues).toHaveLength(2);
     expect(issues).toContainEqual({ path: "accomodates", message: "is required" });
-    expect(issues).toContainEqual({ path: "accommodates", message: "is not a field of this request (did you mean accomodates?)" });
+    expect(issues).toContainEqual({
+      path: "accommodates",
+      message: "is not a field of this request (did you mean accomodates?)",
+    });
   });
 
   test.each([
@@ -413,7 +499,12 @@ describe("enhance", () => {
   test("needs at least one AI function: none is refused at addAIComps, stating the rule", () => {
     const rule = "enhance needs at least one AI function: set addAIComps or addAIExpenseEstimates to true";
     expectOneIssue("enhance", { analysisId: "abc" }, "addAIComps", rule);
-    expectOneIssue("enhance", { analysisId: "abc", addAIComps: false, addAIExpenseEstimates: false }, "addAIComps", rule);
+    expectOneIssue(
+      "enhance",
+      { analysisId: "abc", addAIComps: false, addAIExpenseEstimates: false },
+      "addAIComps",
+      rule,
+    );
   });
 
   test("either AI function alone is enough", () => {
@@ -436,7 +527,12 @@ describe("enhance", () => {
     ["empty", ""],
     ["129 characters", "a".repeat(129)],
   ])("an unsafe id (%s) is refused with the id rule", (_name, id) => {
-    expectOneIssue("enhance", { analysisId: id, addAIComps: true }, "analysisId", "must be an analysis id: 1 to 128 letters, digits, - or _");
+    expectOneIssue(
+      "enhance",
+      { analysisId: id, addAIComps: true },
+      "analysisId",
+      "must be an analysis id: 1 to 128 letters, digits, - or _",
+    );
   });
 
   test("an id that is a number is refused", () => {
@@ -469,14 +565,19 @@ describe("every bad field is reported at once", () => {
     const issues = issuesOf("buy", { ...body("buy", { bedrooms: 2.5 }, ["fullAddress"]), lat: 30.27 });
     expect(issues).toHaveLength(2);
     expect(issues).toContainEqual({ path: "bedrooms", message: "must be a whole number from 0 to 50; got 2.5" });
-    expect(issues).toContainEqual({ path: "lng", message: "is required with lat: give lat and lng together, or fullAddress alone" });
+    expect(issues).toContainEqual({
+      path: "lng",
+      message: "is required with lat: give lat and lng together, or fullAddress alone",
+    });
   });
 
   test("owned: a range, an unknown field, a missing field and the location rule together", () => {
     const input = { ...body("owned", { interestRatePercentage: 18, address: "x" }, ["fullAddress", "bathrooms"]) };
     const issues = issuesOf("owned", input);
     expect(issues.map((i) => i.path).sort()).toEqual(["address", "bathrooms", "fullAddress", "interestRatePercentage"]);
-    expect(issues.find((i) => i.path === "interestRatePercentage")?.message).toBe("must be a number from 0 to 15 (percent); got 18");
+    expect(issues.find((i) => i.path === "interestRatePercentage")?.message).toBe(
+      "must be a number from 0 to 15 (percent); got 18",
+    );
   });
 
   test("the years rule is checked alongside a bad field elsewhere", () => {
@@ -488,7 +589,9 @@ describe("every bad field is reported at once", () => {
 describe("describing issues", () => {
   test("describeIssues joins each path and message", () => {
     const issues = issuesOf("buy", body("buy", { interestRatePercentage: 18 }, ["bedrooms"]));
-    expect(describeIssues(issues)).toBe("bedrooms is required; interestRatePercentage must be a number from 0 to 15 (percent); got 18");
+    expect(describeIssues(issues)).toBe(
+      "bedrooms is required; interestRatePercentage must be a number from 0 to 15 (percent); got 18",
+    );
   });
 
   test("fieldRule gives the rule text of a field for help", () => {

@@ -15,7 +15,9 @@ function section(title: string): string {
 test("SENSITIVITY's metrics are every money, percent and ratio field, and nothing else", () => {
   // The units functions/implementation.ts accepts as a metric (readSensitivityAxes).
   const metricUnits = new Set(["usd", "percent", "fraction", "ratio"]);
-  const listed = [...section("SENSITIVITY's metrics").matchAll(/`([\w.]+)`/g)].map((m) => m[1]).filter((p) => FIELD_CATALOGUE.some((f) => f.path === p));
+  const listed = [...section("SENSITIVITY's metrics").matchAll(/`([\w.]+)`/g)]
+    .map((m) => m[1])
+    .filter((p) => FIELD_CATALOGUE.some((f) => f.path === p));
   const expected = FIELD_CATALOGUE.filter((f) => metricUnits.has(f.unit)).map((f) => f.path);
   expect([...listed].sort()).toEqual([...expected].sort());
   expect(new Set(listed).size).toBe(listed.length);

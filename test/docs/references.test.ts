@@ -47,7 +47,9 @@ function anchorsOf(file: string): Set<string> {
 }
 
 test("every relative link in a Markdown file reaches a file, and a heading when it names one", () => {
-  expect(markdown.map(rel)).toEqual(expect.arrayContaining(["README.md", "docs/cli.md", "docs/service/str-service-api.md"]));
+  expect(markdown.map(rel)).toEqual(
+    expect.arrayContaining(["README.md", "docs/cli.md", "docs/service/str-service-api.md"]),
+  );
   const broken: string[] = [];
   for (const file of markdown) {
     const text = fs.readFileSync(file, "utf8").replace(/```[\s\S]*?```/g, "");
@@ -56,7 +58,8 @@ test("every relative link in a Markdown file reaches a file, and a heading when 
       const [where, anchor] = (target as string).split("#") as [string, string | undefined];
       const to = where === "" ? file : path.resolve(path.dirname(file), decodeURIComponent(where));
       if (!fs.existsSync(to)) broken.push(`${rel(file)}: ${target} (no such file)`);
-      else if (anchor && to.endsWith(".md") && !anchorsOf(to).has(anchor)) broken.push(`${rel(file)}: ${target} (no such heading)`);
+      else if (anchor && to.endsWith(".md") && !anchorsOf(to).has(anchor))
+        broken.push(`${rel(file)}: ${target} (no such heading)`);
     }
   }
   expect(broken).toEqual([]);

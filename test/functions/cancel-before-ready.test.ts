@@ -14,7 +14,9 @@ describe("a call cancelled while the add-in loads its settings", () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { SETTINGS_KEYS, memoryStorage } = require("../../src/client") as typeof import("../../src/client");
     const relayUrl = `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`;
-    (globalThis as Record<string, unknown>).OfficeRuntime = { storage: memoryStorage({ [SETTINGS_KEYS.relayUrl]: relayUrl, [SETTINGS_KEYS.token]: TEST_TOKEN }) };
+    (globalThis as Record<string, unknown>).OfficeRuntime = {
+      storage: memoryStorage({ [SETTINGS_KEYS.relayUrl]: relayUrl, [SETTINGS_KEYS.token]: TEST_TOKEN }),
+    };
   });
   afterAll(() => t.close());
 

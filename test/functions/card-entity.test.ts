@@ -15,12 +15,19 @@ describe("STR.CARD in an Excel with data types", () => {
   beforeAll(async () => {
     t = await startRelay();
     await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    await addinConnection().update({ relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+    await addinConnection().update({
+      relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`,
+      token: TEST_TOKEN,
+    });
   });
   afterAll(() => t.close());
 
   test("one cell holding an entity in Excel's documented shape, readable as =A2.[Cash flow]", async () => {
-    const result = await STR.card("buy", [["12 Main St, Austin TX"]], [[[450000]], [[3]], [[2]], [[8]], [["interest=6.5"]]]);
+    const result = await STR.card(
+      "buy",
+      [["12 Main St, Austin TX"]],
+      [[[450000]], [[3]], [[2]], [[8]], [["interest=6.5"]]],
+    );
     expect(result).toHaveLength(1);
     expect(result[0]).toHaveLength(1);
     const entity = AnalysisEntity.parse(result[0]?.[0]);
@@ -31,14 +38,31 @@ describe("STR.CARD in an Excel with data types", () => {
     expect(entity.properties.Photo).toMatchObject({ type: "WebImage" });
     expect(entity.properties.Comparables).toMatchObject({ type: "Double" });
     expect(entity.properties.Mode).toEqual({ type: "String", basicValue: "Sandbox (simulated data)" });
-    expect(entity.layouts.card.sections.map((s) => s.title)).toEqual(["Revenue", "Financials", "Comparables", "Warnings", "Property", "Report"]);
+    expect(entity.layouts.card.sections.map((s) => s.title)).toEqual([
+      "Revenue",
+      "Financials",
+      "Comparables",
+      "Warnings",
+      "Property",
+      "Report",
+    ]);
     expect(entity.provider.description).toMatch(/simulated/);
     expect(JSON.stringify(entity)).not.toContain("referencedValues");
   });
 
   test("the service's warnings are in the entity", async () => {
-    const result = await STR.card("arb", [["1 Rue de Rivoli, Paris"]], [[[2500]], [[1]], [[1]], [[2]], [["addAIComps=TRUE"]]]);
+    const result = await STR.card(
+      "arb",
+      [["1 Rue de Rivoli, Paris"]],
+      [[[2500]], [[1]], [[1]], [[2]], [["addAIComps=TRUE"]]],
+    );
     const entity = AnalysisEntity.parse(result[0]?.[0]);
-    expect(entity.properties.Warnings).toMatchObject({ type: "Array", elements: [[{ type: "String", basicValue: "SANDBOX: simulated data" }], [{ type: "String", basicValue: expect.stringMatching(/US properties only/) }]] });
+    expect(entity.properties.Warnings).toMatchObject({
+      type: "Array",
+      elements: [
+        [{ type: "String", basicValue: "SANDBOX: simulated data" }],
+        [{ type: "String", basicValue: expect.stringMatching(/US properties only/) }],
+      ],
+    });
   });
 });

@@ -15,7 +15,10 @@ describe("STR.ENHANCE whose every AI step failed", () => {
   beforeAll(async () => {
     t = await startRelay();
     await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    await addinConnection().update({ relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+    await addinConnection().update({
+      relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`,
+      token: TEST_TOKEN,
+    });
   });
   afterAll(() => t.close());
 

@@ -20,7 +20,10 @@ describe("a failed call says whether it was billed, the same in the cell, the pa
   beforeAll(async () => {
     t = await startRelay({}, { retryPolicy: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 10 } });
     await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    await addinConnection().update({ relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+    await addinConnection().update({
+      relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`,
+      token: TEST_TOKEN,
+    });
   });
   afterEach(() => t.relay.sandbox?.setFaults({ dropAfterProcessRate: 0, unavailableRate: 0 }));
   afterAll(() => t.close());
@@ -29,7 +32,9 @@ describe("a failed call says whether it was billed, the same in the cell, the pa
   async function failure(address: string) {
     let thrown: unknown;
     const { batcher } = await addinConnection().get();
-    await batcher.request("buy", { fullAddress: address, purchasePriceUSD: 450000, bedrooms: 3, bathrooms: 2, accomodates: 8 }).catch((e: unknown) => (thrown = e));
+    await batcher
+      .request("buy", { fullAddress: address, purchasePriceUSD: 450000, bedrooms: 3, bathrooms: 2, accomodates: 8 })
+      .catch((e: unknown) => (thrown = e));
     batcher.forget();
     const cell = await excelError(STR.buy([[address]], 450000, 3, 2, 8));
     return { cell, pane: describeError(thrown), cli: sheetError(thrown).detail };

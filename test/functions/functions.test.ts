@@ -19,7 +19,10 @@ describe("the STR.* functions, end to end through the real relay and sandbox", (
   beforeAll(async () => {
     t = await startRelay({ RELAY_BUDGET_USD_PER_DAY: "100" });
     await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    await addinConnection().update({ relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+    await addinConnection().update({
+      relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`,
+      token: TEST_TOKEN,
+    });
   });
   afterAll(() => t.close());
 
@@ -61,10 +64,18 @@ describe("the STR.* functions, end to end through the real relay and sandbox", (
     expect(e.message).toContain("bedrooms must be a whole number from 0 to 50; got 2.5");
     expect(e.message).toContain("guests is required");
     expect((await excelError(STR.buy([[""]], 1, 1, 1, 1))).message).toContain("location is required");
-    expect((await excelError(STR.buy(ADDRESS, 1, 1, 1, 1, [["interest=99"]]))).message).toMatch(/interestRatePercentage must be a number from 0 to 15/);
-    expect((await excelError(STR.buy(ADDRESS, 1, 1, 1, 1, [["commission=5"]]))).message).toMatch(/options.*"commission" is not an option of buy/);
-    expect((await excelError(STR.arb(ADDRESS, 2000, 2, 1, 4, OMITTED, [["cap rate"]]))).message).toMatch(/fields.*not in arb analyses/);
-    expect((await excelError(STR.owned(ADDRESS, 300000, 20, 6, 15, 20, 3, 2, 6))).message).toContain("yearsRemaining must not exceed mortgageLength");
+    expect((await excelError(STR.buy(ADDRESS, 1, 1, 1, 1, [["interest=99"]]))).message).toMatch(
+      /interestRatePercentage must be a number from 0 to 15/,
+    );
+    expect((await excelError(STR.buy(ADDRESS, 1, 1, 1, 1, [["commission=5"]]))).message).toMatch(
+      /options.*"commission" is not an option of buy/,
+    );
+    expect((await excelError(STR.arb(ADDRESS, 2000, 2, 1, 4, OMITTED, [["cap rate"]]))).message).toMatch(
+      /fields.*not in arb analyses/,
+    );
+    expect((await excelError(STR.owned(ADDRESS, 300000, 20, 6, 15, 20, 3, 2, 6))).message).toContain(
+      "yearsRemaining must not exceed mortgageLength",
+    );
     expect(t.sandboxStats().arrivals).toBe(before);
   });
 
@@ -97,19 +108,36 @@ describe("the STR.* functions, end to end through the real relay and sandbox", (
   test("200 calls in one tick → at most 2 HTTP requests, each cell right; the same 200 again → nothing sent", async () => {
     const batchesBefore = batchRequests();
     const arrivalsBefore = t.sandboxStats().arrivals;
-    const grids = await Promise.all(Array.from({ length: 200 }, (_, i) => STR.cohost([[`${i} Lake Rd, Asheville NC`]], 2, 1, 4, OMITTED, OMITTED, [["fullAddress, revenue.p50"]])));
+    const grids = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        STR.cohost([[`${i} Lake Rd, Asheville NC`]], 2, 1, 4, OMITTED, OMITTED, [["fullAddress, revenue.p50"]]),
+      ),
+    );
     expect(batchRequests() - batchesBefore).toBeLessThanOrEqual(2);
     expect(grids.map((g) => g[0]?.[0])).toEqual(Array.from({ length: 200 }, (_, i) => `${i} Lake Rd, Asheville NC`));
     expect(t.sandboxStats().reports).toBeGreaterThanOrEqual(200);
     const created = t.sandboxStats().arrivals;
     expect(created - arrivalsBefore).toBeGreaterThanOrEqual(200);
-    await Promise.all(Array.from({ length: 200 }, (_, i) => STR.cohost([[`${i} Lake Rd, Asheville NC`]], 2, 1, 4, OMITTED, OMITTED, [["fullAddress, revenue.p50"]])));
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        STR.cohost([[`${i} Lake Rd, Asheville NC`]], 2, 1, 4, OMITTED, OMITTED, [["fullAddress, revenue.p50"]]),
+      ),
+    );
     expect(t.sandboxStats().arrivals).toBe(created);
   });
 
   test("a formula being typed (value preview) sends nothing", async () => {
     const before = t.sandboxStats().arrivals;
-    const grid = await STR.buy(ADDRESS, 999999, 3, 2, 8, OMITTED, OMITTED, invocation({ isInValuePreview: "true" }) as never);
+    const grid = await STR.buy(
+      ADDRESS,
+      999999,
+      3,
+      2,
+      8,
+      OMITTED,
+      OMITTED,
+      invocation({ isInValuePreview: "true" }) as never,
+    );
     expect(String(grid[0]?.[0])).toMatch(/press Enter/);
     expect(t.sandboxStats().arrivals).toBe(before);
   });
@@ -138,7 +166,10 @@ describe("the STR.* functions, end to end through the real relay and sandbox", (
     await poor.relay.app.listen({ host: "127.0.0.1", port: 0 });
     const { settings } = await addinConnection().get();
     try {
-      await addinConnection().update({ relayUrl: `http://127.0.0.1:${(poor.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+      await addinConnection().update({
+        relayUrl: `http://127.0.0.1:${(poor.relay.app.server.address() as { port: number }).port}`,
+        token: TEST_TOKEN,
+      });
       const e = await excelError(STR.buy(ADDRESS, 450000, 3, 2, 8));
       expect(e.code).toBe("#N/A");
       expect(e.message).toMatch(/^\[STR_BUDGET_EXCEEDED\] .*RELAY_BUDGET_USD_PER_DAY/);

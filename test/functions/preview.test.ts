@@ -21,7 +21,11 @@ let t: TestRelay;
 let serial = 0;
 /** An address no other call of this file used: neither the session nor the relay's cache has it. */
 const fresh = () => [[`${100 + serial++} Preview Ln, Austin TX`]];
-const relayRequests = () => [...t.relay.metrics.render().matchAll(/^str_relay_requests_total\{[^}]*\} (\d+)$/gm)].reduce((s, m) => s + Number(m[1]), 0);
+const relayRequests = () =>
+  [...t.relay.metrics.render().matchAll(/^str_relay_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
+    (s, m) => s + Number(m[1]),
+    0,
+  );
 
 /** Each function that can bill, as a call with arguments nothing has asked for yet (built before counting). */
 const BILLABLE: Record<string, () => Promise<Call>> = {
@@ -56,7 +60,10 @@ const FREE = ["comps", "whatif", "sensitivity", "maxbid", "projection"];
 beforeAll(async () => {
   t = await startRelay({ RELAY_BUDGET_USD_PER_DAY: "100" });
   await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-  await addinConnection().update({ relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+  await addinConnection().update({
+    relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`,
+    token: TEST_TOKEN,
+  });
 });
 afterAll(() => t.close());
 
@@ -107,9 +114,11 @@ describe("a call Excel cancels (its cell deleted or recalculated) settles with #
     enhance: () => (inv) => STR.enhance(id, OMITTED, true, OMITTED, inv as never),
     comps: () => (inv) => STR.comps(id, 5, inv as never),
     whatif: () => (inv) => STR.whatif(id, 500000, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, inv as never),
-    sensitivity: () => (inv) => STR.sensitivity(id, "purchasePrice", [[400000], [500000]], "interestRatePct", [[5, 6]], "DSCR", inv as never),
+    sensitivity: () => (inv) =>
+      STR.sensitivity(id, "purchasePrice", [[400000], [500000]], "interestRatePct", [[5, 6]], "DSCR", inv as never),
     maxbid: () => (inv) => STR.maxbid(id, "cash-on-cash", "8%", OMITTED, OMITTED, OMITTED, OMITTED, inv as never),
-    projection: () => (inv) => STR.projection(id, 10, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, inv as never),
+    projection: () => (inv) =>
+      STR.projection(id, 10, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, OMITTED, inv as never),
     card: () => (inv) => STR.card("buy", fresh(), [[[450000]], [[3]], [[2]], [[8]]], inv as never),
   };
   test.each(Object.keys(calls))("STR.%s", async (name) => {

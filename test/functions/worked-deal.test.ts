@@ -22,20 +22,31 @@ function tableAfter(marker: string): string[][] {
   const lines = SECTION.slice(SECTION.indexOf(marker)).split("\n");
   const start = lines.findIndex((l) => l.startsWith("|"));
   const end = lines.findIndex((l, k) => k > start && !l.startsWith("|"));
-  return lines.slice(start + 2, end).map((l) => l.split("|").slice(1, -1).map((c) => c.trim()));
+  return lines.slice(start + 2, end).map((l) =>
+    l
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim()),
+  );
 }
 
 /** "439,694.55" → 439694.55; "7.22 %" → 0.0722 (a % cell holds a fraction). */
-const figure = (text: string) => (text.endsWith("%") ? Number(text.replace(/[ %,]/g, "")) / 100 : Number(text.replace(/,/g, "")));
+const figure = (text: string) =>
+  text.endsWith("%") ? Number(text.replace(/[ %,]/g, "")) / 100 : Number(text.replace(/,/g, ""));
 /** A cell's value as the page shows it: money and ratios to the cent, percents to a hundredth of one. */
-const shown = (value: unknown, text: string) => (text.endsWith("%") ? Math.round((value as number) * 10000) / 10000 : Math.round((value as number) * 100) / 100);
+const shown = (value: unknown, text: string) =>
+  text.endsWith("%") ? Math.round((value as number) * 10000) / 10000 : Math.round((value as number) * 100) / 100;
 
 /** `=STR.MAXBID(B51, "cash-on-cash", "8%")` → the call, with cell references read from `cells`. */
 function run(formula: string, cells: Record<string, unknown>): Promise<unknown[][]> {
   const m = /^`=STR\.([A-Z]+)\((.*)\)`$/.exec(formula);
   if (!m) throw new Error(`not a formula: ${formula}`);
-  const args = (m[2] as string).split(/,\s*(?=(?:[^"]*"[^"]*")*[^"]*$)/).map((a) => (a.startsWith('"') ? a.slice(1, -1) : /^[A-Z]+\d+$/.test(a) ? cells[a] : Number(a)));
-  const fn = (STR as unknown as Record<string, (...a: unknown[]) => Promise<unknown[][]>>)[(m[1] as string).toLowerCase()];
+  const args = (m[2] as string)
+    .split(/,\s*(?=(?:[^"]*"[^"]*")*[^"]*$)/)
+    .map((a) => (a.startsWith('"') ? a.slice(1, -1) : /^[A-Z]+\d+$/.test(a) ? cells[a] : Number(a)));
+  const fn = (STR as unknown as Record<string, (...a: unknown[]) => Promise<unknown[][]>>)[
+    (m[1] as string).toLowerCase()
+  ];
   if (!fn) throw new Error(`no function ${m[1]}`);
   return fn(...args);
 }
@@ -44,7 +55,10 @@ let t: TestRelay;
 beforeAll(async () => {
   t = await startRelay();
   await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-  await addinConnection().update({ relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`, token: TEST_TOKEN });
+  await addinConnection().update({
+    relayUrl: `http://127.0.0.1:${(t.relay.app.server.address() as { port: number }).port}`,
+    token: TEST_TOKEN,
+  });
 });
 afterAll(() => t.close());
 
@@ -58,7 +72,8 @@ test("docs/functions.md's worked deal spills what the page says", async () => {
   for (const [ref, label, value] of tableAfter("The rows used below")) {
     const row = card[Number((ref as string).slice(1)) - 1] as unknown[];
     expect({ ref, label: row[0] }).toEqual({ ref, label });
-    if (value !== "(the id)") expect({ ref, value: shown(row[1], value as string) }).toEqual({ ref, value: figure(value as string) });
+    if (value !== "(the id)")
+      expect({ ref, value: shown(row[1], value as string) }).toEqual({ ref, value: figure(value as string) });
     cells[ref as string] = row[1];
   }
   // The maximum bids.
@@ -67,7 +82,9 @@ test("docs/functions.md's worked deal spills what the page says", async () => {
     expect({ ref, value: result[0]?.[0] }).toEqual({ ref, value: figure(value as string) });
     cells[ref as string] = result[0]?.[0];
   }
-  const atBid = await STR.whatif(cells.B51, cells.D1, null as never, null as never, null as never, null as never, [["Cash-on-cash return"]]);
+  const atBid = await STR.whatif(cells.B51, cells.D1, null as never, null as never, null as never, null as never, [
+    ["Cash-on-cash return"],
+  ]);
   expect(atBid[0]?.[0]).toBe(0.08);
 
   // The projection: its summary rows and its years, as worked by hand.
@@ -75,7 +92,11 @@ test("docs/functions.md's worked deal spills what the page says", async () => {
   expect(projection).toHaveLength(Number(/spills F1:N(\d+)/.exec(SECTION)?.[1]));
   for (const [row, label, value] of tableAfter("the summary in F1:G19")) {
     const got = projection[Number(row) - 1] as unknown[];
-    expect({ row, label: got[0], value: shown(got[1], value as string) }).toEqual({ row, label, value: figure(value as string) });
+    expect({ row, label: got[0], value: shown(got[1], value as string) }).toEqual({
+      row,
+      label,
+      value: figure(value as string),
+    });
   }
   const table = tableAfter("and the years in F21:N26");
   expect(projection.slice(21).map((r) => r.map(Number))).toEqual(table.map((r) => r.map(figure)));
@@ -85,7 +106,10 @@ test("docs/functions.md's worked deal spills what the page says", async () => {
   const named = [...SECTION.matchAll(/([\d,.]+(?: %)?) (?:a month )?\((Q\d+)\)/g)].map((m) => [m[2], m[1]]);
   expect(named.map(([ref]) => ref)).toEqual(["Q13", "Q27", "Q31", "Q32"]);
   for (const [ref, value] of named) {
-    expect({ ref, value: shown(enhanced[Number((ref as string).slice(1)) - 1]?.[1], value as string) }).toEqual({ ref, value: figure(value as string) });
+    expect({ ref, value: shown(enhanced[Number((ref as string).slice(1)) - 1]?.[1], value as string) }).toEqual({
+      ref,
+      value: figure(value as string),
+    });
   }
   cells.Q51 = enhanced[50]?.[1];
   const [bid, projected] = tableAfter("Formulas that read Q51");

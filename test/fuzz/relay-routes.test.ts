@@ -1,5 +1,17 @@
 import fc from "fast-check";
-import { BatchItem, BatchLine, DryRunAnswer, HealthAnswer, OPERATIONS, OPERATION_PATHS, Operation, RelayAnswer, UsageAnswer, idField, validateRequest } from "../../src/contract";
+import {
+  BatchItem,
+  BatchLine,
+  DryRunAnswer,
+  HealthAnswer,
+  OPERATIONS,
+  OPERATION_PATHS,
+  Operation,
+  RelayAnswer,
+  UsageAnswer,
+  idField,
+  validateRequest,
+} from "../../src/contract";
 import { Answer, answerOf } from "../support/inject";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import {
@@ -30,7 +42,6 @@ import {
 const AUTH = { authorization: `Bearer ${TEST_TOKEN}` };
 const tally = new Tally("relay fuzzing (fast-check):");
 
-
 describe("fuzzing every relay route", () => {
   let t: TestRelay;
   const storedIds: string[] = [];
@@ -38,7 +49,9 @@ describe("fuzzing every relay route", () => {
   beforeAll(async () => {
     t = await startRelay({ RELAY_BUDGET_USD_PER_DAY: "1000000" });
     // A few real analyses, for the GET /v1/analyses/:id properties.
-    for (const body of [{ fullAddress: "12 Main St, Austin TX", purchasePriceUSD: 450000, bedrooms: 3, bathrooms: 2, accomodates: 8 }]) {
+    for (const body of [
+      { fullAddress: "12 Main St, Austin TX", purchasePriceUSD: 450000, bedrooms: 3, bathrooms: 2, accomodates: 8 },
+    ]) {
       const r = await t.post(OPERATION_PATHS.buy, body);
       storedIds.push(r.json.data._id as string);
     }
@@ -48,14 +61,31 @@ describe("fuzzing every relay route", () => {
     tally.print();
   });
 
-  async function send(method: string, url: string, payload?: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> {
-    return answerOf(await t.relay.app.inject({ method: method as "GET", url, ...(payload !== undefined ? { payload } : {}), headers: { ...AUTH, ...headers } }));
+  async function send(
+    method: string,
+    url: string,
+    payload?: string | Buffer,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> {
+    return answerOf(
+      await t.relay.app.inject({
+        method: method as "GET",
+        url,
+        ...(payload !== undefined ? { payload } : {}),
+        headers: { ...AUTH, ...headers },
+      }),
+    );
   }
 
   const arrivals = () => t.sandboxStats().arrivals;
 
   /** Sends one JSON text to an analysis route and checks the answer against the contract's validator. */
-  async function checkAnalysisRoute(op: Operation, text: string, count: Counter, headers: Record<string, string> = {}): Promise<void> {
+  async function checkAnalysisRoute(
+    op: Operation,
+    text: string,
+    count: Counter,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
     count.tried++;
     const before = arrivals();
     const r = await send("POST", OPERATION_PATHS[op], text, { "content-type": "application/json", ...headers });
@@ -93,33 +123,51 @@ describe("fuzzing every relay route", () => {
     if (r.status === 200) expect(RelayAnswer.safeParse(r.json).success).toBe(true);
   }
 
-  test.each(OPERATIONS.map((op) => [op]))(`POST %s: ${runs(200)} arbitrary JSON bodies (fc.jsonValue, fc.anything) → 400 naming fields, nothing sent`, async (op) => {
-    const count = tally.start(`POST ${OPERATION_PATHS[op]} arbitrary JSON`);
-    const anyText = fc.oneof(
-      { weight: 3, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
-      { weight: 1, arbitrary: fc.anything({ maxDepth: 2, withBigInt: false }).map((v) => JSON.stringify(v) ?? "") },
-      { weight: 2, arbitrary: fc.dictionary(fc.oneof(junkKey, fc.constantFrom("fullAddress", "lat", "lng", "bedrooms", "bathrooms", "accomodates", "analysisId")), junkValue, { maxKeys: 6 }).map((d) => objectText(Object.entries(d) as Entries)) },
-    );
-    await fc.assert(
-      fc.asyncProperty(anyText, (text) => checkAnalysisRoute(op, text, count)),
-      fcOptions(runs(200)),
-    );
-    count.done("bodies");
-  });
+  test.each(OPERATIONS.map((op) => [op]))(
+    `POST %s: ${runs(200)} arbitrary JSON bodies (fc.jsonValue, fc.anything) → 400 naming fields, nothing sent`,
+    async (op) => {
+      const count = tally.start(`POST ${OPERATION_PATHS[op]} arbitrary JSON`);
+      const anyText = fc.oneof(
+        { weight: 3, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
+        { weight: 1, arbitrary: fc.anything({ maxDepth: 2, withBigInt: false }).map((v) => JSON.stringify(v) ?? "") },
+        {
+          weight: 2,
+          arbitrary: fc
+            .dictionary(
+              fc.oneof(
+                junkKey,
+                fc.constantFrom("fullAddress", "lat", "lng", "bedrooms", "bathrooms", "accomodates", "analysisId"),
+              ),
+              junkValue,
+              { maxKeys: 6 },
+            )
+            .map((d) => objectText(Object.entries(d) as Entries)),
+        },
+      );
+      await fc.assert(
+        fc.asyncProperty(anyText, (text) => checkAnalysisRoute(op, text, count)),
+        fcOptions(runs(200)),
+      );
+      count.done("bodies");
+    },
+  );
 
-  test.each(OPERATIONS.map((op) => [op]))(`POST %s: ${runs(300)} near-valid bodies (one field broken) → only 200 or 400, nothing invalid sent`, async (op) => {
-    const count = tally.start(`POST ${OPERATION_PATHS[op]} near-valid`);
-    // Now and then the caller asks for a billed refresh: it must still send nothing invalid.
-    const headers = fc.constantFrom<Record<string, string>>({}, {}, {}, { "cache-control": "no-cache" });
-    await fc.assert(
-      fc.asyncProperty(mutatedBody(op), headers, async (m, h) => {
-        count.add(mutationKind(m.what));
-        await checkAnalysisRoute(op, m.text, count, h);
-      }),
-      fcOptions(runs(300)),
-    );
-    count.done("bodies");
-  });
+  test.each(OPERATIONS.map((op) => [op]))(
+    `POST %s: ${runs(300)} near-valid bodies (one field broken) → only 200 or 400, nothing invalid sent`,
+    async (op) => {
+      const count = tally.start(`POST ${OPERATION_PATHS[op]} near-valid`);
+      // Now and then the caller asks for a billed refresh: it must still send nothing invalid.
+      const headers = fc.constantFrom<Record<string, string>>({}, {}, {}, { "cache-control": "no-cache" });
+      await fc.assert(
+        fc.asyncProperty(mutatedBody(op), headers, async (m, h) => {
+          count.add(mutationKind(m.what));
+          await checkAnalysisRoute(op, m.text, count, h);
+        }),
+        fcOptions(runs(300)),
+      );
+      count.done("bodies");
+    },
+  );
 
   test(`POST create/enhance: ${runs(60)} valid bodies → 200 with the relay's answer, at most one upstream call each`, async () => {
     const count = tally.start("POST valid bodies");
@@ -161,7 +209,26 @@ describe("fuzzing every relay route", () => {
     );
     const payload = fc.oneof(
       fc.string({ unit: "binary", maxLength: 200 }),
-      fc.constantFrom("{nope", "{", "[", '{"a":', "nul", "true", "1", '"text"', "{}", "[]", "\u0000", "\ufeff{}", "a=1&b=2", "<xml/>", '{"fullAddress":"x",}', "{'a':1}", "NaN", "Infinity"),
+      fc.constantFrom(
+        "{nope",
+        "{",
+        "[",
+        '{"a":',
+        "nul",
+        "true",
+        "1",
+        '"text"',
+        "{}",
+        "[]",
+        "\u0000",
+        "\ufeff{}",
+        "a=1&b=2",
+        "<xml/>",
+        '{"fullAddress":"x",}',
+        "{'a':1}",
+        "NaN",
+        "Infinity",
+      ),
       fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)),
       fc.jsonValue().map((v) => `${JSON.stringify(v)}garbage`),
     );
@@ -177,7 +244,9 @@ describe("fuzzing every relay route", () => {
           // Only a body that is a valid request may reach the service.
           const text = Buffer.isBuffer(body) ? body.toString("utf8") : body;
           const op = Object.entries(OPERATION_PATHS).find(([, p]) => p === url)?.[0] as Operation | undefined;
-          expect(op !== undefined && validateRequest(op, tryParse(text).ok ? JSON.parse(text) : undefined).ok).toBe(true);
+          expect(op !== undefined && validateRequest(op, tryParse(text).ok ? JSON.parse(text) : undefined).ok).toBe(
+            true,
+          );
         }
       }),
       fcOptions(runs(300)),
@@ -190,12 +259,84 @@ describe("fuzzing every relay route", () => {
     const op = fc.constantFrom(...OPERATIONS);
     const item: fc.Arbitrary<RawJson> = fc.oneof(
       // A valid item, from a small set so the relay's cache answers most of them.
-      { weight: 1, arbitrary: op.chain((o) => familiarBody(o).map((e) => raw([["strategy", o], ["params", raw(e)]]))) },
-      { weight: 4, arbitrary: op.chain((o) => mutatedBody(o, { poison: false }).map((m) => raw([["strategy", o], ["params", new RawJson(m.text)]]))) },
-      { weight: 1, arbitrary: fc.tuple(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom<unknown>("BUY", "create", "villa", "enhance ", "", null, 1)), op.chain(familiarBody)).map(([s, e]) => raw([["strategy", s], ["params", raw(e)]])) },
-      { weight: 1, arbitrary: fc.tuple(op, junkValue).map(([s, p]) => raw([["strategy", s], ["params", p]])) },
-      { weight: 1, arbitrary: fc.tuple(op.chain((o) => familiarBody(o).map((e) => ({ o, e }))), fc.constantFrom<unknown>("yes", 1, null, "true", false)).map(([{ o, e }, refresh]) => raw([["strategy", o], ["params", raw(e)], ["refresh", refresh]])) },
-      { weight: 1, arbitrary: fc.tuple(op.chain((o) => familiarBody(o).map((e) => ({ o, e }))), junkKey).map(([{ o, e }, key]) => raw([["strategy", o], ["params", raw(e)], [key, 1]])) },
+      {
+        weight: 1,
+        arbitrary: op.chain((o) =>
+          familiarBody(o).map((e) =>
+            raw([
+              ["strategy", o],
+              ["params", raw(e)],
+            ]),
+          ),
+        ),
+      },
+      {
+        weight: 4,
+        arbitrary: op.chain((o) =>
+          mutatedBody(o, { poison: false }).map((m) =>
+            raw([
+              ["strategy", o],
+              ["params", new RawJson(m.text)],
+            ]),
+          ),
+        ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            fc.oneof(
+              fc.string({ maxLength: 10 }),
+              fc.constantFrom<unknown>("BUY", "create", "villa", "enhance ", "", null, 1),
+            ),
+            op.chain(familiarBody),
+          )
+          .map(([s, e]) =>
+            raw([
+              ["strategy", s],
+              ["params", raw(e)],
+            ]),
+          ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(op, junkValue).map(([s, p]) =>
+          raw([
+            ["strategy", s],
+            ["params", p],
+          ]),
+        ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            op.chain((o) => familiarBody(o).map((e) => ({ o, e }))),
+            fc.constantFrom<unknown>("yes", 1, null, "true", false),
+          )
+          .map(([{ o, e }, refresh]) =>
+            raw([
+              ["strategy", o],
+              ["params", raw(e)],
+              ["refresh", refresh],
+            ]),
+          ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            op.chain((o) => familiarBody(o).map((e) => ({ o, e }))),
+            junkKey,
+          )
+          .map(([{ o, e }, key]) =>
+            raw([
+              ["strategy", o],
+              ["params", raw(e)],
+              [key, 1],
+            ]),
+          ),
+      },
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => new RawJson(JSON.stringify(v))) },
     );
     const list = (items: RawJson[]) => new RawJson(`[${items.map((i) => i.text).join(",")}]`);
@@ -203,19 +344,56 @@ describe("fuzzing every relay route", () => {
       {
         weight: 8,
         arbitrary: fc
-          .tuple(fc.array(item, { minLength: 1, maxLength: 8 }), fc.constantFrom<boolean | undefined>(undefined, false, true), fc.constantFrom<unknown>(undefined, 0, 3, 50, 51, -1, 2.5, "5", true))
-          .map(([items, dryRun, most]) => objectText([["items", list(items)], ...(dryRun === undefined ? [] : ([["dryRun", dryRun]] as Entries)), ...(most === undefined ? [] : ([["maxComparables", most]] as Entries))])),
+          .tuple(
+            fc.array(item, { minLength: 1, maxLength: 8 }),
+            fc.constantFrom<boolean | undefined>(undefined, false, true),
+            fc.constantFrom<unknown>(undefined, 0, 3, 50, 51, -1, 2.5, "5", true),
+          )
+          .map(([items, dryRun, most]) =>
+            objectText([
+              ["items", list(items)],
+              ...(dryRun === undefined ? [] : ([["dryRun", dryRun]] as Entries)),
+              ...(most === undefined ? [] : ([["maxComparables", most]] as Entries)),
+            ]),
+          ),
       },
       // A poisoned item (prototype pollution) makes the parser refuse the whole batch.
       {
         weight: 1,
         arbitrary: fc
-          .tuple(fc.array(item, { minLength: 0, maxLength: 3 }), fc.constantFrom('{"strategy":"buy","params":{"__proto__":{"x":1}}}', '{"strategy":"buy","params":{"constructor":{"prototype":{}}}}'))
+          .tuple(
+            fc.array(item, { minLength: 0, maxLength: 3 }),
+            fc.constantFrom(
+              '{"strategy":"buy","params":{"__proto__":{"x":1}}}',
+              '{"strategy":"buy","params":{"constructor":{"prototype":{}}}}',
+            ),
+          )
           .map(([items, poisoned]) => objectText([["items", list([...items, new RawJson(poisoned)])]])),
       },
       { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
-      { weight: 1, arbitrary: fc.tuple(fc.oneof(fc.constantFrom<unknown>([], null, "all", {}, 1), junkValue), fc.constantFrom<unknown>("yes", 1, null)).map(([items, dryRun]) => objectText([["items", items], ["dryRun", dryRun]])) },
-      { weight: 1, arbitrary: fc.tuple(fc.array(item, { minLength: 1, maxLength: 3 }), junkKey).map(([items, key]) => objectText([["items", list(items)], [key, true]])) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            fc.oneof(fc.constantFrom<unknown>([], null, "all", {}, 1), junkValue),
+            fc.constantFrom<unknown>("yes", 1, null),
+          )
+          .map(([items, dryRun]) =>
+            objectText([
+              ["items", items],
+              ["dryRun", dryRun],
+            ]),
+          ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(fc.array(item, { minLength: 1, maxLength: 3 }), junkKey).map(([items, key]) =>
+          objectText([
+            ["items", list(items)],
+            [key, true],
+          ]),
+        ),
+      },
     );
     await fc.assert(
       fc.asyncProperty(batch, async (text) => {
@@ -248,14 +426,21 @@ describe("fuzzing every relay route", () => {
           return;
         }
         expect(String(r.headers["content-type"])).toMatch(/^application\/x-ndjson/);
-        const lines = r.text.trim().split("\n").map((l) => BatchLine.parse(JSON.parse(l)));
+        const lines = r.text
+          .trim()
+          .split("\n")
+          .map((l) => BatchLine.parse(JSON.parse(l)));
         expect(lines.map((l) => l.index).sort((a, b) => a - b)).toEqual(items.map((_, i) => i));
         for (const line of lines) {
           expect(statusProblems(line.status, line.body, JSON.stringify(line.body))).toEqual([]);
           const verdict = verdicts[line.index];
           if (!verdict?.ok) {
             // A bad item fails alone, as a 400 naming fields inside that item.
-            expect({ index: line.index, status: line.status, code: (line.body as any).error?.code }).toEqual({ index: line.index, status: 400, code: "STR_VALIDATION" });
+            expect({ index: line.index, status: line.status, code: (line.body as any).error?.code }).toEqual({
+              index: line.index,
+              status: 400,
+              code: "STR_VALIDATION",
+            });
             const paths = ((line.body as any).error.fields as { path: string }[]).map((f) => f.path);
             expect(paths.length).toBeGreaterThan(0);
             for (const p of paths) expect(p.startsWith(`items[${line.index}]`)).toBe(true);
@@ -339,14 +524,22 @@ describe("fuzzing every relay route", () => {
         const verdict = idRule.safeParse(received);
         // "", "." and ".." leave no id in the path (URL dot segments are resolved): no such route, or no id.
         if (received === "" || received === "." || received === "..") expect([400, 404]).toContain(r.status);
-        else if (received.length > 1024) expect({ status: r.status, code: r.json.error.code }).toEqual({ status: 400, code: "STR_BAD_REQUEST" });
+        else if (received.length > 1024)
+          expect({ status: r.status, code: r.json.error.code }).toEqual({ status: 400, code: "STR_BAD_REQUEST" });
         else if (!verdict.success) {
-          expect({ status: r.status, code: r.json.error.code, fields: r.json.error.fields?.map((f: { path: string }) => f.path) }).toEqual({ status: 400, code: "STR_VALIDATION", fields: ["id"] });
+          expect({
+            status: r.status,
+            code: r.json.error.code,
+            fields: r.json.error.fields?.map((f: { path: string }) => f.path),
+          }).toEqual({ status: 400, code: "STR_VALIDATION", fields: ["id"] });
         } else if (storedIds.includes(verdict.data)) {
           expect(r.status).toBe(200);
           expect(RelayAnswer.safeParse(r.json).success).toBe(true);
         } else {
-          expect({ status: r.status, code: r.json.error.code }).toEqual({ status: 404, code: "STR_ANALYSIS_NOT_FOUND" });
+          expect({ status: r.status, code: r.json.error.code }).toEqual({
+            status: 404,
+            code: "STR_ANALYSIS_NOT_FOUND",
+          });
         }
       }),
       fcOptions(runs(600)),
@@ -356,44 +549,93 @@ describe("fuzzing every relay route", () => {
 
   test(`every route: ${runs(400)} methods, query strings, Authorization and Origin headers → 200/204 or 4xx, nothing sent`, async () => {
     const count = tally.start("methods / queries / headers");
-    const routes = [...Object.values(OPERATION_PATHS), "/v1/batch", "/v1/analyses/0123456789abcdef01234567", "/v1/usage", "/healthz", "/metrics", "/v1/", "/v1/external/analysis/create/villa", "/v1/usage/", "//v1//usage"];
+    const routes = [
+      ...Object.values(OPERATION_PATHS),
+      "/v1/batch",
+      "/v1/analyses/0123456789abcdef01234567",
+      "/v1/usage",
+      "/healthz",
+      "/metrics",
+      "/v1/",
+      "/v1/external/analysis/create/villa",
+      "/v1/usage/",
+      "//v1//usage",
+    ];
     const method = fc.constantFrom("GET", "GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD");
     const query = fc.oneof(
       fc.constant(""),
-      fc.dictionary(fc.oneof(junkKey, fc.constantFrom("token", "key", "auth", "api_key", "refresh", "id")), fc.oneof(fc.string({ maxLength: 10 }), fc.constant(TEST_TOKEN)), { maxKeys: 3 }).map((d) => `?${new URLSearchParams(d).toString()}`),
+      fc
+        .dictionary(
+          fc.oneof(junkKey, fc.constantFrom("token", "key", "auth", "api_key", "refresh", "id")),
+          fc.oneof(fc.string({ maxLength: 10 }), fc.constant(TEST_TOKEN)),
+          { maxKeys: 3 },
+        )
+        .map((d) => `?${new URLSearchParams(d).toString()}`),
       fc.string({ unit: "grapheme-ascii", maxLength: 30 }).map((s) => `?${encodeURI(s)}`),
     );
     const printable = fc.string({ unit: "grapheme-ascii", maxLength: 60 }).filter((s) => /^[\x20-\x7e]*$/.test(s));
     const authorization = fc.oneof(
       fc.constant(AUTH.authorization),
       fc.constant(AUTH.authorization),
-      fc.constantFrom("", "Bearer", "Bearer ", `bearer ${TEST_TOKEN}`, `Bearer  ${TEST_TOKEN} `, `Basic ${TEST_TOKEN}`, `Bearer ${TEST_TOKEN}x`, `Bearer ${TEST_TOKEN.slice(0, -1)}`, `Bearer ${TEST_TOKEN} extra`),
+      fc.constantFrom(
+        "",
+        "Bearer",
+        "Bearer ",
+        `bearer ${TEST_TOKEN}`,
+        `Bearer  ${TEST_TOKEN} `,
+        `Basic ${TEST_TOKEN}`,
+        `Bearer ${TEST_TOKEN}x`,
+        `Bearer ${TEST_TOKEN.slice(0, -1)}`,
+        `Bearer ${TEST_TOKEN} extra`,
+      ),
       printable,
       printable.map((s) => `Bearer ${s}`),
     );
-    const origin = fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, fc.constantFrom("https://evil.example", "null", "", "http://localhost"), printable);
-    const body = fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 1 }).map((v) => JSON.stringify(v)));
+    const origin = fc.oneof(
+      { weight: 6, arbitrary: fc.constant(undefined) },
+      fc.constantFrom("https://evil.example", "null", "", "http://localhost"),
+      printable,
+    );
+    const body = fc.oneof(
+      fc.constant(undefined),
+      fc.jsonValue({ maxDepth: 1 }).map((v) => JSON.stringify(v)),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...routes), method, query, authorization, origin, body, async (route, m, q, auth, org, payload) => {
-        count.tried++;
-        const before = arrivals();
-        const headers: Record<string, string> = { authorization: auth, ...(org === undefined ? {} : { origin: org }), ...(payload === undefined ? {} : { "content-type": "application/json" }) };
-        const r = await send(m, `${route}${q}`, m === "GET" || m === "HEAD" ? undefined : payload, headers);
-        count.add(String(r.status));
-        if (r.status === 204) expect(m).toBe("OPTIONS");
-        else if (m === "HEAD") expect(r.status === 200 || (r.status >= 400 && r.status < 500)).toBe(true);
-        else expect(statusProblems(r.status, r.json, r.text)).toEqual([]);
-        if (r.status === 200 && m === "GET") {
-          if (route === "/v1/usage") expect(UsageAnswer.safeParse(r.json).success).toBe(true);
-          if (route === "/healthz") expect(HealthAnswer.safeParse(r.json).success).toBe(true);
-          if (route === "/metrics") expect(r.text).toMatch(/^# (HELP|TYPE) /m);
-        }
-        // Only a valid analysis request with the right token may reach the service.
-        if (arrivals() !== before) {
-          const op = Object.entries(OPERATION_PATHS).find(([, p]) => p === route)?.[0] as Operation | undefined;
-          expect({ sent: true, valid: op !== undefined && payload !== undefined && validateRequest(op, JSON.parse(payload)).ok }).toEqual({ sent: true, valid: true });
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...routes),
+        method,
+        query,
+        authorization,
+        origin,
+        body,
+        async (route, m, q, auth, org, payload) => {
+          count.tried++;
+          const before = arrivals();
+          const headers: Record<string, string> = {
+            authorization: auth,
+            ...(org === undefined ? {} : { origin: org }),
+            ...(payload === undefined ? {} : { "content-type": "application/json" }),
+          };
+          const r = await send(m, `${route}${q}`, m === "GET" || m === "HEAD" ? undefined : payload, headers);
+          count.add(String(r.status));
+          if (r.status === 204) expect(m).toBe("OPTIONS");
+          else if (m === "HEAD") expect(r.status === 200 || (r.status >= 400 && r.status < 500)).toBe(true);
+          else expect(statusProblems(r.status, r.json, r.text)).toEqual([]);
+          if (r.status === 200 && m === "GET") {
+            if (route === "/v1/usage") expect(UsageAnswer.safeParse(r.json).success).toBe(true);
+            if (route === "/healthz") expect(HealthAnswer.safeParse(r.json).success).toBe(true);
+            if (route === "/metrics") expect(r.text).toMatch(/^# (HELP|TYPE) /m);
+          }
+          // Only a valid analysis request with the right token may reach the service.
+          if (arrivals() !== before) {
+            const op = Object.entries(OPERATION_PATHS).find(([, p]) => p === route)?.[0] as Operation | undefined;
+            expect({
+              sent: true,
+              valid: op !== undefined && payload !== undefined && validateRequest(op, JSON.parse(payload)).ok,
+            }).toEqual({ sent: true, valid: true });
+          }
+        },
+      ),
       fcOptions(runs(400)),
     );
     count.done("requests");
@@ -402,7 +644,12 @@ describe("fuzzing every relay route", () => {
   // Counterexamples the fuzzing found, kept as fixed cases so they cannot come back unseen.
   describe("regressions found by fuzzing", () => {
     test("an unknown key that is empty or blank is named, quoted, in the 400", async () => {
-      const r = await send("POST", OPERATION_PATHS.buy, '{"fullAddress":"1 Main St","purchasePriceUSD":1,"bedrooms":1,"bathrooms":1,"accomodates":1,"":1," ":2}', { "content-type": "application/json" });
+      const r = await send(
+        "POST",
+        OPERATION_PATHS.buy,
+        '{"fullAddress":"1 Main St","purchasePriceUSD":1,"bedrooms":1,"bathrooms":1,"accomodates":1,"":1," ":2}',
+        { "content-type": "application/json" },
+      );
       expect(r.status).toBe(400);
       expect(r.json.error.fields.map((f: { path: string }) => f.path)).toEqual(['[""]', '[" "]']);
     });
@@ -411,26 +658,50 @@ describe("fuzzing every relay route", () => {
       for (const text of ["[]", "1", "null"]) {
         const r = await send("POST", "/v1/batch", text, { "content-type": "application/json" });
         expect(statusProblems(r.status, r.json, r.text)).toEqual([]);
-        expect(r.json.error.fields).toEqual([{ path: "body", message: expect.stringMatching(/^must be a JSON object/) }]);
+        expect(r.json.error.fields).toEqual([
+          { path: "body", message: expect.stringMatching(/^must be a JSON object/) },
+        ]);
       }
       const empty = await send("POST", "/v1/batch");
       expect(empty.json.error.fields).toEqual([{ path: "body", message: expect.stringMatching(/got nothing$/) }]);
     });
 
     test("batch items whose params are not an object, or hold odd keys, are named inside the item", async () => {
-      const r = await send("POST", "/v1/batch", '{"items":[{"strategy":"buy","params":7},{"strategy":"enhance","params":{"analysisId":"a","addAIComps":true,"a.b":1}}]}', { "content-type": "application/json" });
-      const lines = r.text.trim().split("\n").map((l) => JSON.parse(l)).sort((a, b) => a.index - b.index);
-      expect(lines.map((l) => l.body.error.fields.map((f: { path: string }) => f.path))).toEqual([["items[0].params"], ['items[1].params["a.b"]']]);
+      const r = await send(
+        "POST",
+        "/v1/batch",
+        '{"items":[{"strategy":"buy","params":7},{"strategy":"enhance","params":{"analysisId":"a","addAIComps":true,"a.b":1}}]}',
+        { "content-type": "application/json" },
+      );
+      const lines = r.text
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+        .sort((a, b) => a.index - b.index);
+      expect(lines.map((l) => l.body.error.fields.map((f: { path: string }) => f.path))).toEqual([
+        ["items[0].params"],
+        ['items[1].params["a.b"]'],
+      ]);
     });
 
     test("ids of 101 to 128 characters reach the route; longer ones and bad percent-encoding get the error shape", async () => {
       const long = await send("GET", `/v1/analyses/${"a".repeat(128)}`);
-      expect({ status: long.status, code: long.json.error.code }).toEqual({ status: 404, code: "STR_ANALYSIS_NOT_FOUND" });
+      expect({ status: long.status, code: long.json.error.code }).toEqual({
+        status: 404,
+        code: "STR_ANALYSIS_NOT_FOUND",
+      });
       const longer = await send("GET", `/v1/analyses/${"a".repeat(129)}`);
-      expect({ status: longer.status, fields: longer.json.error.fields }).toEqual({ status: 400, fields: [{ path: "id", message: expect.any(String) }] });
+      expect({ status: longer.status, fields: longer.json.error.fields }).toEqual({
+        status: 400,
+        fields: [{ path: "id", message: expect.any(String) }],
+      });
       for (const url of [`/v1/analyses/${"a".repeat(5000)}`, "/v1/analyses/%zz", "/v1/analyses/%"]) {
         const r = await send("GET", url);
-        expect({ url, problems: statusProblems(r.status, r.json, r.text), status: r.status }).toEqual({ url, problems: [], status: 400 });
+        expect({ url, problems: statusProblems(r.status, r.json, r.text), status: r.status }).toEqual({
+          url,
+          problems: [],
+          status: 400,
+        });
       }
     });
   });
@@ -443,7 +714,6 @@ describe("fuzzing every relay route", () => {
     // No request the fuzzing made ended in a 5xx.
     expect(metrics.text).not.toMatch(/^str_relay_requests_total\{[^}]*status="5\d\d"\} [1-9]/m);
   });
-
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -459,7 +729,16 @@ function topLevelItems(body: unknown): unknown[] | undefined {
   if (Object.keys(rest).length > 0) return undefined;
   if (!Array.isArray(items) || items.length === 0) return undefined;
   if (dryRun !== undefined && typeof dryRun !== "boolean") return undefined;
-  if (maxComparables !== undefined && !(typeof maxComparables === "number" && Number.isInteger(maxComparables) && maxComparables >= 0 && maxComparables <= 50)) return undefined;
+  if (
+    maxComparables !== undefined &&
+    !(
+      typeof maxComparables === "number" &&
+      Number.isInteger(maxComparables) &&
+      maxComparables >= 0 &&
+      maxComparables <= 50
+    )
+  )
+    return undefined;
   return items;
 }
 
@@ -471,7 +750,12 @@ function itemOracle(item: unknown, index: number): { ok: true; op: Operation } |
   if (v.ok) return { ok: true, op: strategy };
   const prefix = `items[${index}].params`;
   const whole = typeof params !== "object" || params === null || Array.isArray(params);
-  return { ok: false, paths: v.issues.map((i) => (whole && i.path === "body" ? prefix : i.path.startsWith("[") ? `${prefix}${i.path}` : `${prefix}.${i.path}`)) };
+  return {
+    ok: false,
+    paths: v.issues.map((i) =>
+      whole && i.path === "body" ? prefix : i.path.startsWith("[") ? `${prefix}${i.path}` : `${prefix}.${i.path}`,
+    ),
+  };
 }
 
 /** The kind of a mutation, for the tally. */
@@ -486,7 +770,13 @@ function mutationKind(what: string): string {
 
 /** encodeURIComponent that also takes lone surrogates (sent as U+FFFD, as a browser would). */
 function percentEncode(s: string): string {
-  return [...Buffer.from(s, "utf8")].map((b) => (/[A-Za-z0-9\-_.!~*'()]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  return [...Buffer.from(s, "utf8")]
+    .map((b) =>
+      /[A-Za-z0-9\-_.!~*'()]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
 }
 
 function safeEncodeURI(s: string): string | undefined {

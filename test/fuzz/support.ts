@@ -1,5 +1,13 @@
 import fc from "fast-check";
-import { FieldIssue, Operation, RelayErrorBody, RelayErrorCode, STRATEGIES, Strategy, requestFieldNames } from "../../src/contract";
+import {
+  FieldIssue,
+  Operation,
+  RelayErrorBody,
+  RelayErrorCode,
+  STRATEGIES,
+  Strategy,
+  requestFieldNames,
+} from "../../src/contract";
 import { ERRORS } from "../../src/relay/errors";
 
 /**
@@ -73,7 +81,8 @@ export function errorShapeProblems(status: number, json: unknown): string[] {
   if (extraInError.length > 0) problems.push(`unexpected error keys ${extraInError.join(", ")}`);
   const code = RelayErrorCode.safeParse(parsed.data.error.code);
   if (!code.success) problems.push(`unknown code ${parsed.data.error.code}`);
-  else if (ERRORS[code.data].status !== status) problems.push(`code ${code.data} is documented as ${ERRORS[code.data].status}, answered ${status}`);
+  else if (ERRORS[code.data].status !== status)
+    problems.push(`code ${code.data} is documented as ${ERRORS[code.data].status}, answered ${status}`);
   if (parsed.data.error.message.trim() === "") problems.push("empty message");
   for (const f of parsed.data.error.fields ?? []) {
     if (f.path.trim() === "") problems.push(`a field issue with an empty path: ${JSON.stringify(f)}`);
@@ -115,7 +124,13 @@ export function isPoisoned(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
   if (Object.prototype.hasOwnProperty.call(value, "__proto__")) return true;
   const ctor = (value as Record<string, unknown>).constructor;
-  if (Object.prototype.hasOwnProperty.call(value, "constructor") && typeof ctor === "object" && ctor !== null && Object.prototype.hasOwnProperty.call(ctor, "prototype")) return true;
+  if (
+    Object.prototype.hasOwnProperty.call(value, "constructor") &&
+    typeof ctor === "object" &&
+    ctor !== null &&
+    Object.prototype.hasOwnProperty.call(ctor, "prototype")
+  )
+    return true;
   return Object.values(value).some(isPoisoned);
 }
 
@@ -130,7 +145,14 @@ export function tryParse(text: string): { ok: true; value: unknown } | { ok: fal
 // ---------------------------------------------------------------------------------------------
 // Valid request bodies (the contract's ranges), as entries.
 
-export const ADDRESSES = ["12 Main St, Austin TX", "1 Broadway, Nashville TN", "4 Ridge Rd, Asheville NC", "3 Lake Rd, Big Bear CA", "1 Rue de Rivoli, Paris", "7 Ocean Dr, Miami Beach FL"];
+export const ADDRESSES = [
+  "12 Main St, Austin TX",
+  "1 Broadway, Nashville TN",
+  "4 Ridge Rd, Asheville NC",
+  "3 Lake Rd, Big Bear CA",
+  "1 Rue de Rivoli, Paris",
+  "7 Ocean Dr, Miami Beach FL",
+];
 
 const positive = (max: number) =>
   fc.oneof(
@@ -138,15 +160,29 @@ const positive = (max: number) =>
     fc.double({ min: Number.MIN_VALUE, max, noNaN: true, noDefaultInfinity: true }),
     fc.constantFrom(max, 1, 0.01),
   );
-const within = (min: number, max: number) => fc.oneof(fc.integer({ min: Math.ceil(min), max: Math.floor(max) }), fc.double({ min, max, noNaN: true, noDefaultInfinity: true }), fc.constantFrom(min, max));
+const within = (min: number, max: number) =>
+  fc.oneof(
+    fc.integer({ min: Math.ceil(min), max: Math.floor(max) }),
+    fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom(min, max),
+  );
 
 const location: fc.Arbitrary<Entries> = fc.oneof(
   fc.constantFrom(...ADDRESSES).map((a): Entries => [["fullAddress", a]]),
-  fc.string({ unit: "grapheme", minLength: 1, maxLength: 80 }).filter((s) => s.trim().length > 0).map((a): Entries => [["fullAddress", a]]),
-  fc.tuple(within(-90, 90), within(-180, 180)).map(([lat, lng]): Entries => [["lat", lat], ["lng", lng]]),
+  fc
+    .string({ unit: "grapheme", minLength: 1, maxLength: 80 })
+    .filter((s) => s.trim().length > 0)
+    .map((a): Entries => [["fullAddress", a]]),
+  fc.tuple(within(-90, 90), within(-180, 180)).map(([lat, lng]): Entries => [
+    ["lat", lat],
+    ["lng", lng],
+  ]),
 );
 
-const text = (max: number) => fc.string({ unit: "grapheme", minLength: 1, maxLength: Math.min(max, 40) }).filter((s) => s.trim().length > 0 && s.trim().length <= max);
+const text = (max: number) =>
+  fc
+    .string({ unit: "grapheme", minLength: 1, maxLength: Math.min(max, 40) })
+    .filter((s) => s.trim().length > 0 && s.trim().length <= max);
 
 const addressExtras = {
   state: text(100),
@@ -178,18 +214,33 @@ export function validBody(op: Operation): fc.Arbitrary<Entries> {
   switch (op) {
     case "buy":
       return fc
-        .tuple(location, fc.record({ purchasePriceUSD: positive(1_000_000_000), ...counts }), optional({ monthlyRentUSD: positive(1_000_000), interestRatePercentage: within(0, 15), ...addressExtras }))
+        .tuple(
+          location,
+          fc.record({ purchasePriceUSD: positive(1_000_000_000), ...counts }),
+          optional({ monthlyRentUSD: positive(1_000_000), interestRatePercentage: within(0, 15), ...addressExtras }),
+        )
         .map(([l, r, o]) => [...l, ...entriesOf(r), ...entriesOf(o)]);
     case "arb":
       return fc
-        .tuple(location, fc.record({ monthlyRentUSD: positive(1_000_000), ...counts }), optional({ purchasePriceUSD: positive(1_000_000_000), ...addressExtras }))
+        .tuple(
+          location,
+          fc.record({ monthlyRentUSD: positive(1_000_000), ...counts }),
+          optional({ purchasePriceUSD: positive(1_000_000_000), ...addressExtras }),
+        )
         .map(([l, r, o]) => [...l, ...entriesOf(r), ...entriesOf(o)]);
     case "owned":
       return fc
         .tuple(
           location,
-          fc.record({ purchasePriceUSD: positive(1_000_000_000), downPaymentPercentage: within(0, 40), interestRatePercentage: within(0, 15), ...counts }),
-          fc.tuple(within(0, 30), within(0, 30)).map(([a, b]) => ({ mortgageLength: Math.max(a, b), yearsRemainingOnMortgage: Math.min(a, b) })),
+          fc.record({
+            purchasePriceUSD: positive(1_000_000_000),
+            downPaymentPercentage: within(0, 40),
+            interestRatePercentage: within(0, 15),
+            ...counts,
+          }),
+          fc
+            .tuple(within(0, 30), within(0, 30))
+            .map(([a, b]) => ({ mortgageLength: Math.max(a, b), yearsRemainingOnMortgage: Math.min(a, b) })),
           optional({ monthlyRentUSD: positive(1_000_000), ...addressExtras }),
         )
         .map(([l, r, m, o]) => [...l, ...entriesOf(r), ...entriesOf(m), ...entriesOf(o)]);
@@ -199,8 +250,13 @@ export function validBody(op: Operation): fc.Arbitrary<Entries> {
         .map(([l, r, o]) => [...l, ...entriesOf(r), ...entriesOf(o)]);
     case "enhance":
       return fc
-        .tuple(fc.stringMatching(/^[A-Za-z0-9_-]{1,128}$/), fc.constantFrom([true, false], [false, true], [true, true], [true, undefined], [undefined, true]))
-        .map(([id, [comps, expenses]]) => entriesOf({ analysisId: id, addAIComps: comps, addAIExpenseEstimates: expenses }));
+        .tuple(
+          fc.stringMatching(/^[A-Za-z0-9_-]{1,128}$/),
+          fc.constantFrom([true, false], [false, true], [true, true], [true, undefined], [undefined, true]),
+        )
+        .map(([id, [comps, expenses]]) =>
+          entriesOf({ analysisId: id, addAIComps: comps, addAIExpenseEstimates: expenses }),
+        );
   }
 }
 
@@ -209,9 +265,21 @@ export function familiarBody(op: Operation): fc.Arbitrary<Entries> {
   const place = fc.constantFrom(...ADDRESSES.slice(0, 3));
   switch (op) {
     case "buy":
-      return fc.tuple(place, fc.constantFrom(300000, 450000), fc.constantFrom(2, 3)).map(([a, p, b]) => [["fullAddress", a], ["purchasePriceUSD", p], ["bedrooms", b], ["bathrooms", 2], ["accomodates", 6]]);
+      return fc.tuple(place, fc.constantFrom(300000, 450000), fc.constantFrom(2, 3)).map(([a, p, b]) => [
+        ["fullAddress", a],
+        ["purchasePriceUSD", p],
+        ["bedrooms", b],
+        ["bathrooms", 2],
+        ["accomodates", 6],
+      ]);
     case "arb":
-      return fc.tuple(place, fc.constantFrom(1800, 2400)).map(([a, rent]) => [["fullAddress", a], ["monthlyRentUSD", rent], ["bedrooms", 2], ["bathrooms", 1], ["accomodates", 4]]);
+      return fc.tuple(place, fc.constantFrom(1800, 2400)).map(([a, rent]) => [
+        ["fullAddress", a],
+        ["monthlyRentUSD", rent],
+        ["bedrooms", 2],
+        ["bathrooms", 1],
+        ["accomodates", 4],
+      ]);
     case "owned":
       return fc.tuple(place, fc.constantFrom(20, 25)).map(([a, dp]) => [
         ["fullAddress", a],
@@ -225,20 +293,77 @@ export function familiarBody(op: Operation): fc.Arbitrary<Entries> {
         ["accomodates", 6],
       ]);
     case "cohost":
-      return fc.tuple(place, fc.constantFrom(20, 25)).map(([a, c]) => [["fullAddress", a], ["bedrooms", 2], ["bathrooms", 1], ["accomodates", 4], ["cohostCommissionPercentage", c]]);
+      return fc.tuple(place, fc.constantFrom(20, 25)).map(([a, c]) => [
+        ["fullAddress", a],
+        ["bedrooms", 2],
+        ["bathrooms", 1],
+        ["accomodates", 4],
+        ["cohostCommissionPercentage", c],
+      ]);
     case "enhance":
       // Well formed, but no analysis has it: the service answers "not found" (nothing billed).
-      return fc.constantFrom("000000000000000000000000", "no_such_analysis").map((id) => [["analysisId", id], ["addAIComps", true]]);
+      return fc.constantFrom("000000000000000000000000", "no_such_analysis").map((id) => [
+        ["analysisId", id],
+        ["addAIComps", true],
+      ]);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Values that break a field: wrong types, out of range, NaN-ish text, huge text, odd keys.
 
-const nanText = fc.constantFrom("NaN", "Infinity", "-Infinity", "1e309", "-1e309", "0x10", " 3 ", "3abc", "", " ", "null", "undefined", "true", "1,000", "$450,000", "6.5%", "٣", "３", "1_000", "0b11", "+5", ".5.", "--1", "\u0000", "1e-400");
+const nanText = fc.constantFrom(
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "1e309",
+  "-1e309",
+  "0x10",
+  " 3 ",
+  "3abc",
+  "",
+  " ",
+  "null",
+  "undefined",
+  "true",
+  "1,000",
+  "$450,000",
+  "6.5%",
+  "٣",
+  "３",
+  "1_000",
+  "0b11",
+  "+5",
+  ".5.",
+  "--1",
+  "\u0000",
+  "1e-400",
+);
 const hugeText = fc.integer({ min: 301, max: 200_000 }).map((n) => "x".repeat(n));
 export const oddNumber = fc.oneof(
-  fc.constantFrom(-1, -0.5, -1e-9, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, 1e21, 0.1, 2.25, 1e-320, 5e-324, 51, 101, 91, -91, 181, 1_000_000_001, 31, 41, 15.5, 100.5),
+  fc.constantFrom(
+    -1,
+    -0.5,
+    -1e-9,
+    1e308,
+    -1e308,
+    Number.MAX_SAFE_INTEGER + 2,
+    1e21,
+    0.1,
+    2.25,
+    1e-320,
+    5e-324,
+    51,
+    101,
+    91,
+    -91,
+    181,
+    1_000_000_001,
+    31,
+    41,
+    15.5,
+    100.5,
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
 );
@@ -251,9 +376,33 @@ export const junkValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 30 }) },
 );
 
-export const PROTOTYPE_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "__defineGetter__", "isPrototypeOf"];
+export const PROTOTYPE_KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "__defineGetter__",
+  "isPrototypeOf",
+];
 export const junkKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom(...PROTOTYPE_KEYS, "", " ", "a.b", "items[0]", "address", "accommodates", "guests", "lat ", "FULLADDRESS", "bedrooms\u0000", "ü", "😀", "x".repeat(500)),
+  fc.constantFrom(
+    ...PROTOTYPE_KEYS,
+    "",
+    " ",
+    "a.b",
+    "items[0]",
+    "address",
+    "accommodates",
+    "guests",
+    "lat ",
+    "FULLADDRESS",
+    "bedrooms\u0000",
+    "ü",
+    "😀",
+    "x".repeat(500),
+  ),
   fc.string({ unit: "grapheme", maxLength: 20 }),
 );
 
@@ -266,43 +415,92 @@ export interface Mutated {
 export function mutatedBody(op: Operation, options: { poison?: boolean } = {}): fc.Arbitrary<Mutated> {
   const fields = requestFieldNames(op);
   const mutations: fc.Arbitrary<(e: Entries) => Mutated>[] = [
-    fc.tuple(fc.constantFrom(...fields), junkValue).map(([key, value]) => (e: Entries) => ({ text: objectText([...e.filter(([k]) => k !== key), [key, value]]), what: `${key}=junk` })),
+    fc.tuple(fc.constantFrom(...fields), junkValue).map(([key, value]) => (e: Entries) => ({
+      text: objectText([...e.filter(([k]) => k !== key), [key, value]]),
+      what: `${key}=junk`,
+    })),
     fc.nat().map((i) => (e: Entries) => {
       const key = e[i % e.length]?.[0] ?? "";
       return { text: objectText(e.filter(([k]) => k !== key)), what: `without ${key}` };
     }),
-    fc.tuple(junkKey, fc.jsonValue({ maxDepth: 2 })).map(([key, value]) => (e: Entries) => ({ text: objectText([...e, [key, value]]), what: "unknown key" })),
-    fc.constant((e: Entries) => ({ text: objectText([...e, ["constructor", { name: "x" }]]), what: "constructor key" })),
-    fc.constant((e: Entries) => ({ text: objectText(e.map(([k, v]) => [k, typeof v === "number" ? String(v) : v])), what: "numbers as text" })),
-    fc.constant((e: Entries) => ({ text: objectText(e.map(([k, v]) => [k, typeof v === "number" ? -Math.abs(v) - 1 : v])), what: "negative numbers" })),
+    fc
+      .tuple(junkKey, fc.jsonValue({ maxDepth: 2 }))
+      .map(([key, value]) => (e: Entries) => ({ text: objectText([...e, [key, value]]), what: "unknown key" })),
+    fc.constant((e: Entries) => ({
+      text: objectText([...e, ["constructor", { name: "x" }]]),
+      what: "constructor key",
+    })),
+    fc.constant((e: Entries) => ({
+      text: objectText(e.map(([k, v]) => [k, typeof v === "number" ? String(v) : v])),
+      what: "numbers as text",
+    })),
+    fc.constant((e: Entries) => ({
+      text: objectText(e.map(([k, v]) => [k, typeof v === "number" ? -Math.abs(v) - 1 : v])),
+      what: "negative numbers",
+    })),
   ];
   if (options.poison !== false) {
     // Prototype pollution: fastify's JSON parser refuses the whole body.
     mutations.push(
-      fc.jsonValue({ maxDepth: 2 }).map((value) => (e: Entries) => ({ text: objectText([...e, ["__proto__", value]]), what: "__proto__" })),
-      fc.jsonValue({ maxDepth: 1 }).map((value) => (e: Entries) => ({ text: objectText([...e, ["constructor", new RawJson(objectText([["prototype", value]]))]]), what: "constructor.prototype" })),
+      fc
+        .jsonValue({ maxDepth: 2 })
+        .map((value) => (e: Entries) => ({ text: objectText([...e, ["__proto__", value]]), what: "__proto__" })),
+      fc.jsonValue({ maxDepth: 1 }).map((value) => (e: Entries) => ({
+        text: objectText([...e, ["constructor", new RawJson(objectText([["prototype", value]]))]]),
+        what: "constructor.prototype",
+      })),
     );
   }
   if (op !== "enhance") {
     mutations.push(
-      fc.constant((e: Entries) => ({ text: objectText(e.filter(([k]) => k !== "fullAddress" && k !== "lat" && k !== "lng")), what: "no location" })),
-      fc.tuple(fc.constantFrom("lat", "lng"), within(-90, 90)).map(([key, v]) => (e: Entries) => ({ text: objectText([...e.filter(([k]) => k !== "fullAddress" && k !== "lat" && k !== "lng"), [key, v]]), what: `${key} alone` })),
-      fc.tuple(fc.constantFrom("lat", "lng"), within(-90, 90)).map(([key, v]) => (e: Entries) => ({ text: objectText([...e.filter(([k]) => k !== "lat" && k !== "lng"), ["fullAddress", "1 Main St"], [key, v]]), what: `${key} beside an address` })),
-      fc.tuple(hugeText, fc.constantFrom("fullAddress", "city", "postalCode", "street")).map(([s, key]) => (e: Entries) => ({ text: objectText([...e.filter(([k]) => k !== key), [key, s]]), what: `huge ${key}` })),
+      fc.constant((e: Entries) => ({
+        text: objectText(e.filter(([k]) => k !== "fullAddress" && k !== "lat" && k !== "lng")),
+        what: "no location",
+      })),
+      fc.tuple(fc.constantFrom("lat", "lng"), within(-90, 90)).map(([key, v]) => (e: Entries) => ({
+        text: objectText([...e.filter(([k]) => k !== "fullAddress" && k !== "lat" && k !== "lng"), [key, v]]),
+        what: `${key} alone`,
+      })),
+      fc.tuple(fc.constantFrom("lat", "lng"), within(-90, 90)).map(([key, v]) => (e: Entries) => ({
+        text: objectText([...e.filter(([k]) => k !== "lat" && k !== "lng"), ["fullAddress", "1 Main St"], [key, v]]),
+        what: `${key} beside an address`,
+      })),
+      fc
+        .tuple(hugeText, fc.constantFrom("fullAddress", "city", "postalCode", "street"))
+        .map(([s, key]) => (e: Entries) => ({
+          text: objectText([...e.filter(([k]) => k !== key), [key, s]]),
+          what: `huge ${key}`,
+        })),
     );
   }
   if (op === "owned") {
     mutations.push(
       fc.tuple(within(0, 29), fc.double({ min: 1e-6, max: 40, noNaN: true })).map(([length, more]) => (e: Entries) => ({
-        text: objectText([...e.filter(([k]) => k !== "mortgageLength" && k !== "yearsRemainingOnMortgage"), ["mortgageLength", length], ["yearsRemainingOnMortgage", length + more]]),
+        text: objectText([
+          ...e.filter(([k]) => k !== "mortgageLength" && k !== "yearsRemainingOnMortgage"),
+          ["mortgageLength", length],
+          ["yearsRemainingOnMortgage", length + more],
+        ]),
         what: "yearsRemaining > mortgageLength",
       })),
     );
   }
   if (op === "enhance") {
     mutations.push(
-      fc.constant((e: Entries) => ({ text: objectText([...e.filter(([k]) => !k.startsWith("addAI")), ["addAIComps", false], ["addAIExpenseEstimates", false]]), what: "no AI function" })),
-      fc.constantFrom("../../etc/passwd", "", " ", "a/b", "x".repeat(129), "é", "id;drop", "%2e%2e").map((id) => (e: Entries) => ({ text: objectText([...e.filter(([k]) => k !== "analysisId"), ["analysisId", id]]), what: "bad analysisId" })),
+      fc.constant((e: Entries) => ({
+        text: objectText([
+          ...e.filter(([k]) => !k.startsWith("addAI")),
+          ["addAIComps", false],
+          ["addAIExpenseEstimates", false],
+        ]),
+        what: "no AI function",
+      })),
+      fc
+        .constantFrom("../../etc/passwd", "", " ", "a/b", "x".repeat(129), "é", "id;drop", "%2e%2e")
+        .map((id) => (e: Entries) => ({
+          text: objectText([...e.filter(([k]) => k !== "analysisId"), ["analysisId", id]]),
+          what: "bad analysisId",
+        })),
     );
   }
   return fc.tuple(validBody(op), fc.oneof(...mutations)).map(([entries, mutate]) => mutate(entries));
@@ -314,10 +512,28 @@ export function mutatedBody(op: Operation, options: { poison?: boolean } = {}): 
 // cells) where the parameter is a matrix.
 
 export const excelScalar: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 3, arbitrary: fc.oneof(oddNumber, fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0, -0, 1, 2, 3, 450000, 0.065)) },
-  { weight: 3, arbitrary: fc.oneof(nanText, fc.string({ unit: "grapheme", maxLength: 30 }), fc.string({ unit: "binary", maxLength: 12 })) },
+  {
+    weight: 3,
+    arbitrary: fc.oneof(
+      oddNumber,
+      fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0, -0, 1, 2, 3, 450000, 0.065),
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.oneof(
+      nanText,
+      fc.string({ unit: "grapheme", maxLength: 30 }),
+      fc.string({ unit: "binary", maxLength: 12 }),
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom(true, false, null, undefined, "", "TRUE", "yes") },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 101, max: 3_000 }), fc.constantFrom("", "!", " x", "%", "k")).map(([n, end]) => "9".repeat(n) + end) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 101, max: 3_000 }), fc.constantFrom("", "!", " x", "%", "k"))
+      .map(([n, end]) => "9".repeat(n) + end),
+  },
 );
 
 export const excelRange: fc.Arbitrary<unknown[][]> = fc.oneof(
@@ -328,21 +544,45 @@ export const excelRange: fc.Arbitrary<unknown[][]> = fc.oneof(
 
 /** "name=value; …" text with junk: real option names, synonyms, unknown names, bad values, odd separators. */
 export function optionText(op: Strategy): fc.Arbitrary<string> {
-  const names = [...requestFieldNames(op), "interest", "rate", "zip", "sqft", "ai comps", "AI expenses", "commission", "rent", "price", "beds", "lat", "fullAddress", "strategy"];
+  const names = [
+    ...requestFieldNames(op),
+    "interest",
+    "rate",
+    "zip",
+    "sqft",
+    "ai comps",
+    "AI expenses",
+    "commission",
+    "rent",
+    "price",
+    "beds",
+    "lat",
+    "fullAddress",
+    "strategy",
+  ];
   const name = fc.oneof(fc.constantFrom(...names), junkKey);
-  const value = fc.oneof(fc.constantFrom("6.5", "6.5%", "0.065", "$2,100", "yes", "TRUE", "no", "78701", "1,450", ""), nanText, fc.string({ maxLength: 12 }));
+  const value = fc.oneof(
+    fc.constantFrom("6.5", "6.5%", "0.065", "$2,100", "yes", "TRUE", "no", "78701", "1,450", ""),
+    nanText,
+    fc.string({ maxLength: 12 }),
+  );
   const pair = fc.oneof(
     { weight: 5, arbitrary: fc.tuple(name, value).map(([n, v]) => `${n}=${v}`) },
     { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
     { weight: 1, arbitrary: fc.constantFrom("=", "==", "a==b", "=5", ";", "\n", "interest=6=7") },
   );
-  return fc.tuple(fc.array(pair, { maxLength: 5 }), fc.constantFrom("; ", ";", "\n", " ; ", ";;")).map(([pairs, sep]) => pairs.join(sep));
+  return fc
+    .tuple(fc.array(pair, { maxLength: 5 }), fc.constantFrom("; ", ";", "\n", " ; ", ";;"))
+    .map(([pairs, sep]) => pairs.join(sep));
 }
 
 /** A name/value range for options. */
 export function optionRange(op: Strategy): fc.Arbitrary<unknown[][]> {
   const names = [...requestFieldNames(op), "interest", "ai comps", "commission", "zip"];
-  return fc.array(fc.tuple(fc.oneof(fc.constantFrom(...names), excelScalar), excelScalar).map(([n, v]) => [n, v]), { maxLength: 4 });
+  return fc.array(
+    fc.tuple(fc.oneof(fc.constantFrom(...names), excelScalar), excelScalar).map(([n, v]) => [n, v]),
+    { maxLength: 4 },
+  );
 }
 
 export const STRATEGY_LIST: readonly Strategy[] = STRATEGIES;

@@ -22,7 +22,10 @@ describe("the options argument reaches every optional parameter", () => {
       ok: true,
       params: { interestRatePercentage: 6.5, addAIComps: true, postalCode: "78701", squareFeet: 1450 },
     });
-    expect(readOptions("Interest=7%; Rent=$2,400", "buy")).toEqual({ ok: true, params: { interestRatePercentage: 7, monthlyRentUSD: 2400 } });
+    expect(readOptions("Interest=7%; Rent=$2,400", "buy")).toEqual({
+      ok: true,
+      params: { interestRatePercentage: 7, monthlyRentUSD: 2400 },
+    });
   });
 
   test("a two-column range of names and values; blank rows ignored", () => {
@@ -45,13 +48,31 @@ describe("the options argument reaches every optional parameter", () => {
   });
 
   test("an unknown, repeated, positional or unreadable option is an error naming it", () => {
-    expect(readOptions("commission=20", "buy")).toEqual({ ok: false, message: expect.stringMatching(/^"commission" is not an option of buy; options: .*interestRatePercentage/) });
-    expect(readOptions("interest=6; rate=7", "buy")).toEqual({ ok: false, message: "interestRatePercentage is given twice" });
-    expect(readOptions("purchasePriceUSD=1", "buy", ["purchasePriceUSD"])).toMatchObject({ ok: false, message: expect.stringMatching(/is not an option of buy/) });
-    expect(readOptions("interest=high", "buy")).toEqual({ ok: false, message: 'interestRatePercentage must be a percentage such as 6.5%; got "high"' });
+    expect(readOptions("commission=20", "buy")).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^"commission" is not an option of buy; options: .*interestRatePercentage/),
+    });
+    expect(readOptions("interest=6; rate=7", "buy")).toEqual({
+      ok: false,
+      message: "interestRatePercentage is given twice",
+    });
+    expect(readOptions("purchasePriceUSD=1", "buy", ["purchasePriceUSD"])).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/is not an option of buy/),
+    });
+    expect(readOptions("interest=high", "buy")).toEqual({
+      ok: false,
+      message: 'interestRatePercentage must be a percentage such as 6.5%; got "high"',
+    });
     expect(readOptions("interest 6", "buy")).toMatchObject({ ok: false, message: expect.stringMatching(/name=value/) });
-    expect(readOptions([["a", "b", "c"]], "buy")).toMatchObject({ ok: false, message: expect.stringMatching(/two columns/) });
-    expect(readOptions([["interest=6.5; ai comps=yes"]], "buy")).toEqual({ ok: true, params: { interestRatePercentage: 6.5, addAIComps: true } });
+    expect(readOptions([["a", "b", "c"]], "buy")).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/two columns/),
+    });
+    expect(readOptions([["interest=6.5; ai comps=yes"]], "buy")).toEqual({
+      ok: true,
+      params: { interestRatePercentage: 6.5, addAIComps: true },
+    });
   });
 
   test("empty options are no options", () => {

@@ -1,11 +1,20 @@
-import { CellInput, NumberStyle, readMoney, readNumber, readPercent, readRow, recognizeColumns } from "../../src/inputs";
+import {
+  CellInput,
+  NumberStyle,
+  readMoney,
+  readNumber,
+  readPercent,
+  readRow,
+  recognizeColumns,
+} from "../../src/inputs";
 
 /**
  * Decimal marks: a table written with "," as the decimal mark and "." as the thousands mark (most of
  * Europe) reads by that convention; a text value whose amount depends on a convention that is not
  * known is refused with both readings, never guessed.
  */
-const value = (r: { ok: true; value: unknown } | { ok: false; message: string }) => (r.ok ? r.value : `ERR ${r.message}`);
+const value = (r: { ok: true; value: unknown } | { ok: false; message: string }) =>
+  r.ok ? r.value : `ERR ${r.message}`;
 
 describe("a table with decimal commas", () => {
   const comma = { numbers: "comma" } as const;

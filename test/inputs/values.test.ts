@@ -1,6 +1,17 @@
-import { STRATEGY_NAMES, isBlank, readBoolean, readLocation, readMoney, readNumber, readPercent, readStrategy, readText } from "../../src/inputs";
+import {
+  STRATEGY_NAMES,
+  isBlank,
+  readBoolean,
+  readLocation,
+  readMoney,
+  readNumber,
+  readPercent,
+  readStrategy,
+  readText,
+} from "../../src/inputs";
 
-const value = <T>(r: { ok: true; value: T | undefined } | { ok: false; message: string }) => (r.ok ? r.value : `ERR ${r.message}`);
+const value = <T>(r: { ok: true; value: T | undefined } | { ok: false; message: string }) =>
+  r.ok ? r.value : `ERR ${r.message}`;
 
 /** Text of exactly `length` characters that reads as 1 ("000…01"). */
 const digits = (length: number) => `${"0".repeat(length - 1)}1`;
@@ -102,9 +113,12 @@ describe("reading values the way spreadsheets hold them", () => {
     [null, undefined],
   ])("percent %p → %p", (input, expected) => expect(value(readPercent(input))).toBe(expected));
 
-  test.each(["6.5%%", "%6.5", "6.5 percent", "six", "6,5%", "1.2.3", "6.5% 7", "6 5"])("percent %p is refused", (input) => {
-    expect(value(readPercent(input))).toBe(`ERR a percentage such as 6.5%; got ${JSON.stringify(input)}`);
-  });
+  test.each(["6.5%%", "%6.5", "6.5 percent", "six", "6,5%", "1.2.3", "6.5% 7", "6 5"])(
+    "percent %p is refused",
+    (input) => {
+      expect(value(readPercent(input))).toBe(`ERR a percentage such as 6.5%; got ${JSON.stringify(input)}`);
+    },
+  );
 
   test("a percentage that is not one names what was given", () => {
     expect(value(readPercent(true))).toBe("ERR a percentage such as 6.5%; got true");
@@ -134,9 +148,12 @@ describe("reading values the way spreadsheets hold them", () => {
     [null, undefined],
   ])("number %p → %p", (input, expected) => expect(value(readNumber(input))).toBe(expected));
 
-  test.each(["three", "3 or 4", "3-4", "bd 3", "1,5", "1,50", "1,5000", "3 bd!", "1234,567", "3 bd 2 ba", "3_", "#3"])("number %p is refused", (input) => {
-    expect(value(readNumber(input))).toBe(`ERR a number; got ${JSON.stringify(input)}`);
-  });
+  test.each(["three", "3 or 4", "3-4", "bd 3", "1,5", "1,50", "1,5000", "3 bd!", "1234,567", "3 bd 2 ba", "3_", "#3"])(
+    "number %p is refused",
+    (input) => {
+      expect(value(readNumber(input))).toBe(`ERR a number; got ${JSON.stringify(input)}`);
+    },
+  );
   test("a number that is not one names what was given", () => {
     expect(value(readNumber(true))).toBe("ERR a number; got true");
     expect(value(readNumber(Number.NaN))).toBe("ERR a number; got NaN");
@@ -161,7 +178,13 @@ describe("reading values the way spreadsheets hold them", () => {
     ["", undefined],
     [null, undefined],
   ])("boolean %p → %p", (input, expected) => expect(value(readBoolean(input))).toBe(expected));
-  test.each([["maybe", '"maybe"'], [2, "2"], [-1, "-1"], ["10", '"10"'], ["yess", '"yess"']])("boolean %p is refused", (input, shown) => {
+  test.each([
+    ["maybe", '"maybe"'],
+    [2, "2"],
+    [-1, "-1"],
+    ["10", '"10"'],
+    ["yess", '"yess"'],
+  ])("boolean %p is refused", (input, shown) => {
     expect(value(readBoolean(input))).toBe(`ERR TRUE or FALSE; got ${shown}`);
   });
 
@@ -171,8 +194,36 @@ describe("reading values the way spreadsheets hold them", () => {
   });
 
   test("strategies by their common names, case and punctuation ignored", () => {
-    const names = ["Buy", "purchase", "Acquisition", "Rental Arbitrage", "ARB", "arbitrage", "lease", "owned", "own", "Existing", "Co-host", "cohosting", "co-manage"];
-    expect(names.map((s) => value(readStrategy(s)))).toEqual(["buy", "buy", "buy", "arb", "arb", "arb", "arb", "owned", "owned", "owned", "cohost", "cohost", "cohost"]);
+    const names = [
+      "Buy",
+      "purchase",
+      "Acquisition",
+      "Rental Arbitrage",
+      "ARB",
+      "arbitrage",
+      "lease",
+      "owned",
+      "own",
+      "Existing",
+      "Co-host",
+      "cohosting",
+      "co-manage",
+    ];
+    expect(names.map((s) => value(readStrategy(s)))).toEqual([
+      "buy",
+      "buy",
+      "buy",
+      "arb",
+      "arb",
+      "arb",
+      "arb",
+      "owned",
+      "owned",
+      "owned",
+      "cohost",
+      "cohost",
+      "cohost",
+    ]);
     expect(value(readStrategy("flip"))).toBe('ERR one of buy, arb, owned, cohost; got "flip"');
     expect(value(readStrategy("enhance"))).toBe('ERR one of buy, arb, owned, cohost; got "enhance"');
     expect(value(readStrategy("enhance", true))).toBe("enhance");
@@ -189,7 +240,9 @@ describe("reading values the way spreadsheets hold them", () => {
     ["48.8566, 2.3522", { lat: 48.8566, lng: 2.3522 }],
     ["30 -97", { lat: 30, lng: -97 }],
     ["0,0", { lat: 0, lng: 0 }],
-  ])("location %p is coordinates, latitude first", (input, expected) => expect(value(readLocation(input))).toEqual(expected));
+  ])("location %p is coordinates, latitude first", (input, expected) =>
+    expect(value(readLocation(input))).toEqual(expected),
+  );
 
   test.each([
     // Only text that is two numbers and nothing else is coordinates: anything more is an address.
@@ -202,7 +255,9 @@ describe("reading values the way spreadsheets hold them", () => {
     ["30.2672", "30.2672"],
     ["30.2672,, -97.7431", "30.2672,, -97.7431"],
     ["30.2672 - 97.7431", "30.2672 - 97.7431"],
-  ])("location %p is an address", (input, address) => expect(value(readLocation(input))).toEqual({ fullAddress: address }));
+  ])("location %p is an address", (input, address) =>
+    expect(value(readLocation(input))).toEqual({ fullAddress: address }),
+  );
 
   test("a location must be text", () => {
     expect(value(readLocation(42))).toBe('ERR an address or "lat,lng"; got 42');

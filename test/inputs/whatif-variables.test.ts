@@ -2,7 +2,9 @@ import { CellInput, findWhatIfVariable, readValueList } from "../../src/inputs";
 
 describe("what-if variables and their value lists", () => {
   test("variables by their names and everyday words", () => {
-    expect(["price", "Interest Rate", "term", "ADR", "commission", "p"].map((n) => findWhatIfVariable(n)?.name)).toEqual(["purchasePrice", "interestRatePct", "mortgageYears", "nightlyRate", "commissionPct", undefined]);
+    expect(
+      ["price", "Interest Rate", "term", "ADR", "commission", "p"].map((n) => findWhatIfVariable(n)?.name),
+    ).toEqual(["purchasePrice", "interestRatePct", "mortgageYears", "nightlyRate", "commissionPct", undefined]);
   });
 
   test("value lists from ranges or text; thousands commas are not separators", () => {
@@ -11,7 +13,10 @@ describe("what-if variables and their value lists", () => {
     expect(readValueList([["$415,000; $420,000"]], price)).toEqual({ ok: true, values: [415000, 420000] });
     expect(readValueList("400000,450000", price)).toEqual({ ok: true, values: [400000, 450000] });
     const scenario = findWhatIfVariable("scenario")!;
-    expect(readValueList([["p25, median, 75th, avg"]], scenario)).toEqual({ ok: true, values: ["p25", "p50", "p75", "avg"] });
+    expect(readValueList([["p25, median, 75th, avg"]], scenario)).toEqual({
+      ok: true,
+      values: ["p25", "p50", "p75", "avg"],
+    });
     const occupancy = findWhatIfVariable("occupancy")!;
     expect(readValueList([["50%", 0.6, 70]], occupancy)).toEqual({ ok: true, values: [0.5, 0.6, 0.7] });
   });
@@ -19,7 +24,10 @@ describe("what-if variables and their value lists", () => {
   test("an empty or unreadable list names the rule", () => {
     const rate = findWhatIfVariable("rate")!;
     expect(readValueList([[""]], rate)).toEqual({ ok: false, message: "is empty: give one or more values" });
-    expect(readValueList("high", rate)).toEqual({ ok: false, message: 'must be a percentage such as 6.5%; got "high"' });
+    expect(readValueList("high", rate)).toEqual({
+      ok: false,
+      message: 'must be a percentage such as 6.5%; got "high"',
+    });
   });
 
   test("a value outside what a what-if can mean names the variable's range; the edges are accepted", () => {
@@ -32,7 +40,8 @@ describe("what-if variables and their value lists", () => {
       ["commission", 150, "must be a commission from 0 to 100 %; got 150"],
       ["expenses", "-$200", "must be monthly expenses in USD from 0 to 10,000,000; got -200"],
     ];
-    for (const [name, value, message] of cases) expect(readValueList([[value]], findWhatIfVariable(name)!)).toEqual({ ok: false, message });
+    for (const [name, value, message] of cases)
+      expect(readValueList([[value]], findWhatIfVariable(name)!)).toEqual({ ok: false, message });
     expect(readValueList([[0, 100]], findWhatIfVariable("down")!)).toEqual({ ok: true, values: [0, 100] });
     expect(readValueList([["0%", "30%"]], findWhatIfVariable("rate")!)).toEqual({ ok: true, values: [0, 30] });
     expect(readValueList([[0, 50]], findWhatIfVariable("term")!)).toEqual({ ok: true, values: [0, 50] });

@@ -31,7 +31,19 @@ describe("the relay serves the built add-in on its own origin", () => {
     expect(csp).toMatch(/object-src 'none'/);
     expect((await get("/functions.js")).statusCode).toBe(200);
     const functions = JSON.parse((await get("/functions.json")).body).functions as { id: string }[];
-    expect(functions.map((f) => f.id).sort()).toEqual(["ARB", "BUY", "CARD", "COHOST", "COMPS", "ENHANCE", "MAXBID", "OWNED", "PROJECTION", "SENSITIVITY", "WHATIF"]);
+    expect(functions.map((f) => f.id).sort()).toEqual([
+      "ARB",
+      "BUY",
+      "CARD",
+      "COHOST",
+      "COMPS",
+      "ENHANCE",
+      "MAXBID",
+      "OWNED",
+      "PROJECTION",
+      "SENSITIVITY",
+      "WHATIF",
+    ]);
     expect((await get("/assets/icon-32.png")).headers["content-type"]).toBe("image/png");
     expect((await get("/v1/usage")).statusCode).toBe(401);
     const missing = await get("/nope.html");
@@ -42,8 +54,16 @@ describe("the relay serves the built add-in on its own origin", () => {
   test("the public add-in files answer CORS (Excel on the web reads functions.json cross-origin); the API's origin rule stands", async () => {
     // Microsoft's "Manually create JSON metadata for custom functions in Excel": the metadata's host must allow CORS.
     for (const file of ["/functions.json", "/functions.js", "/taskpane.html", "/manifest.xml", "/assets/icon-32.png"]) {
-      const r = await t.relay.app.inject({ method: "GET", url: file, headers: { origin: "https://excel.officeapps.live.com" } });
-      expect({ file, status: r.statusCode, cors: r.headers["access-control-allow-origin"] }).toEqual({ file, status: 200, cors: "*" });
+      const r = await t.relay.app.inject({
+        method: "GET",
+        url: file,
+        headers: { origin: "https://excel.officeapps.live.com" },
+      });
+      expect({ file, status: r.statusCode, cors: r.headers["access-control-allow-origin"] }).toEqual({
+        file,
+        status: 200,
+        cors: "*",
+      });
     }
     const api = await t.get("/v1/usage", { origin: "https://excel.officeapps.live.com" });
     expect(api.status).toBe(403);
@@ -56,7 +76,10 @@ describe("the relay serves the built add-in on its own origin", () => {
     const unknown = await t.get("/v1/analyses/0123456789abcdef01234567");
     expect(unknown.status).toBe(404);
     expect(unknown.json).toMatchObject({ success: false, error: { code: "STR_ANALYSIS_NOT_FOUND" } });
-    const invalid = await t.post("/v1/external/analysis/create/buy", { fullAddress: "12 Main St, Austin TX", bedrooms: 3 });
+    const invalid = await t.post("/v1/external/analysis/create/buy", {
+      fullAddress: "12 Main St, Austin TX",
+      bedrooms: 3,
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.json).toMatchObject({ success: false, error: { code: "STR_VALIDATION" } });
     expect(invalid.json.error.fields).toContainEqual(expect.objectContaining({ path: "purchasePriceUSD" }));

@@ -25,8 +25,18 @@ describe("RelayMeta describes every field of `relay` the relay sends", () => {
       (await t.post(ENHANCE_PATH, { analysisId: id, addAIExpenseEstimates: true })).json,
       (await t.get(`/v1/analyses/${id}`)).json,
     ];
-    const batch = await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(50) }, { strategy: "buy", params: buyBody(51) }] });
-    answers.push(...batch.text.trim().split("\n").map((line) => BatchLine.parse(JSON.parse(line)).body));
+    const batch = await t.post("/v1/batch", {
+      items: [
+        { strategy: "buy", params: buyBody(50) },
+        { strategy: "buy", params: buyBody(51) },
+      ],
+    });
+    answers.push(
+      ...batch.text
+        .trim()
+        .split("\n")
+        .map((line) => BatchLine.parse(JSON.parse(line)).body),
+    );
     // The kinds this test means to cover are all there.
     const relays = answers.map((a) => a.relay as Record<string, unknown>);
     expect(relays.some((r) => r.shared === true)).toBe(true);

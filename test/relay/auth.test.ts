@@ -14,7 +14,12 @@ describe("only callers with a relay token get through", () => {
     ["the token without the Bearer scheme", { authorization: TEST_TOKEN }],
     ["Basic auth", { authorization: `Basic ${Buffer.from(`user:${TEST_TOKEN}`).toString("base64")}` }],
   ])("%s → 401, nothing sent", async (_name, headers) => {
-    const r = await t.relay.app.inject({ method: "POST", url: BUY_PATH, payload: buyBody(), headers: { "content-type": "application/json", ...headers } });
+    const r = await t.relay.app.inject({
+      method: "POST",
+      url: BUY_PATH,
+      payload: buyBody(),
+      headers: { "content-type": "application/json", ...headers },
+    });
     expect(r.statusCode).toBe(401);
     expect(r.json()).toMatchObject({ success: false, error: { code: "STR_UNAUTHORIZED" } });
     expect(t.sandboxStats().arrivals).toBe(0);
@@ -38,7 +43,11 @@ describe("only callers with a relay token get through", () => {
   });
 
   test("an allowed origin gets CORS headers and a preflight answer", async () => {
-    const pre = await t.relay.app.inject({ method: "OPTIONS", url: BUY_PATH, headers: { origin: "https://addin.example.com", "access-control-request-method": "POST" } });
+    const pre = await t.relay.app.inject({
+      method: "OPTIONS",
+      url: BUY_PATH,
+      headers: { origin: "https://addin.example.com", "access-control-request-method": "POST" },
+    });
     expect(pre.statusCode).toBe(204);
     expect(pre.headers["access-control-allow-origin"]).toBe("https://addin.example.com");
     expect(String(pre.headers["access-control-allow-headers"])).toMatch(/authorization/);
@@ -65,7 +74,11 @@ describe("only callers with a relay token get through", () => {
 
   test("answers carry security headers", async () => {
     const r = await t.get("/v1/usage");
-    expect(r.headers).toMatchObject({ "x-content-type-options": "nosniff", "cache-control": "no-store", "referrer-policy": "no-referrer" });
+    expect(r.headers).toMatchObject({
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+    });
     expect(r.headers["x-request-id"]).toEqual(expect.any(String));
   });
 });

@@ -34,21 +34,30 @@ describe("POST /v1/batch", () => {
       { strategy: "buy", params: buyBody(0) },
       { strategy: "buy", params: { ...buyBody(1), interestRatePercentage: 18 } },
       { strategy: "villa", params: {} },
-      { strategy: "arb", params: { fullAddress: "Nashville, TN", monthlyRentUSD: 2100, bedrooms: 2, bathrooms: 1, accomodates: 4 } },
+      {
+        strategy: "arb",
+        params: { fullAddress: "Nashville, TN", monthlyRentUSD: 2100, bedrooms: 2, bathrooms: 1, accomodates: 4 },
+      },
     ];
     const out = lines((await t.post("/v1/batch", { items })).text);
     const byIndex = new Map(out.map((l) => [l.index, l]));
     expect(byIndex.get(0)?.status).toBe(200);
     expect(byIndex.get(3)?.status).toBe(200);
     expect(byIndex.get(1)?.status).toBe(400);
-    expect(byIndex.get(1)?.body).toMatchObject({ error: { code: "STR_VALIDATION", fields: [{ path: "items[1].params.interestRatePercentage" }] } });
+    expect(byIndex.get(1)?.body).toMatchObject({
+      error: { code: "STR_VALIDATION", fields: [{ path: "items[1].params.interestRatePercentage" }] },
+    });
     expect(JSON.stringify(byIndex.get(1)?.body)).toMatch(/from 0 to 15/);
-    expect(byIndex.get(2)?.body).toMatchObject({ error: { code: "STR_VALIDATION", fields: [{ path: "items[2].strategy" }] } });
+    expect(byIndex.get(2)?.body).toMatchObject({
+      error: { code: "STR_VALIDATION", fields: [{ path: "items[2].strategy" }] },
+    });
     expect(t.sandboxStats().arrivals).toBe(2);
   });
 
   test("maxComparables 0 leaves comparables out of the lines, and the stored analysis keeps them", async () => {
-    const out = lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], maxComparables: 0 })).text);
+    const out = lines(
+      (await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], maxComparables: 0 })).text,
+    );
     const body = out[0]?.body as { data: Record<string, unknown> };
     expect(body.data.comparables).toEqual([]);
     expect(body.data.revenue).toBeDefined();
@@ -57,14 +66,18 @@ describe("POST /v1/batch", () => {
   });
 
   test("maxComparables 3 keeps the first three, as the service listed them", async () => {
-    const out = lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], maxComparables: 3 })).text);
+    const out = lines(
+      (await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(0) }], maxComparables: 3 })).text,
+    );
     const body = out[0]?.body as unknown as { data: { _id: string; comparables: unknown[] } };
     const stored = await t.get(`/v1/analyses/${body.data._id}`);
     expect(body.data.comparables).toEqual((stored.json.data.comparables as unknown[]).slice(0, 3));
   });
 
   test("maxComparables cuts cached answers as it cuts fresh ones, and the cache keeps every comparable", async () => {
-    const ask = async (extra: object) => lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(4) }], ...extra })).text)[0]?.body as unknown as { data: Record<string, unknown> & { comparables: unknown[] }; relay: { cached: boolean } };
+    const ask = async (extra: object) =>
+      lines((await t.post("/v1/batch", { items: [{ strategy: "buy", params: buyBody(4) }], ...extra })).text)[0]
+        ?.body as unknown as { data: Record<string, unknown> & { comparables: unknown[] }; relay: { cached: boolean } };
     const fresh = await ask({ maxComparables: 2 });
     const all = (await t.get(`/v1/analyses/${String(fresh.data._id)}`)).json.data.comparables as unknown[];
     expect(fresh.relay.cached).toBe(false);
@@ -128,7 +141,10 @@ describe("POST /v1/batch", () => {
   });
 
   test("a batch without items, or not an object, is a 400 naming the rule", async () => {
-    expect((await t.post("/v1/batch", { items: [] })).json.error).toMatchObject({ code: "STR_BAD_REQUEST", fields: [{ path: "items" }] });
+    expect((await t.post("/v1/batch", { items: [] })).json.error).toMatchObject({
+      code: "STR_BAD_REQUEST",
+      fields: [{ path: "items" }],
+    });
     expect((await t.post("/v1/batch", { things: [] })).status).toBe(400);
   });
 });
@@ -143,15 +159,24 @@ describe("a caller that disconnects stops its queued items", () => {
       const items = Array.from({ length: 60 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
       const received: string[] = [];
       await new Promise<void>((resolve) => {
-        const req = http.request({ host: "127.0.0.1", port, path: "/v1/batch", method: "POST", headers: { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" } }, (res) => {
-          res.on("data", (chunk: Buffer) => {
-            received.push(chunk.toString());
-            if (received.join("").split("\n").filter(Boolean).length >= 3) {
-              req.destroy();
-              resolve();
-            }
-          });
-        });
+        const req = http.request(
+          {
+            host: "127.0.0.1",
+            port,
+            path: "/v1/batch",
+            method: "POST",
+            headers: { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" },
+          },
+          (res) => {
+            res.on("data", (chunk: Buffer) => {
+              received.push(chunk.toString());
+              if (received.join("").split("\n").filter(Boolean).length >= 3) {
+                req.destroy();
+                resolve();
+              }
+            });
+          },
+        );
         req.end(JSON.stringify({ items }));
       });
       const sentAtDisconnect = t.sandboxStats().arrivals;
@@ -173,12 +198,17 @@ describe("a batch streams as it goes, not all at once", () => {
     const gateway = {
       analyze: (_op: string, params: { n: number }) => {
         started.push(params.n);
-        return Promise.resolve({ success: true, data: { _id: `a${params.n}`, pad: "x".repeat(bytes) }, relay: { cached: true, costUSD: 0, sandbox: true, fetchedAt: "2026-01-01T00:00:00.000Z" } });
+        return Promise.resolve({
+          success: true,
+          data: { _id: `a${params.n}`, pad: "x".repeat(bytes) },
+          relay: { cached: true, costUSD: 0, sandbox: true, fetchedAt: "2026-01-01T00:00:00.000Z" },
+        });
       },
     } as unknown as Gateway;
     return { gateway, started };
   };
-  const items = (count: number): ParsedItem[] => Array.from({ length: count }, (_, n) => ({ index: n, ok: true, op: "buy", params: { n }, refresh: false }));
+  const items = (count: number): ParsedItem[] =>
+    Array.from({ length: count }, (_, n) => ({ index: n, ok: true, op: "buy", params: { n }, refresh: false }));
   const turn = () => new Promise((r) => setImmediate(r));
   const readAll = async (out: NodeJS.ReadableStream) => {
     let text = "";

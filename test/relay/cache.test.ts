@@ -22,8 +22,21 @@ describe("the relay's cache makes a recalculation free", () => {
   });
 
   test("requests that differ only in key order, case, spacing or a false AI flag share one cache entry", async () => {
-    await t.post(BUY_PATH, { fullAddress: "12 Main St, Austin TX", purchasePriceUSD: 450000, bedrooms: 3, bathrooms: 2, accomodates: 8 });
-    const variant = await t.post(BUY_PATH, { accomodates: 8, bathrooms: 2, bedrooms: 3, purchasePriceUSD: 450000, fullAddress: "  12 MAIN st ,austin   tx ", addAIComps: false });
+    await t.post(BUY_PATH, {
+      fullAddress: "12 Main St, Austin TX",
+      purchasePriceUSD: 450000,
+      bedrooms: 3,
+      bathrooms: 2,
+      accomodates: 8,
+    });
+    const variant = await t.post(BUY_PATH, {
+      accomodates: 8,
+      bathrooms: 2,
+      bedrooms: 3,
+      purchasePriceUSD: 450000,
+      fullAddress: "  12 MAIN st ,austin   tx ",
+      addAIComps: false,
+    });
     expect(variant.json.relay.cached).toBe(true);
     expect(t.sandboxStats().arrivals).toBe(1);
   });

@@ -10,7 +10,12 @@ import { CachedAnswer } from "../../src/relay/store/store";
  * so a read that shows none leaves them unread. Whatever the read, the answer must come back as it
  * was put: same fields, same order, every comparable when asked for.
  */
-const comparable = (n: number) => ({ title: `Comp ${n}`, bedrooms: 3, annualRevenueUSD: 40_000 + n, distanceMiles: n / 10 });
+const comparable = (n: number) => ({
+  title: `Comp ${n}`,
+  bedrooms: 3,
+  annualRevenueUSD: 40_000 + n,
+  distanceMiles: n / 10,
+});
 
 function entry(key: string, comparables = [comparable(1), comparable(2), comparable(3)]): CachedAnswer {
   return {
@@ -65,7 +70,10 @@ describe("the SQLite store's cached answers", () => {
     // The envelope column holds no comparable: a read that leaves out the comparables column reads none.
     const db = new Database(file, { readonly: true });
     try {
-      const row = db.prepare("SELECT envelope, comparables FROM cache_v2 WHERE key = 'k1'").get() as { envelope: string; comparables: string };
+      const row = db.prepare("SELECT envelope, comparables FROM cache_v2 WHERE key = 'k1'").get() as {
+        envelope: string;
+        comparables: string;
+      };
       expect(row.envelope).not.toMatch(/Comp \d/);
       expect(JSON.parse(row.comparables)).toEqual([comparable(1), comparable(2), comparable(3)]);
     } finally {
@@ -74,7 +82,11 @@ describe("the SQLite store's cached answers", () => {
   });
 
   test("an answer without data round-trips either way", async () => {
-    const put: CachedAnswer = { ...entry("k2"), envelope: { success: false, warnings: ["all AI steps failed"], extra: {}, notes: [] }, analysisId: undefined };
+    const put: CachedAnswer = {
+      ...entry("k2"),
+      envelope: { success: false, warnings: ["all AI steps failed"], extra: {}, notes: [] },
+      analysisId: undefined,
+    };
     await store.putCached(put);
     expect(await store.getCached("k2")).toEqual(put);
     expect(await store.getCached("k2", { comparables: false })).toEqual(put);
@@ -88,14 +100,19 @@ describe("the SQLite store's cached answers", () => {
 });
 
 describe("opening a store that a relay one version back wrote (cache_v1)", () => {
-  const V1 = "CREATE TABLE IF NOT EXISTS cache_v1 (key TEXT PRIMARY KEY, op TEXT NOT NULL, envelope TEXT NOT NULL, analysis_id TEXT, fetched_at INTEGER NOT NULL, cost_cents INTEGER NOT NULL)";
+  const V1 =
+    "CREATE TABLE IF NOT EXISTS cache_v1 (key TEXT PRIMARY KEY, op TEXT NOT NULL, envelope TEXT NOT NULL, analysis_id TEXT, fetched_at INTEGER NOT NULL, cost_cents INTEGER NOT NULL)";
   /** Writes entries as the older relay did: the whole envelope in one column. */
   function writeV1(file: string, entries: CachedAnswer[]): void {
     const db = new Database(file);
     try {
       db.exec(V1);
       const insert = db.prepare("INSERT INTO cache_v1 VALUES (?, ?, ?, ?, ?, ?)");
-      db.transaction(() => entries.forEach((e) => insert.run(e.key, e.op, JSON.stringify(e.envelope), e.analysisId, e.fetchedAt, e.costCents)))();
+      db.transaction(() =>
+        entries.forEach((e) =>
+          insert.run(e.key, e.op, JSON.stringify(e.envelope), e.analysisId, e.fetchedAt, e.costCents),
+        ),
+      )();
     } finally {
       db.close();
     }
@@ -103,7 +120,11 @@ describe("opening a store that a relay one version back wrote (cache_v1)", () =>
   function cacheTables(file: string): string[] {
     const db = new Database(file, { readonly: true });
     try {
-      return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'cache_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+      return (
+        db
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'cache_%' ORDER BY name")
+          .all() as { name: string }[]
+      ).map((t) => t.name);
     } finally {
       db.close();
     }
@@ -116,7 +137,10 @@ describe("opening a store that a relay one version back wrote (cache_v1)", () =>
 
   test("moves every cached answer into cache_v2 and drops cache_v1", async () => {
     // More than two pages of the move (500 rows each).
-    writeV1(file, Array.from({ length: 1201 }, (_, n) => entry(`old-${n}`)));
+    writeV1(
+      file,
+      Array.from({ length: 1201 }, (_, n) => entry(`old-${n}`)),
+    );
     const store = new SqliteStore(file);
     try {
       expect(await store.getCached("old-0")).toEqual(entry("old-0"));

@@ -24,14 +24,25 @@ describe("relay configuration", () => {
   });
 
   test("a key and base URL make it live, with a 100 USD default budget", () => {
-    const c = loadConfig({ STR_API_KEY: "sk_live_abcdefgh", STR_API_BASE_URL: "https://api.example.com/", RELAY_BUDGET_USD_PER_DAY: "" });
+    const c = loadConfig({
+      STR_API_KEY: "sk_live_abcdefgh",
+      STR_API_BASE_URL: "https://api.example.com/",
+      RELAY_BUDGET_USD_PER_DAY: "",
+    });
     expect(c).toMatchObject({ mode: "live", apiBaseUrl: "https://api.example.com", budgetUSDPerDay: 100 });
   });
 
   test("every bad variable is listed at once, each with its name and rule", () => {
     let message = "";
     try {
-      loadConfig({ RELAY_PORT: "eighty", RELAY_UPSTREAM_RPS: "0", RELAY_BUDGET_USD_PER_DAY: "-5", STR_API_BASE_URL: "http://api.example.com", RELAY_TOKENS: "short", RELAY_TLS_CERT: "/x.pem" });
+      loadConfig({
+        RELAY_PORT: "eighty",
+        RELAY_UPSTREAM_RPS: "0",
+        RELAY_BUDGET_USD_PER_DAY: "-5",
+        STR_API_BASE_URL: "http://api.example.com",
+        RELAY_TOKENS: "short",
+        RELAY_TLS_CERT: "/x.pem",
+      });
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
       message = (e as Error).message;
@@ -47,12 +58,16 @@ describe("relay configuration", () => {
 
   test("RELAY_STALE_AFTER_DAYS sets when a cached answer is marked stale; it must be more than 0 days", () => {
     expect(loadConfig({ RELAY_STALE_AFTER_DAYS: "7.5" }).staleAfterMs).toBe(7.5 * 86_400_000);
-    expect(() => loadConfig({ RELAY_STALE_AFTER_DAYS: "0" })).toThrow(/RELAY_STALE_AFTER_DAYS must be a number greater than 0 \(days\); got 0/);
+    expect(() => loadConfig({ RELAY_STALE_AFTER_DAYS: "0" })).toThrow(
+      /RELAY_STALE_AFTER_DAYS must be a number greater than 0 \(days\); got 0/,
+    );
     expect(() => loadConfig({ RELAY_STALE_AFTER_DAYS: "a month" })).toThrow(/RELAY_STALE_AFTER_DAYS .*got "a month"/);
   });
 
   test("settings that go together are refused apart", () => {
-    expect(() => loadConfig({ STR_API_KEY: "sk_live_abcdefgh" })).toThrow(/STR_API_BASE_URL is required with STR_API_KEY/);
+    expect(() => loadConfig({ STR_API_KEY: "sk_live_abcdefgh" })).toThrow(
+      /STR_API_BASE_URL is required with STR_API_KEY/,
+    );
     expect(() => loadConfig({ RELAY_TLS_CERT: "/c.pem" })).toThrow(/RELAY_TLS_CERT and RELAY_TLS_KEY go together/);
     expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" })).toThrow(/REDIS_URL and DATABASE_URL go together/);
   });
@@ -63,23 +78,44 @@ describe("relay configuration", () => {
       "http://localhost:3001",
       "http://localhost:8787",
     ]);
-    for (const bad of ["https://a.example/app", "https://a.example?x=1", "a.example", "ftp://a.example", "https://user:pw@a.example", "https://a.example#x"]) {
-      expect(() => loadConfig({ RELAY_ALLOWED_ORIGINS: bad })).toThrow(new RegExp(`RELAY_ALLOWED_ORIGINS .*origins.*got "${bad.replace(/[?.]/g, "\\$&")}"`));
+    for (const bad of [
+      "https://a.example/app",
+      "https://a.example?x=1",
+      "a.example",
+      "ftp://a.example",
+      "https://user:pw@a.example",
+      "https://a.example#x",
+    ]) {
+      expect(() => loadConfig({ RELAY_ALLOWED_ORIGINS: bad })).toThrow(
+        new RegExp(`RELAY_ALLOWED_ORIGINS .*origins.*got "${bad.replace(/[?.]/g, "\\$&")}"`),
+      );
     }
   });
 
   test("every bad variable's error names the variable and the value it held (secrets excepted)", () => {
-    expect(() => loadConfig({ RELAY_LOG_LEVEL: "loud" })).toThrow(/RELAY_LOG_LEVEL must be one of fatal, .*; got "loud"/);
-    expect(() => loadConfig({ RELAY_STORE_NAMESPACE: "Bad-NS" })).toThrow(/RELAY_STORE_NAMESPACE must be .*; got "Bad-NS"/);
+    expect(() => loadConfig({ RELAY_LOG_LEVEL: "loud" })).toThrow(
+      /RELAY_LOG_LEVEL must be one of fatal, .*; got "loud"/,
+    );
+    expect(() => loadConfig({ RELAY_STORE_NAMESPACE: "Bad-NS" })).toThrow(
+      /RELAY_STORE_NAMESPACE must be .*; got "Bad-NS"/,
+    );
     expect(() => sandboxOptionsFromEnv({ SANDBOX_TIME_SCALE: "fast" })).toThrow(/SANDBOX_TIME_SCALE .*; got "fast"/);
-    expect(() => sandboxOptionsFromEnv({ SANDBOX_AI_FAILURE_RATE: "2" })).toThrow(/SANDBOX_AI_FAILURE_RATE .*; got "2"/);
+    expect(() => sandboxOptionsFromEnv({ SANDBOX_AI_FAILURE_RATE: "2" })).toThrow(
+      /SANDBOX_AI_FAILURE_RATE .*; got "2"/,
+    );
     const secret = "sk live with spaces";
-    expect(() => loadConfig({ STR_API_KEY: secret, STR_API_BASE_URL: "https://api.example.com" })).toThrow(/STR_API_KEY must be/);
-    expect(() => loadConfig({ STR_API_KEY: secret, STR_API_BASE_URL: "https://api.example.com" })).not.toThrow(new RegExp(secret));
+    expect(() => loadConfig({ STR_API_KEY: secret, STR_API_BASE_URL: "https://api.example.com" })).toThrow(
+      /STR_API_KEY must be/,
+    );
+    expect(() => loadConfig({ STR_API_KEY: secret, STR_API_BASE_URL: "https://api.example.com" })).not.toThrow(
+      new RegExp(secret),
+    );
   });
 
   test("TLS makes the default public URL https", () => {
-    expect(loadConfig({ RELAY_TLS_CERT: "/c.pem", RELAY_TLS_KEY: "/k.pem", RELAY_PORT: "9443" }).publicUrl).toBe("https://localhost:9443");
+    expect(loadConfig({ RELAY_TLS_CERT: "/c.pem", RELAY_TLS_KEY: "/k.pem", RELAY_PORT: "9443" }).publicUrl).toBe(
+      "https://localhost:9443",
+    );
   });
 });
 
@@ -96,7 +132,10 @@ describe("the relay token", () => {
 
   test("configured tokens win and nothing is written", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-token-"));
-    expect(resolveTokens(["a-configured-token-123456"], dir)).toMatchObject({ tokens: ["a-configured-token-123456"], generated: false });
+    expect(resolveTokens(["a-configured-token-123456"], dir)).toMatchObject({
+      tokens: ["a-configured-token-123456"],
+      generated: false,
+    });
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });

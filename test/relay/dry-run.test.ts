@@ -25,7 +25,16 @@ describe("a batch's dry run equals what running it bills", () => {
       { strategy: "buy", params: { ...buyBody(102), addAIComps: true, addAIExpenseEstimates: true } }, // new with two AI steps: 0.40
       { strategy: "buy", params: buyBody(101) }, // duplicate of the second
       { strategy: "buy", params: { bedrooms: 2 } }, // invalid
-      { strategy: "arb", params: { fullAddress: "9 Lake Rd, Asheville NC", monthlyRentUSD: 2500, bedrooms: 2, bathrooms: 1, accomodates: 4 } }, // new: 0.20
+      {
+        strategy: "arb",
+        params: {
+          fullAddress: "9 Lake Rd, Asheville NC",
+          monthlyRentUSD: 2500,
+          bedrooms: 2,
+          bathrooms: 1,
+          accomodates: 4,
+        },
+      }, // new: 0.20
     ];
     const dry = await t.post("/v1/batch", { items, dryRun: true });
     expect(dry.json.verdicts).toEqual(["cached", "create", "create", "duplicate", "invalid", "create"]);
@@ -61,7 +70,11 @@ describe("GET /v1/analyses/:id answers through the same code as an analysis", ()
       const cached = await t.post(BUY_PATH, buyBody(120));
       const stored = await t.get(`/v1/analyses/${created.json.data._id}`);
       expect(stored.status).toBe(200);
-      expect(Object.keys(stored.json.relay).sort()).toEqual(Object.keys(cached.json.relay).filter((k) => k !== "shape").sort());
+      expect(Object.keys(stored.json.relay).sort()).toEqual(
+        Object.keys(cached.json.relay)
+          .filter((k) => k !== "shape")
+          .sort(),
+      );
       expect(stored.json.relay).toMatchObject({ cached: true, costUSD: 0, sandbox: true, operation: "buy" });
       expect(stored.json.data).toEqual(created.json.data);
     } finally {

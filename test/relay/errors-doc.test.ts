@@ -37,15 +37,26 @@ function section(text: string, heading: string): string {
 /** The rows of the section's table "Code | HTTP status | Billed | Meaning | What to do". */
 function tableRows(text: string, heading: string): Row[] {
   const lines = section(text, heading).split("\n");
-  const header = lines.findIndex((l) => /^\|\s*Code\s*\|\s*HTTP status\s*\|\s*Billed\s*\|\s*Meaning\s*\|\s*What to do\s*\|\s*$/.test(l));
+  const header = lines.findIndex((l) =>
+    /^\|\s*Code\s*\|\s*HTTP status\s*\|\s*Billed\s*\|\s*Meaning\s*\|\s*What to do\s*\|\s*$/.test(l),
+  );
   if (header < 0) throw new Error(`"${heading}" has no table "Code | HTTP status | Billed | Meaning | What to do"`);
   const rows: Row[] = [];
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith("|")) break;
-    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim());
     const code = /^`([A-Z0-9_]+)`$/.exec(cells[0] ?? "")?.[1];
     if (!code) throw new Error(`a row of "${heading}" does not start with a code in backticks: ${line.slice(0, 80)}`);
-    rows.push({ code, status: Number(cells[1]), billed: cells[2] ?? "", meaning: cells[3] ?? "", action: cells[4] ?? "" });
+    rows.push({
+      code,
+      status: Number(cells[1]),
+      billed: cells[2] ?? "",
+      meaning: cells[3] ?? "",
+      action: cells[4] ?? "",
+    });
   }
   return rows;
 }
@@ -94,7 +105,9 @@ describe("docs/errors.md documents every error code, and only those", () => {
   test("each code has one row, with a meaning and what to do", () => {
     const all = [...relayRows, ...clientRows].map((r) => r.code);
     expect(all.filter((c, i) => all.indexOf(c) !== i)).toEqual([]);
-    expect([...relayRows, ...clientRows].filter((r) => r.meaning === "" || r.action === "").map((r) => r.code)).toEqual([]);
+    expect([...relayRows, ...clientRows].filter((r) => r.meaning === "" || r.action === "").map((r) => r.code)).toEqual(
+      [],
+    );
   });
 
   test("each code's Billed is what the cells, the pane and the CLI say (src/sheet/errors.ts)", () => {
@@ -106,7 +119,9 @@ describe("docs/errors.md documents every error code, and only those", () => {
       if (!perCall) return words[billing];
       return `${[...new Set([...Object.keys(perCall), billing])].map((b) => words[b as keyof typeof words]).join(" or ")}: see \`billing\``;
     };
-    const wrong = [...relayRows, ...clientRows].filter((r) => r.billed !== expected(r.code)).map((r) => `${r.code}: documented "${r.billed}", said "${expected(r.code)}"`);
+    const wrong = [...relayRows, ...clientRows]
+      .filter((r) => r.billed !== expected(r.code))
+      .map((r) => `${r.code}: documented "${r.billed}", said "${expected(r.code)}"`);
     expect(wrong).toEqual([]);
   });
 

@@ -114,7 +114,10 @@ describe("upstream faults: every call ends in a result or a clear error, and not
         s.close(() => resolve(p));
       });
     });
-    t = await startRelay({ STR_API_KEY: "sk_live_key_123456", STR_API_BASE_URL: `http://127.0.0.1:${port}` }, quickRetries);
+    t = await startRelay(
+      { STR_API_KEY: "sk_live_key_123456", STR_API_BASE_URL: `http://127.0.0.1:${port}` },
+      quickRetries,
+    );
     const r = await t.post(BUY_PATH, buyBody());
     expect(r.status).toBe(502);
     expect(r.json.error).toMatchObject({ code: "STR_UPSTREAM_FAILED" });

@@ -13,7 +13,11 @@ describe("str-relay on the command line", () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: str-relay/);
     expect(help.stdout).toMatch(/docs\/configuration\.md/);
-    const version = spawnSync(process.execPath, [BIN, "--version"], { env: env({}), encoding: "utf8", timeout: 10_000 });
+    const version = spawnSync(process.execPath, [BIN, "--version"], {
+      env: env({}),
+      encoding: "utf8",
+      timeout: 10_000,
+    });
     expect(version.status).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     const bad = spawnSync(process.execPath, [BIN, "--port", "1"], { env: env({}), encoding: "utf8", timeout: 10_000 });
@@ -23,7 +27,10 @@ describe("str-relay on the command line", () => {
 
   test("RELAY_PORT=0 listens on a free port, and the public URL and manifest URL name that port", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-relay-main-"));
-    const child = spawn(process.execPath, [BIN], { env: env({ RELAY_PORT: "0", RELAY_DATA_DIR: dataDir }), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN], {
+      env: env({ RELAY_PORT: "0", RELAY_DATA_DIR: dataDir }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       let out = "";
       await new Promise<void>((resolve, reject) => {

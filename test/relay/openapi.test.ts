@@ -26,7 +26,9 @@ describe("the OpenAPI 3.1 description", () => {
   });
 
   test("a broken description is caught by the validator (so the check above can fail)", async () => {
-    const doc = openApiDocument("https://relay.example.com") as { paths: Record<string, Record<string, { responses?: unknown }>> };
+    const doc = openApiDocument("https://relay.example.com") as {
+      paths: Record<string, Record<string, { responses?: unknown }>>;
+    };
     const broken = structuredClone(doc);
     (broken.paths["/v1/usage"] as Record<string, { responses?: unknown }>).get = { responses: "none" };
     await expect(SwaggerParser.validate(broken as never)).rejects.toThrow();
@@ -35,13 +37,19 @@ describe("the OpenAPI 3.1 description", () => {
   test("every route the relay registers is described, and every described route exists", () => {
     const doc = openApiDocument("https://relay.example.com") as { paths: Record<string, Record<string, unknown>> };
     // HEAD is GET's automatic twin; OPTIONS answers browsers' CORS preflight: neither is an operation.
-    const registered = t.relay.routes.filter((r) => r.method !== "HEAD" && r.method !== "OPTIONS").map((r) => `${r.method.toLowerCase()} ${openApiPathOf(r.url)}`);
+    const registered = t.relay.routes
+      .filter((r) => r.method !== "HEAD" && r.method !== "OPTIONS")
+      .map((r) => `${r.method.toLowerCase()} ${openApiPathOf(r.url)}`);
     const described = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
     expect([...new Set(registered)].sort()).toEqual([...described].sort());
   });
 
   test("the request schemas are the contract's: a field's range and the strictness come through", () => {
-    const doc = openApiDocument("x") as { components: { schemas: Record<string, { properties: Record<string, { maximum?: number }>; additionalProperties?: unknown }> } };
+    const doc = openApiDocument("x") as {
+      components: {
+        schemas: Record<string, { properties: Record<string, { maximum?: number }>; additionalProperties?: unknown }>;
+      };
+    };
     const buy = doc.components.schemas.BuyRequest;
     expect(buy?.properties.interestRatePercentage?.maximum).toBe(15);
     expect(buy?.additionalProperties).toBe(false);

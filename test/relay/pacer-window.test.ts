@@ -40,11 +40,13 @@ describe("the local pacer keeps the window under any timer stalls", () => {
         const now = () => Date.now() + stalled;
         const pacer = new LocalPacer(pacingRule(100), now);
         const sent: number[] = [];
-        const send = (at: number[], i: number) => () => void sent.push(now() + (at[i % at.length] as number) * pacer.slotLifetimeMs);
+        const send = (at: number[], i: number) => () =>
+          void sent.push(now() + (at[i % at.length] as number) * pacer.slotLifetimeMs);
         const waiting: Promise<void>[] = [];
         for (const s of steps) {
           for (let i = 0; i < s.arrivals; i++) waiting.push(pacer.acquire().then(send(s.sendsAt, i)));
-          for (let i = 0; i < s.firsts; i++) waiting.push(pacer.acquire(undefined, { first: true }).then(send(s.sendsAt, i)));
+          for (let i = 0; i < s.firsts; i++)
+            waiting.push(pacer.acquire(undefined, { first: true }).then(send(s.sendsAt, i)));
           const c = new AbortController();
           for (let i = 0; i < s.aborts; i++) pacer.acquire(c.signal).then(send(s.sendsAt, i), () => undefined);
           if (s.throttleMs >= 0) pacer.throttled(now() + s.throttleMs);

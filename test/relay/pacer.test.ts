@@ -117,7 +117,10 @@ describe("the limit holds on the sends themselves, not only on the grants", () =
       return call.apply(this, args);
     });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-pacer-sends-"));
-    const t = await startRelay({ RELAY_UPSTREAM_RPS: "20" }, { dataDir, store: slowStore(path.join(dataDir, "relay.sqlite")) });
+    const t = await startRelay(
+      { RELAY_UPSTREAM_RPS: "20" },
+      { dataDir, store: slowStore(path.join(dataDir, "relay.sqlite")) },
+    );
     try {
       const items = Array.from({ length: 70 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
       const r = await t.post("/v1/batch", { items });

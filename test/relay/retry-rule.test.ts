@@ -1,20 +1,34 @@
 import { DEFAULT_RETRY_POLICY, backoffMs, retryAfterMs, retryVerdict } from "../../src/relay/retry-rule";
 import { UpstreamFailure, UpstreamResult } from "../../src/relay/upstream";
 
-const answer = (status: number, headers: Record<string, string> = {}): UpstreamResult => ({ kind: "answer", status, headers, body: {} });
-const failure = (code: UpstreamFailure["code"], sent: boolean): UpstreamResult => ({ kind: "failure", failure: new UpstreamFailure(code, sent, "x") });
+const answer = (status: number, headers: Record<string, string> = {}): UpstreamResult => ({
+  kind: "answer",
+  status,
+  headers,
+  body: {},
+});
+const failure = (code: UpstreamFailure["code"], sent: boolean): UpstreamResult => ({
+  kind: "failure",
+  failure: new UpstreamFailure(code, sent, "x"),
+});
 const policy = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 };
 
 describe("retry only where the service cannot have billed", () => {
   test("a connection failure before the request was written is retried, up to maxAttempts", () => {
-    expect(retryVerdict(failure("UPSTREAM_CONNECT", false), 1, policy)).toMatchObject({ retry: true, why: expect.stringMatching(/never reached the service whole/) });
+    expect(retryVerdict(failure("UPSTREAM_CONNECT", false), 1, policy)).toMatchObject({
+      retry: true,
+      why: expect.stringMatching(/never reached the service whole/),
+    });
     expect(retryVerdict(failure("UPSTREAM_RESET", false), 2, policy).retry).toBe(true);
     expect(retryVerdict(failure("UPSTREAM_CONNECT", false), 3, policy).retry).toBe(false);
   });
 
   test("anything that went wrong after the request was written is never retried", () => {
     for (const code of ["UPSTREAM_RESET", "UPSTREAM_TIMEOUT", "UPSTREAM_TOO_LARGE"] as const) {
-      expect(retryVerdict(failure(code, true), 1, policy)).toMatchObject({ retry: false, why: expect.stringMatching(/could bill twice/) });
+      expect(retryVerdict(failure(code, true), 1, policy)).toMatchObject({
+        retry: false,
+        why: expect.stringMatching(/could bill twice/),
+      });
     }
     expect(retryVerdict(failure("UPSTREAM_ABORTED", false), 1, policy).retry).toBe(false);
   });
@@ -27,7 +41,8 @@ describe("retry only where the service cannot have billed", () => {
   test("503 is retried up to maxAttempts; every other status is final", () => {
     expect(retryVerdict(answer(503), 1, policy).retry).toBe(true);
     expect(retryVerdict(answer(503), 3, policy).retry).toBe(false);
-    for (const status of [200, 400, 401, 404, 500, 502, 504]) expect(retryVerdict(answer(status), 1, policy).retry).toBe(false);
+    for (const status of [200, 400, 401, 404, 500, 502, 504])
+      expect(retryVerdict(answer(status), 1, policy).retry).toBe(false);
   });
 
   test("backoff doubles up to the ceiling, with jitter in its upper half", () => {
@@ -52,13 +67,33 @@ describe("the default policy: 5 tries, 250 ms doubling to at most 8 s", () => {
 
   test("a call never sent is tried 5 times in all", () => {
     const unsent = failure("UPSTREAM_CONNECT", false);
-    expect([1, 2, 3, 4, 5].map((attempt) => retryVerdict(unsent, attempt).retry)).toEqual([true, true, true, true, false]);
-    expect(retryVerdict(unsent, 5)).toEqual({ retry: false, delayMs: 0, why: "the service could not be reached in 5 attempts" });
+    expect([1, 2, 3, 4, 5].map((attempt) => retryVerdict(unsent, attempt).retry)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(retryVerdict(unsent, 5)).toEqual({
+      retry: false,
+      delayMs: 0,
+      why: "the service could not be reached in 5 attempts",
+    });
   });
 
   test("a 503 is tried 5 times in all", () => {
-    expect([1, 2, 3, 4, 5].map((attempt) => retryVerdict(answer(503), attempt).retry)).toEqual([true, true, true, true, false]);
-    expect(retryVerdict(answer(503), 5)).toEqual({ retry: false, delayMs: 0, why: "the service stayed unavailable for 5 attempts" });
+    expect([1, 2, 3, 4, 5].map((attempt) => retryVerdict(answer(503), attempt).retry)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(retryVerdict(answer(503), 5)).toEqual({
+      retry: false,
+      delayMs: 0,
+      why: "the service stayed unavailable for 5 attempts",
+    });
   });
 
   test("backoff is 250 ms doubling, capped at 8 s, in the upper half of its ceiling", () => {
@@ -95,7 +130,10 @@ describe("how long to wait before a retry", () => {
   });
 
   test("a 503 without Retry-After, or with an empty or unreadable one, waits the backoff", () => {
-    for (const headers of [{}, { "retry-after": "" }, { "retry-after": "  " }, { "retry-after": "soon" }] as Record<string, string>[]) {
+    for (const headers of [{}, { "retry-after": "" }, { "retry-after": "  " }, { "retry-after": "soon" }] as Record<
+      string,
+      string
+    >[]) {
       expect(retryVerdict(answer(503, headers), 2, policy, () => 1).delayMs).toBe(200);
     }
   });
@@ -118,7 +156,11 @@ describe("how long to wait before a retry", () => {
       delayMs: 0,
       why: "the request was sent and may have been processed: sending it again could bill twice",
     });
-    expect(retryVerdict(failure("UPSTREAM_ABORTED", true), 1, policy)).toEqual({ retry: false, delayMs: 0, why: "the relay gave up on the call" });
+    expect(retryVerdict(failure("UPSTREAM_ABORTED", true), 1, policy)).toEqual({
+      retry: false,
+      delayMs: 0,
+      why: "the relay gave up on the call",
+    });
   });
 
   test("backoff rounds to whole ms and treats attempt 0 as the first", () => {

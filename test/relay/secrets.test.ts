@@ -14,8 +14,12 @@ describe("the service's key and the relay tokens never leave the relay", () => {
     sandbox = buildSandbox({ timeScale: 0, apiKeys: [KEY], faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
     await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
     const port = (sandbox.app.server.address() as { port: number }).port;
-    t = await startRelay({ STR_API_KEY: KEY, STR_API_BASE_URL: `http://127.0.0.1:${port}`, RELAY_LOG_LEVEL: "trace" }, { retryPolicy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
-    const record = (r: { text: string; headers: Record<string, unknown> }) => seen.push(r.text, JSON.stringify(r.headers));
+    t = await startRelay(
+      { STR_API_KEY: KEY, STR_API_BASE_URL: `http://127.0.0.1:${port}`, RELAY_LOG_LEVEL: "trace" },
+      { retryPolicy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } },
+    );
+    const record = (r: { text: string; headers: Record<string, unknown> }) =>
+      seen.push(r.text, JSON.stringify(r.headers));
     record(await t.post(BUY_PATH, buyBody()));
     record(await t.post(BUY_PATH, { ...buyBody(), interestRatePercentage: 99 }));
     record(await t.post(ENHANCE_PATH, { analysisId: "0123456789abcdef01234567", addAIComps: true }));
@@ -23,7 +27,9 @@ describe("the service's key and the relay tokens never leave the relay", () => {
     record(await t.get("/v1/usage"));
     record(await t.get("/metrics"));
     record(await t.get(`/v1/usage?token=${TEST_TOKEN}`));
-    record(await t.relay.app.inject({ method: "GET", url: "/healthz" }).then((r) => ({ text: r.body, headers: r.headers })));
+    record(
+      await t.relay.app.inject({ method: "GET", url: "/healthz" }).then((r) => ({ text: r.body, headers: r.headers })),
+    );
     // A failure with the service unreachable, so its error text passes through the relay.
     await sandbox.app.close();
     record(await t.post(BUY_PATH, buyBody(2)));
@@ -62,7 +68,8 @@ describe("an upstream answer that echoes the key, in any form, is redacted befor
     Buffer.from(`Authorization: ${KEY}`).toString("base64"),
   ];
   /** A form's own text, and its base64 core (what stays of it inside longer encoded text). */
-  const traces = (text: string) => forms.some((f) => text.includes(f) || text.toLowerCase().includes(KEY.toLowerCase()));
+  const traces = (text: string) =>
+    forms.some((f) => text.includes(f) || text.toLowerCase().includes(KEY.toLowerCase()));
   let t: TestRelay;
   let sandbox: ReturnType<typeof buildSandbox>;
   beforeAll(async () => {

@@ -82,7 +82,15 @@ describe("every route that needs a token, in every spelling, over a real socket"
 
   test("the table is the relay's own: the API's routes and the metrics are in it, /healthz and the add-in's files are not", () => {
     const names = tokenRoutes.map((r) => `${r.method} ${r.url}`);
-    for (const route of ["POST /v1/external/analysis/create/buy", "POST /v1/external/analysis/enhance", "POST /v1/batch", "GET /v1/analyses/:id", "HEAD /v1/usage", "GET /metrics", "OPTIONS /v1/*"]) {
+    for (const route of [
+      "POST /v1/external/analysis/create/buy",
+      "POST /v1/external/analysis/enhance",
+      "POST /v1/batch",
+      "GET /v1/analyses/:id",
+      "HEAD /v1/usage",
+      "GET /metrics",
+      "OPTIONS /v1/*",
+    ]) {
       expect(names).toContain(route);
     }
     expect(tokenRoutes.length).toBeGreaterThanOrEqual(14);
@@ -95,7 +103,13 @@ describe("every route that needs a token, in every spelling, over a real socket"
     for (const route of tokenRoutes.filter((r) => r.method !== "OPTIONS")) {
       // Bodies the routes refuse (400) without billing: reaching the route is what counts here.
       const body = route.method === "POST" ? "{}" : "";
-      const r = await rawRequest(port, route.method, concrete(route.url), { authorization: `Bearer ${TEST_TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) }, body);
+      const r = await rawRequest(
+        port,
+        route.method,
+        concrete(route.url),
+        { authorization: `Bearer ${TEST_TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) },
+        body,
+      );
       if (r.status === 401 || r.status === 421) refused.push(`${route.method} ${route.url} → ${r.status}`);
     }
     expect(refused).toEqual([]);
@@ -104,22 +118,49 @@ describe("every route that needs a token, in every spelling, over a real socket"
   test.each([
     ["no token", {}],
     ["a wrong token", { authorization: "Bearer wrong-token-0123456789abcdef" }],
-  ])("%s: every spelling of every route is refused (401, 400, 404 or 421), and the service sees nothing", async (_name, auth) => {
-    const seen: { target: string; method: string; status: number }[] = [];
-    for (const route of tokenRoutes) {
-      const body = route.method === "POST" ? JSON.stringify(route.url === "/v1/batch" ? { items: [{ strategy: "buy", params: buyBody(1) }] } : buyBody(2)) : "";
-      for (const target of spellingsOf(concrete(route.url), port)) {
-        const r: RawAnswer = await rawRequest(port, route.method, target, { ...auth, ...(body ? { "content-type": "application/json" } : {}) }, body);
-        seen.push({ target, method: route.method, status: r.status });
+  ])(
+    "%s: every spelling of every route is refused (401, 400, 404 or 421), and the service sees nothing",
+    async (_name, auth) => {
+      const seen: { target: string; method: string; status: number }[] = [];
+      for (const route of tokenRoutes) {
+        const body =
+          route.method === "POST"
+            ? JSON.stringify(
+                route.url === "/v1/batch" ? { items: [{ strategy: "buy", params: buyBody(1) }] } : buyBody(2),
+              )
+            : "";
+        for (const target of spellingsOf(concrete(route.url), port)) {
+          const r: RawAnswer = await rawRequest(
+            port,
+            route.method,
+            target,
+            { ...auth, ...(body ? { "content-type": "application/json" } : {}) },
+            body,
+          );
+          seen.push({ target, method: route.method, status: r.status });
+        }
       }
-    }
-    expect(seen.length).toBeGreaterThan(300);
-    expect(seen.filter((s) => !REFUSED.has(s.status))).toEqual([]);
-    expect(t.sandboxStats().arrivals).toBe(0);
-  });
+      expect(seen.length).toBeGreaterThan(300);
+      expect(seen.filter((s) => !REFUSED.has(s.status))).toEqual([]);
+      expect(t.sandboxStats().arrivals).toBe(0);
+    },
+  );
 
   test("the probes the issue names are refused", async () => {
-    const post = (target: string) => rawRequest(port, "POST", target, { "content-type": "application/json" }, JSON.stringify({ fullAddress: "1 Bypass St, Austin TX", purchasePriceUSD: 300000, bedrooms: 2, bathrooms: 1, accomodates: 4 }));
+    const post = (target: string) =>
+      rawRequest(
+        port,
+        "POST",
+        target,
+        { "content-type": "application/json" },
+        JSON.stringify({
+          fullAddress: "1 Bypass St, Austin TX",
+          purchasePriceUSD: 300000,
+          bedrooms: 2,
+          bathrooms: 1,
+          accomodates: 4,
+        }),
+      );
     expect((await rawRequest(port, "GET", "/%761/usage")).status).toBe(401);
     expect((await post("/%761/external/analysis/create/buy")).status).toBe(401);
     expect((await rawRequest(port, "GET", "/%6Detrics")).status).toBe(401);
@@ -133,7 +174,10 @@ describe("the relay's own names come from its configuration, never from the requ
   let t: TestRelay;
   let port: number;
   beforeAll(async () => {
-    ({ t, port } = await listening({ RELAY_PUBLIC_URL: "https://relay.example.com", RELAY_ALLOWED_ORIGINS: "https://addin.example.com" }));
+    ({ t, port } = await listening({
+      RELAY_PUBLIC_URL: "https://relay.example.com",
+      RELAY_ALLOWED_ORIGINS: "https://addin.example.com",
+    }));
   });
   afterAll(() => t.close());
   const auth = { authorization: `Bearer ${TEST_TOKEN}` };
@@ -147,14 +191,27 @@ describe("the relay's own names come from its configuration, never from the requ
   });
 
   test("DNS rebinding: Origin and Host both evil.example are not the relay's own origin", async () => {
-    const r = await rawRequest(port, "GET", "/v1/usage", { ...auth, host: "evil.example", origin: "http://evil.example" });
+    const r = await rawRequest(port, "GET", "/v1/usage", {
+      ...auth,
+      host: "evil.example",
+      origin: "http://evil.example",
+    });
     expect(r.status).toBe(421);
     expect(r.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
   test("the relay's names are accepted: the public URL's host, and loopback", async () => {
-    for (const host of ["relay.example.com", "RELAY.example.com:443", "localhost", `127.0.0.1:${port}`, `[::1]:${port}`]) {
-      expect({ host, status: (await rawRequest(port, "GET", "/v1/usage", { ...auth, host })).status }).toEqual({ host, status: 200 });
+    for (const host of [
+      "relay.example.com",
+      "RELAY.example.com:443",
+      "localhost",
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+    ]) {
+      expect({ host, status: (await rawRequest(port, "GET", "/v1/usage", { ...auth, host })).status }).toEqual({
+        host,
+        status: 200,
+      });
     }
   });
 
@@ -279,9 +336,19 @@ describe("files only the relay's user can read", () => {
     expect(mode(dir)).toBe(0o700);
     expect(mode(path.join(dir, "relay-token"))).toBe(0o600);
 
-    const relay = await createRelay({ config: loadConfig({ RELAY_DATA_DIR: dir }), tokens, logger: false, sandbox: { timeScale: 0 } });
+    const relay = await createRelay({
+      config: loadConfig({ RELAY_DATA_DIR: dir }),
+      tokens,
+      logger: false,
+      sandbox: { timeScale: 0 },
+    });
     try {
-      await relay.app.inject({ method: "POST", url: BUY_PATH, headers: { authorization: `Bearer ${tokens[0]}`, "content-type": "application/json" }, payload: buyBody() });
+      await relay.app.inject({
+        method: "POST",
+        url: BUY_PATH,
+        headers: { authorization: `Bearer ${tokens[0]}`, "content-type": "application/json" },
+        payload: buyBody(),
+      });
       const files = fs.readdirSync(dir).filter((f) => f.startsWith("relay.sqlite"));
       expect(files).toEqual(expect.arrayContaining(["relay.sqlite", "relay.sqlite-wal"]));
       for (const f of files) expect({ f, mode: mode(path.join(dir, f)) }).toEqual({ f, mode: 0o600 });

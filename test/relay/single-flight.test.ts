@@ -20,7 +20,10 @@ describe("identical requests in flight share one upstream call", () => {
   });
 
   test("a refresh during an identical call in flight joins it rather than billing twice", async () => {
-    const [a, b] = await Promise.all([t.post(BUY_PATH, buyBody()), t.post(BUY_PATH, buyBody(), { "cache-control": "no-cache" })]);
+    const [a, b] = await Promise.all([
+      t.post(BUY_PATH, buyBody()),
+      t.post(BUY_PATH, buyBody(), { "cache-control": "no-cache" }),
+    ]);
     expect(a.json.data._id).toBe(b.json.data._id);
     expect(t.sandboxStats().arrivals).toBe(1);
   });

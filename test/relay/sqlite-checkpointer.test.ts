@@ -16,7 +16,17 @@ function entry(n: number): CachedAnswer {
   return {
     key: `k${n}`,
     op: "buy",
-    envelope: { success: true, data: { _id: `id${n}`, revenue: { p50: n }, comparables: Array.from({ length: 50 }, (_, i) => comparable(i)) } as never, warnings: [], extra: {}, notes: [] },
+    envelope: {
+      success: true,
+      data: {
+        _id: `id${n}`,
+        revenue: { p50: n },
+        comparables: Array.from({ length: 50 }, (_, i) => comparable(i)),
+      } as never,
+      warnings: [],
+      extra: {},
+      notes: [],
+    },
     analysisId: `id${n}`,
     fetchedAt: 1_700_000_000_000,
     costCents: 20,
@@ -26,7 +36,8 @@ function entry(n: number): CachedAnswer {
 const size = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
 
 async function until(check: () => boolean, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) if (check()) return true;
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25)))
+    if (check()) return true;
   return check();
 }
 
@@ -71,7 +82,11 @@ describe("the SQLite store's checkpoints", () => {
 
   test("a worker that fails says so once, so the store can checkpoint in its commits again", async () => {
     const failures: Error[] = [];
-    const checkpointer = new Checkpointer({ file: path.join(dir, "missing", "relay.sqlite"), intervalMs: 50, onFailure: (e) => failures.push(e) });
+    const checkpointer = new Checkpointer({
+      file: path.join(dir, "missing", "relay.sqlite"),
+      intervalMs: 50,
+      onFailure: (e) => failures.push(e),
+    });
     expect(await until(() => failures.length > 0, 10_000)).toBe(true);
     await new Promise((r) => setTimeout(r, 200));
     expect(failures).toHaveLength(1);

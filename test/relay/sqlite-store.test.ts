@@ -16,7 +16,11 @@ type Step =
   | { kind: "orphan" };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant("reserve" as const), maxCents: fc.integer({ min: 10, max: 50 }), nextDay: fc.boolean() }),
+  fc.record({
+    kind: fc.constant("reserve" as const),
+    maxCents: fc.integer({ min: 10, max: 50 }),
+    nextDay: fc.boolean(),
+  }),
   fc.record({
     kind: fc.constant("finish" as const),
     pick: fc.nat(),
@@ -27,7 +31,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 function end(state: CallEnd["state"], cents: number): CallEnd {
-  return { state, status: 200, cents: state === "billed" ? cents : 0, reports: 0, aiFunctions: 0, analysisId: undefined, errorCode: undefined, finishedAt: DAY + 1 };
+  return {
+    state,
+    status: 200,
+    cents: state === "billed" ? cents : 0,
+    reports: 0,
+    aiFunctions: 0,
+    analysisId: undefined,
+    errorCode: undefined,
+    finishedAt: DAY + 1,
+  };
 }
 
 describe("the SQLite store's running day totals", () => {
@@ -43,7 +56,11 @@ describe("the SQLite store's running day totals", () => {
               const day = s.nextDay ? NEXT_DAY : DAY;
               // A dead replica's calls and a live one's, so orphan settling has both to tell apart.
               const owner = ids.length % 3 === 0 ? "dead" : "alive";
-              const r = await store.reserveCall({ op: "buy", cacheKey: `k${ids.length}`, maxCents: s.maxCents, owner, startedAt: day + ids.length }, 1_000_000, day);
+              const r = await store.reserveCall(
+                { op: "buy", cacheKey: `k${ids.length}`, maxCents: s.maxCents, owner, startedAt: day + ids.length },
+                1_000_000,
+                day,
+              );
               if (r.ok) ids.push(r.id);
             } else if (s.kind === "finish" && ids.length > 0) {
               await store.finishCall(ids[s.pick % ids.length] as string, end(s.state, Math.min(s.cents, 50)));
@@ -54,8 +71,13 @@ describe("the SQLite store's running day totals", () => {
           }
           for (const day of [DAY, NEXT_DAY]) {
             const u = await store.usage(day);
-            const later = day === DAY ? await store.usage(NEXT_DAY) : { billedCents: 0, unknownCents: 0, pendingCents: 0 };
-            const summed = u.billedCents + u.unknownCents + u.pendingCents - (later.billedCents + later.unknownCents + later.pendingCents);
+            const later =
+              day === DAY ? await store.usage(NEXT_DAY) : { billedCents: 0, unknownCents: 0, pendingCents: 0 };
+            const summed =
+              u.billedCents +
+              u.unknownCents +
+              u.pendingCents -
+              (later.billedCents + later.unknownCents + later.pendingCents);
             expect(await store.committedCents(day)).toBe(summed);
           }
         } finally {
@@ -69,7 +91,8 @@ describe("the SQLite store's running day totals", () => {
   test("the budget counts billed, pending and unknown calls, and frees what failed calls held", async () => {
     const store = new SqliteStore(":memory:");
     try {
-      const reserve = (n: number) => store.reserveCall({ op: "buy", cacheKey: `k${n}`, maxCents: 40, owner: "a", startedAt: DAY + n }, 100, DAY);
+      const reserve = (n: number) =>
+        store.reserveCall({ op: "buy", cacheKey: `k${n}`, maxCents: 40, owner: "a", startedAt: DAY + n }, 100, DAY);
       const a = await reserve(1);
       const b = await reserve(2);
       expect(a.ok && b.ok).toBe(true);
@@ -106,7 +129,11 @@ describe("a call swept as unknown while its owner lived", () => {
     try {
       // The owner: a process suspended (a laptop asleep) past three beats, mid-call.
       await store.heartbeat("sleeper", 1000);
-      const r = await store.reserveCall({ op: "buy", cacheKey: "k", maxCents: 40, owner: "sleeper", startedAt: t0 }, 1000, DAY);
+      const r = await store.reserveCall(
+        { op: "buy", cacheKey: "k", maxCents: 40, owner: "sleeper", startedAt: t0 },
+        1000,
+        DAY,
+      );
       if (!r.ok) throw new Error("refused");
       clock.mockReturnValue(t0 + 5000);
       await store.heartbeat("other", 1000);
@@ -116,8 +143,21 @@ describe("a call swept as unknown while its owner lived", () => {
 
       // It wakes, and its call had been answered and billed 20 cents.
       await store.finishCall(r.id, { ...end("billed", 20), reports: 1, analysisId: "a-1" });
-      expect((await store.ledger())[0]).toMatchObject({ state: "billed", cents: 20, reports: 1, analysisId: "a-1", errorCode: undefined });
-      expect(await store.usage(DAY)).toEqual({ calls: 1, reports: 1, aiFunctions: 0, billedCents: 20, unknownCents: 0, pendingCents: 0 });
+      expect((await store.ledger())[0]).toMatchObject({
+        state: "billed",
+        cents: 20,
+        reports: 1,
+        analysisId: "a-1",
+        errorCode: undefined,
+      });
+      expect(await store.usage(DAY)).toEqual({
+        calls: 1,
+        reports: 1,
+        aiFunctions: 0,
+        billedCents: 20,
+        unknownCents: 0,
+        pendingCents: 0,
+      });
       expect(await store.committedCents(DAY)).toBe(20);
       expect(await store.lastCall("k")).toMatchObject({ state: "billed", analysisId: "a-1" });
     } finally {
@@ -129,7 +169,11 @@ describe("a call swept as unknown while its owner lived", () => {
   test("that failed frees what it held", async () => {
     const store = new SqliteStore(":memory:");
     try {
-      const r = await store.reserveCall({ op: "buy", cacheKey: "k", maxCents: 40, owner: "gone", startedAt: DAY }, 1000, DAY);
+      const r = await store.reserveCall(
+        { op: "buy", cacheKey: "k", maxCents: 40, owner: "gone", startedAt: DAY },
+        1000,
+        DAY,
+      );
       if (!r.ok) throw new Error("refused");
       await store.heartbeat("other", 1000);
       expect(await store.settleOrphans("other", 3000)).toBe(1);

@@ -7,7 +7,8 @@ import { partError, postgresPool, redisClient } from "../../src/relay/store/shar
  * The errors below are the real ones: from a server that accepts connections and answers nothing
  * but the handshake of a Redis client (CLIENT SETNAME, SETINFO, then INFO).
  */
-const INTERNALS = /maxRetriesPerRequest|enableOfflineQueue|Stream isn't|Command timed out|Refer to|timeout exceeded|Connection terminated/;
+const INTERNALS =
+  /maxRetriesPerRequest|enableOfflineQueue|Stream isn't|Command timed out|Refer to|timeout exceeded|Connection terminated/;
 
 async function silentServer(): Promise<{ port: number; dropAll(): void; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
@@ -38,7 +39,9 @@ async function silentServer(): Promise<{ port: number; dropAll(): void; close():
 
 function expectProductWords(message: string, part: "Redis" | "Postgres", variable: string): void {
   expect(message).not.toMatch(INTERNALS);
-  expect(message).toMatch(new RegExp(`^The relay's store is unavailable \\(${part}: [a-z ,0-9]+\\)\\. Nothing was sent to the service\\.`));
+  expect(message).toMatch(
+    new RegExp(`^The relay's store is unavailable \\(${part}: [a-z ,0-9]+\\)\\. Nothing was sent to the service\\.`),
+  );
   expect(message).toMatch(new RegExp(`check that ${part} \\(${variable}\\) is running`));
 }
 

@@ -81,7 +81,8 @@ describe("writes the store could not take while a paid answer came back", () => 
     expect(first.status).toBe(200);
     expect((await store.ledger()).map((r) => r.state)).toEqual(["pending"]);
     const deadline = Date.now() + 5000;
-    while ((await store.ledger())[0]?.state === "pending" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((await store.ledger())[0]?.state === "pending" && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await store.ledger()).map((r) => [r.state, r.cents])).toEqual([["billed", 20]]);
     const usage = await t.get("/v1/usage");
     expect(usage.json.today).toMatchObject({ costUSD: 0.2, unknownUSD: 0 });

@@ -71,10 +71,24 @@ describe("no caller input makes the relay call another host or path", () => {
       [OPERATION_PATHS.buy, { ...buyBody(3), url: hostile, baseUrl: hostile, path: "/admin" }],
       [OPERATION_PATHS.enhance, { analysisId: "../../admin", addAIComps: true }],
       [OPERATION_PATHS.enhance, { analysisId: hostile, addAIExpenseEstimates: true }],
-      ["/v1/batch", { items: [{ strategy: "../../admin", params: buyBody(4) }, { strategy: hostile, params: buyBody(5) }, { strategy: "buy", params: { ...buyBody(6), fullAddress: hostile } }] }],
+      [
+        "/v1/batch",
+        {
+          items: [
+            { strategy: "../../admin", params: buyBody(4) },
+            { strategy: hostile, params: buyBody(5) },
+            { strategy: "buy", params: { ...buyBody(6), fullAddress: hostile } },
+          ],
+        },
+      ],
     ];
     for (const [url, body] of bodies) {
-      const r = await t.relay.app.inject({ method: "POST", url, headers: { ...auth, ...forged }, payload: body as object });
+      const r = await t.relay.app.inject({
+        method: "POST",
+        url,
+        headers: { ...auth, ...forged },
+        payload: body as object,
+      });
       statuses.push(r.statusCode);
     }
     // Every route of the relay with every method, forged headers included.
@@ -89,7 +103,11 @@ describe("no caller input makes the relay call another host or path", () => {
     // Some of those were valid creates (an address that is a URL is still a string): they did reach the service.
     expect(received.length).toBeGreaterThan(0);
     for (const r of received) {
-      expect({ method: r.method, onFivePaths: FIVE_PATHS.has(r.url), host: r.host }).toEqual({ method: "POST", onFivePaths: true, host: upstreamHost });
+      expect({ method: r.method, onFivePaths: FIVE_PATHS.has(r.url), host: r.host }).toEqual({
+        method: "POST",
+        onFivePaths: true,
+        host: upstreamHost,
+      });
     }
   });
 });

@@ -8,7 +8,11 @@ describe("usage adds up from the ledger, and the ledger matches the service's bi
   afterEach(() => t.close());
 
   test("reports, AI functions and cost for today and the month equal the sandbox's billing", async () => {
-    const a = await t.post(BUY_PATH, { ...buyBodyWithPhotos(true, 100), addAIComps: true, addAIExpenseEstimates: true });
+    const a = await t.post(BUY_PATH, {
+      ...buyBodyWithPhotos(true, 100),
+      addAIComps: true,
+      addAIExpenseEstimates: true,
+    });
     expect(a.json.relay.costUSD).toBeCloseTo(0.4);
     await t.post(BUY_PATH, buyBody(2));
     await t.post(BUY_PATH, buyBody(2)); // cached: free
@@ -17,7 +21,13 @@ describe("usage adds up from the ledger, and the ledger matches the service's bi
     const usage = await t.get("/v1/usage");
     expect(usage.status).toBe(200);
     const billed = t.sandboxStats();
-    expect(usage.json.today).toMatchObject({ reports: billed.reports, aiFunctions: billed.aiFunctions, costUSD: billed.billedCents / 100, unknownUSD: 0, pendingUSD: 0 });
+    expect(usage.json.today).toMatchObject({
+      reports: billed.reports,
+      aiFunctions: billed.aiFunctions,
+      costUSD: billed.billedCents / 100,
+      unknownUSD: 0,
+      pendingUSD: 0,
+    });
     expect(usage.json.month.costUSD).toBeCloseTo(0.7);
     expect(usage.json).toMatchObject({ mode: "sandbox", budget: { dailyUSD: 1000 } });
     expect(usage.json.budget.remainingTodayUSD).toBeCloseTo(999.3);

@@ -2,8 +2,29 @@ import fs from "node:fs";
 import path from "node:path";
 import { canonicalRequest, validateRequest } from "../../src/contract";
 import { SqliteStore } from "../../src/relay/store/sqlite-store";
-import { BatchLine, Child, RELAY_TOKEN, SANDBOX_KEY, buyParams, ensureBuilt, runBatch, startChild } from "../support/scale";
-import { Epoch, keyOfSubject, lastEpoch, lineProblems, reconcile, report, sandboxQuiet, startLoggedSandbox, summary, tally, tempDir } from "./support";
+import {
+  BatchLine,
+  Child,
+  RELAY_TOKEN,
+  SANDBOX_KEY,
+  buyParams,
+  ensureBuilt,
+  runBatch,
+  startChild,
+} from "../support/scale";
+import {
+  Epoch,
+  keyOfSubject,
+  lastEpoch,
+  lineProblems,
+  reconcile,
+  report,
+  sandboxQuiet,
+  startLoggedSandbox,
+  summary,
+  tally,
+  tempDir,
+} from "./support";
 
 /**
  * Crash safety: the relay process killed with SIGKILL mid-batch and started again on the same
@@ -105,7 +126,9 @@ describe("crash safety: the relay killed with SIGKILL mid-batch and restarted on
     const second = await startRelayProcess();
     // Usually the re-run starts before the new relay's heartbeat has settled the dead one's calls:
     // those wait for the settling (which also frees the dead relay's request locks), then get 409.
-    const pendingAtRerun = await withStore((store) => store.ledger()).then((rows) => rows.filter((row) => row.state === "pending").length);
+    const pendingAtRerun = await withStore((store) => store.ledger()).then(
+      (rows) => rows.filter((row) => row.state === "pending").length,
+    );
     const rerunStarted = Date.now();
     const again = await runBatch(second.url, work);
     const rerunMs = Date.now() - rerunStarted;
@@ -124,10 +147,15 @@ describe("crash safety: the relay killed with SIGKILL mid-batch and restarted on
     const unanswered = (l: BatchLine) => !before.has(l.index);
     const refused = again.lines.filter((l) => l.status === 409);
     const createdNow = again.lines.filter((l) => l.status === 200 && l.body.relay.cached === false);
-    const keptButNotDelivered = again.lines.filter((l) => unanswered(l) && l.status === 200 && l.body.relay.cached === true);
+    const keptButNotDelivered = again.lines.filter(
+      (l) => unanswered(l) && l.status === 200 && l.body.relay.cached === true,
+    );
     expect(refused.length).toBeGreaterThan(0);
     // Refused: sent by the dead relay (or about to be), never sent again.
-    for (const l of refused) expect(lastEpoch(logFile).bills.filter((b) => keyOfSubject(b.subject) === keyOf(l.index)).length).toBeLessThanOrEqual(1);
+    for (const l of refused)
+      expect(
+        lastEpoch(logFile).bills.filter((b) => keyOfSubject(b.subject) === keyOf(l.index)).length,
+      ).toBeLessThanOrEqual(1);
     // Created now: the dead relay had not sent them.
     for (const l of createdNow) expect(createdBefore.has(keyOf(l.index))).toBe(false);
     // Kept in the store by the dead relay (its answer stored) but not delivered before the kill.
@@ -191,7 +219,9 @@ describe("a dead relay's request locks (SQLite store)", () => {
     try {
       await store.heartbeat("dead", 1000);
       expect(await store.acquireLock("k", "dead", 360_000)).toBe(true);
-      expect(await store.reserveCall({ op: "buy", cacheKey: "k", maxCents: 20, owner: "dead", startedAt: t0 }, 1e9, 0)).toMatchObject({ ok: true });
+      expect(
+        await store.reserveCall({ op: "buy", cacheKey: "k", maxCents: 20, owner: "dead", startedAt: t0 }, 1e9, 0),
+      ).toMatchObject({ ok: true });
       await store.heartbeat("other", 1000);
       expect(await store.acquireLock("k2", "other", 360_000)).toBe(true);
 

@@ -8,7 +8,10 @@ import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support
  * service once. (Excel cuts a custom function's request at about 60 s; Microsoft's office-js issues
  * 934 and 1184.)
  */
-const item = (n: number) => ({ strategy: "buy" as const, params: { ...buyBody(n), fullAddress: `${n} Deadline Ave, Austin TX` } });
+const item = (n: number) => ({
+  strategy: "buy" as const,
+  params: { ...buyBody(n), fullAddress: `${n} Deadline Ave, Austin TX` },
+});
 
 /** A client whose every HTTP request is timed. */
 function timedClient(baseUrl: string) {
@@ -50,7 +53,10 @@ describe("a 2,500-item batch against a 3-second deadline", () => {
       headers: { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({ items, maxComparables: 0 }),
     });
-    const lines = (await response.text()).trim().split("\n").map((l) => JSON.parse(l) as { index: number; status: number; body: { pending?: boolean } });
+    const lines = (await response.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { index: number; status: number; body: { pending?: boolean } });
     const elapsed = Date.now() - started;
     expect(elapsed).toBeLessThan(4000);
     expect(lines).toHaveLength(2500);
@@ -89,9 +95,16 @@ describe("slow calls past the deadline", () => {
     const before = t.sandboxStats().arrivals;
     const { client, durations } = timedClient(baseUrl);
     const answered = new Map<number, BatchLine>();
-    await client.batch([item(9001), { ...item(9000), refresh: true }, { ...item(9002), params: { ...item(9002).params, addAIComps: true } }], {
-      onLine: (line) => answered.set(line.index, line),
-    });
+    await client.batch(
+      [
+        item(9001),
+        { ...item(9000), refresh: true },
+        { ...item(9002), params: { ...item(9002).params, addAIComps: true } },
+      ],
+      {
+        onLine: (line) => answered.set(line.index, line),
+      },
+    );
     t.relay.sandbox?.setFaults({ extraLatencyMs: 0 });
     expect([...answered.keys()].sort()).toEqual([0, 1, 2]);
     expect([...answered.values()].map((l) => l.status)).toEqual([200, 200, 200]);

@@ -59,10 +59,19 @@ describe("fault injection over batches: results or clear errors, nothing created
   });
 
   /** A fresh relay (its own store) in live mode on `sandboxUrl`, the sandbox reset and well. */
-  async function freshRelay(env: Record<string, string> = {}, sandboxUrl = sandbox.url, faults: Record<string, unknown> = {}): Promise<TestRelay> {
+  async function freshRelay(
+    env: Record<string, string> = {},
+    sandboxUrl = sandbox.url,
+    faults: Record<string, unknown> = {},
+  ): Promise<TestRelay> {
     await resetSandbox(sandboxUrl);
     await patchFaults(sandboxUrl, { ...NO_FAULTS, ...faults });
-    t = await startRelay({ STR_API_KEY: SANDBOX_KEY, STR_API_BASE_URL: sandboxUrl, RELAY_BUDGET_USD_PER_DAY: "100000", ...env });
+    t = await startRelay({
+      STR_API_KEY: SANDBOX_KEY,
+      STR_API_BASE_URL: sandboxUrl,
+      RELAY_BUDGET_USD_PER_DAY: "100000",
+      ...env,
+    });
     return t;
   }
 
@@ -147,13 +156,25 @@ describe("fault injection over batches: results or clear errors, nothing created
     const again = await batch(relay, work);
     expect(lineProblems(again, work.length)).toEqual([]);
     expect(tally(again)).toEqual({ "200": work.length });
-    expect(again.filter((l) => !l.body.relay.cached).map((l) => l.index).sort((a, b) => a - b)).toEqual(failed.map((l) => l.index).sort((a, b) => a - b));
+    expect(
+      again
+        .filter((l) => !l.body.relay.cached)
+        .map((l) => l.index)
+        .sort((a, b) => a - b),
+    ).toEqual(failed.map((l) => l.index).sort((a, b) => a - b));
     const second = lastEpoch(logFile);
     expect(admitted(second)).toBe(admitted(first) + failed.length);
     ledger = await relay.relay.store.ledger();
     expectBooksAgree(ledger, second.bills);
     await expectServing(relay, "BurstAfter");
-    report("503 bursts", { items: work.length, outcomes, sandbox503s: first503, rerunSent: failed.length, ...summary(reconcile(await relay.relay.store.ledger(), lastEpoch(logFile).bills)), ms: Date.now() - started });
+    report("503 bursts", {
+      items: work.length,
+      outcomes,
+      sandbox503s: first503,
+      rerunSent: failed.length,
+      ...summary(reconcile(await relay.relay.store.ledger(), lastEpoch(logFile).bills)),
+      ms: Date.now() - started,
+    });
   }, 60_000);
 
   test("connections dropped before and after the service processed the request: unknown (502), never resent, 409 on a re-run", async () => {
@@ -189,11 +210,20 @@ describe("fault injection over batches: results or clear errors, nothing created
     expect(lineProblems(again, work.length)).toEqual([]);
     expect(tally(again)).toEqual({ "200": work.length - dropped, "409 STR_OUTCOME_UNKNOWN": dropped });
     expect(again.filter((l) => l.status === 200).every((l) => l.body.relay.cached === true)).toBe(true);
-    expect(new Set(again.filter((l) => l.status === 409).map((l) => l.index))).toEqual(new Set(lost.map((l) => l.index)));
+    expect(new Set(again.filter((l) => l.status === 409).map((l) => l.index))).toEqual(
+      new Set(lost.map((l) => l.index)),
+    );
     expect(admitted(lastEpoch(logFile))).toBe(work.length);
     expect([...states.values()].filter((s) => s === "unknown")).toHaveLength(dropped);
     await expectServing(relay, "DropAfter");
-    report("dropped connections", { items: work.length, outcomes, droppedBefore: stats.dropped.beforeProcess, droppedAfter: stats.dropped.afterProcess, ...summary(books), ms: Date.now() - started });
+    report("dropped connections", {
+      items: work.length,
+      outcomes,
+      droppedBefore: stats.dropped.beforeProcess,
+      droppedAfter: stats.dropped.afterProcess,
+      ...summary(books),
+      ms: Date.now() - started,
+    });
   }, 60_000);
 
   test("a 429 storm (the service allows 20 a second, the relay paces at 100): Retry-After honoured, every item created once", async () => {
@@ -211,14 +241,27 @@ describe("fault injection over batches: results or clear errors, nothing created
     // Honouring Retry-After (1 s here) means a pause after each 429, not another send at once: a
     // relay that bounced would meet about four 429s per item at these rates.
     expect(throttled.length).toBeLessThan(work.length / 2);
-    const sendsDuringPause = throttled.map((t429) => epoch.arrivals.filter((a) => a.at > t429.at + 250 && a.at < t429.at + 900).length);
+    const sendsDuringPause = throttled.map(
+      (t429) => epoch.arrivals.filter((a) => a.at > t429.at + 250 && a.at < t429.at + 900).length,
+    );
     expect(sendsDuringPause.filter((n) => n > 0)).toEqual([]);
     expect(admitted(epoch)).toBe(work.length);
     const ledger = await relay.relay.store.ledger();
     const books = expectBooksAgree(ledger, epoch.bills);
-    expect(books).toMatchObject({ unknownCalls: 0, sandboxCents: 20 * work.length, relayBilledCents: 20 * work.length });
+    expect(books).toMatchObject({
+      unknownCalls: 0,
+      sandboxCents: 20 * work.length,
+      relayBilledCents: 20 * work.length,
+    });
     await expectServing(relay, "StormAfter");
-    report("429 storm", { items: work.length, arrivals: epoch.arrivals.length, throttled: throttled.length, batchMs: elapsed, ...summary(books), ms: Date.now() - started });
+    report("429 storm", {
+      items: work.length,
+      arrivals: epoch.arrivals.length,
+      throttled: throttled.length,
+      batchMs: elapsed,
+      ...summary(books),
+      ms: Date.now() - started,
+    });
   }, 60_000);
 
   test("AI steps slower than the relay's timeout: 504, unknown, not resent; 409 until an explicit refresh, which bills once more", async () => {
@@ -228,7 +271,10 @@ describe("fault injection over batches: results or clear errors, nothing created
     const slowLog = path.join(dir, "slow.log");
     const slow = await startLoggedSandbox(slowLog, { SANDBOX_TIME_SCALE: "0.04" });
     children.push(slow);
-    const relay = await freshRelay({ RELAY_UPSTREAM_TIMEOUT_SECONDS: "2.7" }, slow.url, { aiTimeoutRate: 0.25, aiFailureRate: 0.05 });
+    const relay = await freshRelay({ RELAY_UPSTREAM_TIMEOUT_SECONDS: "2.7" }, slow.url, {
+      aiTimeoutRate: 0.25,
+      aiFailureRate: 0.05,
+    });
     const work = [...items(120, "Slow", { addAIExpenseEstimates: true }), ...items(40, "Plain")];
     const lines = await batch(relay, work);
     expect(lineProblems(lines, work.length)).toEqual([]);
@@ -267,9 +313,17 @@ describe("fault injection over batches: results or clear errors, nothing created
     const after = expectBooksAgree(ledger, epoch.bills, refresh.length);
     // Each refreshed request was created once before (the unknown call) and once now.
     const refreshedKeys = new Set(ledger.filter((row) => row.state === "unknown").map((row) => row.cacheKey));
-    expect(new Set(epoch.bills.filter((b) => refreshedKeys.has(keyOfSubject(b.subject))).map((b) => b.subject)).size).toBe(refresh.length);
+    expect(
+      new Set(epoch.bills.filter((b) => refreshedKeys.has(keyOfSubject(b.subject))).map((b) => b.subject)).size,
+    ).toBe(refresh.length);
     await expectServing(relay, "SlowAfter");
-    report("AI slower than the timeout", { items: work.length, outcomes, refreshed: refresh.length, ...summary(after), ms: Date.now() - started });
+    report("AI slower than the timeout", {
+      items: work.length,
+      outcomes,
+      refreshed: refresh.length,
+      ...summary(after),
+      ms: Date.now() - started,
+    });
     await slow.kill();
   }, 60_000);
 
@@ -310,15 +364,21 @@ describe("fault injection over batches: results or clear errors, nothing created
     // Each life on its own: what the relay recorded billed from it ≤ what it billed ≤ that + the unknown calls sent to it.
     const perLife = [life1!, life2!].map((life) => {
       const ids = new Set(life.bills.map((b) => b.analysisId));
-      const relayBilled = ledger.filter((row) => row.state === "billed" && ids.has(row.analysisId)).reduce((s, row) => s + row.cents, 0);
+      const relayBilled = ledger
+        .filter((row) => row.state === "billed" && ids.has(row.analysisId))
+        .reduce((s, row) => s + row.cents, 0);
       const sandboxBilled = life.bills.reduce((s, b) => s + b.cents, 0);
-      const unseen = life.bills.filter((b) => !ledger.some((row) => row.state === "billed" && row.analysisId === b.analysisId));
+      const unseen = life.bills.filter(
+        (b) => !ledger.some((row) => row.state === "billed" && row.analysisId === b.analysisId),
+      );
       expect(unseen.every((b) => unknownKeys.has(keyOfSubject(b.subject)))).toBe(true);
       expect(relayBilled).toBeLessThanOrEqual(sandboxBilled);
       expect(sandboxBilled).toBe(relayBilled + unseen.reduce((s, b) => s + b.cents, 0));
       return { relayBilled, sandboxBilled, billedUnseen: unseen.length, arrivals: admitted(life) };
     });
-    expect(perLife[0]!.sandboxBilled + perLife[1]!.sandboxBilled).toBeLessThanOrEqual(books.relayBilledCents + books.unknownMaxCents);
+    expect(perLife[0]!.sandboxBilled + perLife[1]!.sandboxBilled).toBeLessThanOrEqual(
+      books.relayBilledCents + books.unknownMaxCents,
+    );
     // Every 502 is either never sent (failed, free) or unknown; the unknown ones were in flight at the kill.
     const failedLines = lines.filter((l) => l.status !== 200);
     const states = lastStateByKey(ledger);
@@ -330,13 +390,24 @@ describe("fault injection over batches: results or clear errors, nothing created
     const notSent = failedLines.length - unknownCount;
     const again = await batch(relay, work);
     expect(lineProblems(again, work.length)).toEqual([]);
-    expect(tally(again)).toEqual({ "200": work.length - unknownCount, ...(unknownCount > 0 ? { "409 STR_OUTCOME_UNKNOWN": unknownCount } : {}) });
+    expect(tally(again)).toEqual({
+      "200": work.length - unknownCount,
+      ...(unknownCount > 0 ? { "409 STR_OUTCOME_UNKNOWN": unknownCount } : {}),
+    });
     await sandboxQuiet(second.url);
     const life2After = readSandboxLog(restartLog)[2]!;
     expect(admitted(life2After)).toBe(admitted(life2!) + notSent);
     const final = expectBooksAgree(await relay.relay.store.ledger(), [...life1!.bills, ...life2After.bills]);
     await expectServing(relay, "RestartAfter");
-    report("sandbox restart", { items: work.length, outcomes, refusedConnections, perLife, rerun: tally(again), ...summary(final), ms: Date.now() - started });
+    report("sandbox restart", {
+      items: work.length,
+      outcomes,
+      refusedConnections,
+      perLife,
+      rerun: tally(again),
+      ...summary(final),
+      ms: Date.now() - started,
+    });
     await second.kill();
   }, 60_000);
 });
@@ -347,4 +418,3 @@ function keyOfItem(item: unknown): string {
   if (!v.ok) throw new Error("invalid test item");
   return keyOfSubject(canonicalRequest("buy", v.value));
 }
-

@@ -26,7 +26,16 @@ if (file) {
   };
   const bill = SandboxState.prototype.bill;
   SandboxState.prototype.bill = function (entry) {
-    log({ e: "bill", at: entry.at, op: entry.op, reports: entry.reports, aiFunctions: entry.aiFunctions, cents: entry.cents, analysisId: entry.analysisId, subject: entry.subject });
+    log({
+      e: "bill",
+      at: entry.at,
+      op: entry.op,
+      reports: entry.reports,
+      aiFunctions: entry.aiFunctions,
+      cents: entry.cents,
+      analysisId: entry.analysisId,
+      subject: entry.subject,
+    });
     return bill.call(this, entry);
   };
   const reset = SandboxState.prototype.reset;

@@ -22,7 +22,12 @@ export function tempDir(label: string): string {
 /** A sandbox process (lib/sandbox/main.js) that logs its arrivals, statuses and bill to `logFile`. */
 export function startLoggedSandbox(logFile: string, env: Record<string, string> = {}): Promise<Child> {
   const nodeOptions = [process.env.NODE_OPTIONS, `--require ${LEDGER_HOOK}`].filter(Boolean).join(" ");
-  return startSandboxProcess({ SANDBOX_TIME_SCALE: "0", NODE_OPTIONS: nodeOptions, SANDBOX_LEDGER_LOG: logFile, ...env });
+  return startSandboxProcess({
+    SANDBOX_TIME_SCALE: "0",
+    NODE_OPTIONS: nodeOptions,
+    SANDBOX_LEDGER_LOG: logFile,
+    ...env,
+  });
 }
 
 export interface BillLine {
@@ -72,7 +77,16 @@ export function readSandboxLog(logFile: string): Epoch[] {
     if (!epoch) continue;
     if (entry.e === "arrival") epoch.arrivals.push({ at: entry.at, ok: entry.ok });
     else if (entry.e === "status") epoch.statuses.push({ at: entry.at, status: entry.status });
-    else epoch.bills.push({ at: entry.at, op: entry.op, reports: entry.reports, aiFunctions: entry.aiFunctions, cents: entry.cents, analysisId: entry.analysisId, subject: entry.subject });
+    else
+      epoch.bills.push({
+        at: entry.at,
+        op: entry.op,
+        reports: entry.reports,
+        aiFunctions: entry.aiFunctions,
+        cents: entry.cents,
+        analysisId: entry.analysisId,
+        subject: entry.subject,
+      });
   }
   return epochs;
 }
@@ -127,12 +141,16 @@ export function reconcile(ledger: LedgerRow[], bills: BillLine[]): Reconciliatio
     const candidates = (byId.get(row.analysisId ?? "") ?? []).filter((b) => !matched.has(b) && b.op === row.op);
     const bill = candidates[0];
     if (!bill) {
-      problems.push(`ledger row ${row.id} is billed ${row.cents} cents for ${row.analysisId}, which the sandbox never billed`);
+      problems.push(
+        `ledger row ${row.id} is billed ${row.cents} cents for ${row.analysisId}, which the sandbox never billed`,
+      );
       continue;
     }
     matched.add(bill);
-    if (bill.cents !== row.cents) problems.push(`ledger row ${row.id}: relay says ${row.cents} cents, sandbox billed ${bill.cents}`);
-    if (keyOfSubject(bill.subject) !== row.cacheKey) problems.push(`ledger row ${row.id}: the sandbox billed another request for ${row.analysisId}`);
+    if (bill.cents !== row.cents)
+      problems.push(`ledger row ${row.id}: relay says ${row.cents} cents, sandbox billed ${bill.cents}`);
+    if (keyOfSubject(bill.subject) !== row.cacheKey)
+      problems.push(`ledger row ${row.id}: the sandbox billed another request for ${row.analysisId}`);
   }
   const unknownRows = ledger.filter((row) => row.state === "unknown");
   const usedUnknown = new Set<LedgerRow>();
@@ -141,11 +159,16 @@ export function reconcile(ledger: LedgerRow[], bills: BillLine[]): Reconciliatio
     const key = keyOfSubject(bill.subject);
     const row = unknownRows.find((r) => !usedUnknown.has(r) && r.cacheKey === key && r.op === bill.op);
     if (!row) {
-      problems.push(`the sandbox billed ${bill.cents} cents for ${bill.analysisId} (${bill.subject}) and the relay has no billed or unknown call for it`);
+      problems.push(
+        `the sandbox billed ${bill.cents} cents for ${bill.analysisId} (${bill.subject}) and the relay has no billed or unknown call for it`,
+      );
       continue;
     }
     usedUnknown.add(row);
-    if (bill.cents > row.maxCents) problems.push(`the sandbox billed ${bill.cents} cents for unknown call ${row.id}, more than its maximum ${row.maxCents}`);
+    if (bill.cents > row.maxCents)
+      problems.push(
+        `the sandbox billed ${bill.cents} cents for unknown call ${row.id}, more than its maximum ${row.maxCents}`,
+      );
   }
   const creates = new Map<string, number>();
   for (const bill of bills) if (bill.reports > 0) creates.set(bill.subject, (creates.get(bill.subject) ?? 0) + 1);
@@ -185,11 +208,16 @@ export function lineProblems(lines: Line[], items: number): string[] {
   const problems: string[] = [];
   const seen = new Set<number>();
   for (const line of lines) {
-    if (!Number.isInteger(line.index) || line.index < 0 || line.index >= items) problems.push(`line with index ${line.index}`);
+    if (!Number.isInteger(line.index) || line.index < 0 || line.index >= items)
+      problems.push(`line with index ${line.index}`);
     if (seen.has(line.index)) problems.push(`item ${line.index} answered twice`);
     seen.add(line.index);
     if (line.status === 200) {
-      if (line.body?.success !== true || typeof line.body?.data?._id !== "string" || typeof line.body?.relay?.cached !== "boolean") {
+      if (
+        line.body?.success !== true ||
+        typeof line.body?.data?._id !== "string" ||
+        typeof line.body?.relay?.cached !== "boolean"
+      ) {
         problems.push(`item ${line.index}: 200 without an analysis: ${JSON.stringify(line.body).slice(0, 200)}`);
       }
       continue;
@@ -197,8 +225,16 @@ export function lineProblems(lines: Line[], items: number): string[] {
     const error = line.body?.error;
     const code = error?.code as RelayErrorCode | undefined;
     if (line.status < 400 || line.status > 599) problems.push(`item ${line.index}: status ${line.status}`);
-    if (line.body?.success !== false || typeof error?.message !== "string" || error.message.length === 0 || !code || !(code in ERRORS)) {
-      problems.push(`item ${line.index}: ${line.status} without the error shape: ${JSON.stringify(line.body).slice(0, 200)}`);
+    if (
+      line.body?.success !== false ||
+      typeof error?.message !== "string" ||
+      error.message.length === 0 ||
+      !code ||
+      !(code in ERRORS)
+    ) {
+      problems.push(
+        `item ${line.index}: ${line.status} without the error shape: ${JSON.stringify(line.body).slice(0, 200)}`,
+      );
     } else if (ERRORS[code].status !== line.status) {
       problems.push(`item ${line.index}: ${code} answered ${line.status}, not ${ERRORS[code].status}`);
     }
@@ -208,7 +244,8 @@ export function lineProblems(lines: Line[], items: number): string[] {
 }
 
 /** "200" or "502 STR_UPSTREAM_FAILED": how a line ended. */
-export const outcome = (line: Line) => (line.status === 200 ? "200" : `${line.status} ${String(line.body?.error?.code)}`);
+export const outcome = (line: Line) =>
+  line.status === 200 ? "200" : `${line.status} ${String(line.body?.error?.code)}`;
 
 /** Counts of each outcome. */
 export function tally(lines: Line[]): Record<string, number> {
@@ -218,7 +255,11 @@ export function tally(lines: Line[]): Record<string, number> {
 }
 
 export async function patchFaults(sandboxUrl: string, patch: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${sandboxUrl}/__sandbox/faults`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(patch) });
+  const res = await fetch(`${sandboxUrl}/__sandbox/faults`, {
+    method: "PATCH",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(patch),
+  });
   if (res.status !== 200) throw new Error(`PATCH faults answered ${res.status}: ${await res.text()}`);
 }
 
@@ -248,7 +289,10 @@ export async function sandboxQuiet(sandboxUrl: string, ms = 15_000): Promise<Qui
   const end = Date.now() + ms;
   for (;;) {
     const stats = (await (await fetch(`${sandboxUrl}/__sandbox/stats`)).json()) as QuietStats;
-    const ended = Object.values(stats.statuses).reduce((s, n) => s + n, 0) + stats.dropped.beforeProcess + stats.dropped.afterProcess;
+    const ended =
+      Object.values(stats.statuses).reduce((s, n) => s + n, 0) +
+      stats.dropped.beforeProcess +
+      stats.dropped.afterProcess;
     if (ended >= stats.arrivals) return stats;
     if (Date.now() > end) throw new Error(`the sandbox did not go quiet: ${JSON.stringify(stats)}`);
     await new Promise((r) => setTimeout(r, 50));

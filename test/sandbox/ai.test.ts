@@ -10,7 +10,11 @@ import { BODIES, KEY, OTHER_KEY, PARIS, billedCents, call, create, makeSandbox }
  */
 
 /** The first of `Main St` addresses in `city` whose photo count passes `wanted`. */
-function addressWith(wanted: (photos: number) => boolean, city = "Austin, TX", country?: string): { fullAddress: string; photos: number } {
+function addressWith(
+  wanted: (photos: number) => boolean,
+  city = "Austin, TX",
+  country?: string,
+): { fullAddress: string; photos: number } {
   for (let n = 1; n < 500; n++) {
     const fullAddress = `${n} Main St, ${city}`;
     const photos = usablePhotoCount(placeOf({ fullAddress, ...(country ? { country } : {}) }));
@@ -29,9 +33,17 @@ beforeEach(() => {
 afterEach(() => sandbox.app.close());
 
 /** What the contract's billing rules say an answer cost; must match the sandbox's own bill. */
-function contractCharge(op: "buy" | "arb" | "owned" | "cohost" | "enhance", params: Record<string, unknown>, r: { status: number; json: any }): number {
+function contractCharge(
+  op: "buy" | "arb" | "owned" | "cohost" | "enhance",
+  params: Record<string, unknown>,
+  r: { status: number; json: any },
+): number {
   const n = normalizeEnvelope(r.json, r.status);
-  return chargeFor(op, params, { succeeded: r.status === 200 && n.success, hasData: n.data !== undefined, warnings: n.warnings }).cents;
+  return chargeFor(op, params, {
+    succeeded: r.status === 200 && n.success,
+    hasData: n.data !== undefined,
+    warnings: n.warnings,
+  }).cents;
 }
 
 describe("AI comparables need a US address", () => {
@@ -50,7 +62,13 @@ describe("AI comparables need a US address", () => {
   });
 
   test("Paris by coordinates is refused the same way", async () => {
-    const r = await call(sandbox, "cohost", { ...BODIES.cohost, fullAddress: undefined, lat: 48.8566, lng: 2.3522, addAIComps: true });
+    const r = await call(sandbox, "cohost", {
+      ...BODIES.cohost,
+      fullAddress: undefined,
+      lat: 48.8566,
+      lng: 2.3522,
+      addAIComps: true,
+    });
     expect(r.status).toBe(200);
     expect(r.json.warnings[0]).toMatch(/US properties only/);
     expect(billedCents(sandbox)).toBe(20);
@@ -59,14 +77,24 @@ describe("AI comparables need a US address", () => {
   test("a country given as U.S.A. counts as the US", async () => {
     const place = addressWith((p) => p >= MIN_AI_PHOTOS, "Springfield", "U.S.A.");
     for (const country of ["U.S.A.", "U.S.", "USA", "United States"]) {
-      const r = await call(sandbox, "cohost", { ...BODIES.cohost, fullAddress: place.fullAddress, country, addAIComps: true });
+      const r = await call(sandbox, "cohost", {
+        ...BODIES.cohost,
+        fullAddress: place.fullAddress,
+        country,
+        addAIComps: true,
+      });
       expect(`${country}: ${JSON.stringify(r.json.warnings ?? [])}`).toBe(`${country}: []`);
       expect(r.json.data.aiComparablesApplied).toBe(true);
     }
   });
 
   test("a country that is not the US overrides a US-looking address", async () => {
-    const r = await call(sandbox, "cohost", { ...BODIES.cohost, fullAddress: PLENTY.fullAddress, country: "Mexico", addAIComps: true });
+    const r = await call(sandbox, "cohost", {
+      ...BODIES.cohost,
+      fullAddress: PLENTY.fullAddress,
+      country: "Mexico",
+      addAIComps: true,
+    });
     expect(r.json.warnings[0]).toMatch(/US properties only/);
   });
 });
@@ -103,7 +131,11 @@ describe("AI comparables need at least 8 usable photos", () => {
   });
 
   test("both AI functions completing cost 40 cents", async () => {
-    const data = await create(sandbox, "owned", { fullAddress: PLENTY.fullAddress, addAIComps: true, addAIExpenseEstimates: true });
+    const data = await create(sandbox, "owned", {
+      fullAddress: PLENTY.fullAddress,
+      addAIComps: true,
+      addAIExpenseEstimates: true,
+    });
     expect(sandbox.state.totals(KEY)).toEqual({ calls: 1, reports: 1, aiFunctions: 2, cents: 40 });
     // Built again by its id with both AI results applied, as answered.
     expect(sandbox.analysis(data._id)).toEqual(data);
@@ -144,7 +176,11 @@ describe("AI steps that fail or time out", () => {
     const slow = makeSandbox({ timeScale: 0.002, faults: { aiTimeoutRate: 1 } });
     try {
       const started = performance.now();
-      const r = await call(slow, "cohost", { ...BODIES.cohost, fullAddress: PLENTY.fullAddress, addAIExpenseEstimates: true });
+      const r = await call(slow, "cohost", {
+        ...BODIES.cohost,
+        fullAddress: PLENTY.fullAddress,
+        addAIExpenseEstimates: true,
+      });
       const elapsed = performance.now() - started;
       expect(r.status).toBe(200);
       // The report's 10–30 s plus the 90-second limit, at 2 ms a second: 200 to 240 ms.
@@ -166,7 +202,9 @@ describe("AI steps that fail or time out", () => {
   });
 
   /** With half the steps failing, the first address where exactly `fails` failed. */
-  async function partial(fails: AiFunction): Promise<{ params: Record<string, unknown>; r: Awaited<ReturnType<typeof call>> }> {
+  async function partial(
+    fails: AiFunction,
+  ): Promise<{ params: Record<string, unknown>; r: Awaited<ReturnType<typeof call>> }> {
     sandbox.setFaults({ aiFailureRate: 0.5 });
     for (let n = 1; n < 300; n++) {
       const fullAddress = `${n} Congress Ave, Austin, TX`;
@@ -203,7 +241,11 @@ describe("warnings as objects", () => {
     expect(r.status).toBe(200);
     expect(r.json.warnings).toEqual([
       { function: "addAIComps", code: "AI_COMPS_US_ONLY", message: expect.stringContaining("US properties only") },
-      { function: "addAIExpenseEstimates", code: "AI_STEP_FAILED", message: expect.stringContaining("could not complete") },
+      {
+        function: "addAIExpenseEstimates",
+        code: "AI_STEP_FAILED",
+        message: expect.stringContaining("could not complete"),
+      },
     ]);
     expect(billedCents(sandbox)).toBe(20);
     expect(contractCharge("buy", params, r)).toBe(20);
@@ -212,15 +254,25 @@ describe("warnings as objects", () => {
   test("object warnings for a photo-short address carry their own code", async () => {
     sandbox.setFaults({ warningStyle: "object" });
     const r = await call(sandbox, "cohost", { ...BODIES.cohost, fullAddress: FEW.fullAddress, addAIComps: true });
-    expect(r.json.warnings).toEqual([{ function: "addAIComps", code: "AI_COMPS_TOO_FEW_PHOTOS", message: expect.stringContaining("at least 8") }]);
+    expect(r.json.warnings).toEqual([
+      { function: "addAIComps", code: "AI_COMPS_TOO_FEW_PHOTOS", message: expect.stringContaining("at least 8") },
+    ]);
   });
 });
 
 describe("the bill per key", () => {
   test("ledger totals per key follow the rules, and match the contract's reading of each answer", async () => {
-    const calls: { key: string; op: "buy" | "arb" | "owned" | "cohost" | "enhance"; params: Record<string, unknown> }[] = [
+    const calls: {
+      key: string;
+      op: "buy" | "arb" | "owned" | "cohost" | "enhance";
+      params: Record<string, unknown>;
+    }[] = [
       { key: KEY, op: "buy", params: { ...BODIES.buy } }, // 20
-      { key: KEY, op: "buy", params: { ...BODIES.buy, fullAddress: PLENTY.fullAddress, addAIComps: true, addAIExpenseEstimates: true } }, // 40
+      {
+        key: KEY,
+        op: "buy",
+        params: { ...BODIES.buy, fullAddress: PLENTY.fullAddress, addAIComps: true, addAIExpenseEstimates: true },
+      }, // 40
       { key: KEY, op: "owned", params: { ...BODIES.owned, fullAddress: PARIS, addAIComps: true } }, // 20: comps refused
       { key: KEY, op: "cohost", params: { ...BODIES.cohost, bedrooms: 2.5 } }, // 400: 0
       { key: OTHER_KEY, op: "cohost", params: { ...BODIES.cohost } }, // 20
@@ -250,7 +302,9 @@ describe("the bill per key", () => {
     const r = await sandbox.app.inject({ method: "GET", url: "/__sandbox/billing" });
     const body = r.json();
     expect(body.total).toEqual({ calls: 2, reports: 2, aiFunctions: 1, cents: 50 });
-    expect(Object.values(body.byKey)).toEqual(expect.arrayContaining([expect.objectContaining({ cents: 20 }), expect.objectContaining({ cents: 30 })]));
+    expect(Object.values(body.byKey)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ cents: 20 }), expect.objectContaining({ cents: 30 })]),
+    );
     expect(r.body).not.toContain(KEY);
     expect(r.body).not.toContain(OTHER_KEY);
     expect(Object.keys(body.byKey)).toContain(`${KEY.slice(0, 3)}…${KEY.slice(-4)}`);

@@ -108,7 +108,11 @@ describe("every create endpoint answers 200 with the spec's fields", () => {
 
     test("the request's property details are echoed", () => {
       const body = BODIES[op];
-      expect(answer.json.data).toMatchObject({ bedrooms: body.bedrooms, bathrooms: body.bathrooms, accomodates: body.accomodates });
+      expect(answer.json.data).toMatchObject({
+        bedrooms: body.bedrooms,
+        bathrooms: body.bathrooms,
+        accomodates: body.accomodates,
+      });
     });
 
     test("the strategy's additional fields, all numbers", () => {
@@ -145,7 +149,12 @@ describe("every create endpoint answers 200 with the spec's fields", () => {
 
     test("quartiles have the four percentiles, each with ADR, occupancy rate and revenue", () => {
       const q = answer.json.data.quartiles;
-      expect(Object.keys(q).sort()).toEqual(["25th_percentile", "50th_percentile", "75th_percentile", "90th_percentile"]);
+      expect(Object.keys(q).sort()).toEqual([
+        "25th_percentile",
+        "50th_percentile",
+        "75th_percentile",
+        "90th_percentile",
+      ]);
       for (const entry of Object.values(q) as Record<string, unknown>[]) {
         expect(Object.keys(entry).sort()).toEqual(["average_daily_rate", "occupancy_rate", "revenue"]);
         for (const v of Object.values(entry)) expect(typeof v).toBe("number");
@@ -158,7 +167,8 @@ describe("every create endpoint answers 200 with the spec's fields", () => {
       expect(comps.length).toBeGreaterThan(0);
       expect(comps.length).toBeLessThanOrEqual(50);
       for (const c of comps) {
-        for (const [field, type] of Object.entries(COMPARABLE)) expect(`${field}: ${typeof c[field]}`).toBe(`${field}: ${type}`);
+        for (const [field, type] of Object.entries(COMPARABLE))
+          expect(`${field}: ${typeof c[field]}`).toBe(`${field}: ${type}`);
         expect(c.photo_urls.length).toBeGreaterThan(0);
         for (const url of c.photo_urls) expect(typeof url).toBe("string");
       }
@@ -275,13 +285,18 @@ describe("invalid input", () => {
     const { fullAddress, ...rest } = BODIES.buy;
     const r = await call(sandbox, "buy", { ...rest, address: fullAddress });
     expect(r.status).toBe(400);
-    expect(r.json.fields).toContainEqual({ path: "address", message: "is not a field of this request (did you mean fullAddress?)" });
+    expect(r.json.fields).toContainEqual({
+      path: "address",
+      message: "is not a field of this request (did you mean fullAddress?)",
+    });
   });
 
   test("an out-of-range interest rate is 400 naming the range", async () => {
     const r = await call(sandbox, "owned", { ...BODIES.owned, interestRatePercentage: 16 });
     expect(r.status).toBe(400);
-    expect(r.json.fields).toEqual([{ path: "interestRatePercentage", message: "must be a number from 0 to 15 (percent); got 16" }]);
+    expect(r.json.fields).toEqual([
+      { path: "interestRatePercentage", message: "must be a number from 0 to 15 (percent); got 16" },
+    ]);
   });
 
   test.each([
@@ -315,12 +330,18 @@ describe("invalid input", () => {
     const created = await create(sandbox, "cohost");
     const r = await call(sandbox, "enhance", { analysisId: created._id });
     expect(r.status).toBe(400);
-    expect(r.json.fields).toEqual([{ path: "addAIComps", message: expect.stringContaining("at least one AI function") }]);
+    expect(r.json.fields).toEqual([
+      { path: "addAIComps", message: expect.stringContaining("at least one AI function") },
+    ]);
     expect(billedCents(sandbox)).toBe(20);
   });
 
   test("an unknown route is 404", async () => {
-    const r = await sandbox.app.inject({ method: "POST", url: "/v1/external/analysis/create/flip", headers: { "x-service-api-key": KEY } });
+    const r = await sandbox.app.inject({
+      method: "POST",
+      url: "/v1/external/analysis/create/flip",
+      headers: { "x-service-api-key": KEY },
+    });
     expect(r.statusCode).toBe(404);
   });
 

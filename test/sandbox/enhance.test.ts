@@ -43,7 +43,9 @@ describe("enhance that completes", () => {
     // Only the expenses changed, so the operating income moved by exactly the change in expenses.
     const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
     const change = sum(created.operatingExpensesUSD) - sum(r.json.data.operatingExpensesUSD);
-    expect(Math.abs(r.json.data.yearOneOperatingIncomeUSD - created.yearOneOperatingIncomeUSD - change)).toBeLessThan(0.05);
+    expect(Math.abs(r.json.data.yearOneOperatingIncomeUSD - created.yearOneOperatingIncomeUSD - change)).toBeLessThan(
+      0.05,
+    );
     expect(sandbox.state.billing.map((e) => [e.op, e.reports, e.aiFunctions, e.cents])).toEqual([
       ["buy", 1, 0, 20],
       ["enhance", 0, 1, 10],
@@ -69,7 +71,10 @@ describe("enhance that completes", () => {
     const created = await create(sandbox, "buy", { fullAddress: US_ADDRESS });
     const r = await call(sandbox, "enhance", { analysisId: created._id, addAIExpenseEstimates: true });
     expect(sandbox.analysis(created._id)).toEqual(r.json.data);
-    expect(sandbox.state.analyses.get(created._id)?.applied).toEqual({ addAIComps: false, addAIExpenseEstimates: true });
+    expect(sandbox.state.analyses.get(created._id)?.applied).toEqual({
+      addAIComps: false,
+      addAIExpenseEstimates: true,
+    });
   });
 
   test("earlier AI results are kept: expenses after comparables keeps the comparables", async () => {
@@ -88,10 +93,16 @@ describe("partial success", () => {
     expect(r.status).toBe(200);
     expect(r.json.success).toBe(true);
     expect(r.json.warnings).toEqual([expect.stringMatching(/^addAIComps .*US properties only/)]);
-    expect(r.json.data).toMatchObject({ _id: created._id, aiComparablesApplied: false, aiExpenseEstimatesApplied: true });
+    expect(r.json.data).toMatchObject({
+      _id: created._id,
+      aiComparablesApplied: false,
+      aiExpenseEstimatesApplied: true,
+    });
     expect(sandbox.state.billing[1]).toMatchObject({ op: "enhance", reports: 0, aiFunctions: 1, cents: 10 });
     const n = normalizeEnvelope(r.json, 200);
-    expect(chargeFor("enhance", params, { succeeded: n.success, hasData: n.data !== undefined, warnings: n.warnings }).cents).toBe(10);
+    expect(
+      chargeFor("enhance", params, { succeeded: n.success, hasData: n.data !== undefined, warnings: n.warnings }).cents,
+    ).toBe(10);
   });
 
   test("the report page shows the warning of the call that last changed it", async () => {
@@ -114,13 +125,21 @@ describe("every requested function failing", () => {
     const n = normalizeEnvelope(r.json, 200);
     expect(n).toMatchObject({ success: true, warnings: r.json.warnings });
     expect(n.data).toBeUndefined();
-    expect(chargeFor("enhance", params, { succeeded: n.success, hasData: false, warnings: n.warnings })).toEqual({ reports: 0, aiFunctions: 0, cents: 0 });
+    expect(chargeFor("enhance", params, { succeeded: n.success, hasData: false, warnings: n.warnings })).toEqual({
+      reports: 0,
+      aiFunctions: 0,
+      cents: 0,
+    });
   });
 
   test("aiFailureRate 1 with both requested: two warnings, no data, free", async () => {
     const created = await create(sandbox, "buy", { fullAddress: US_ADDRESS });
     sandbox.setFaults({ aiFailureRate: 1 });
-    const r = await call(sandbox, "enhance", { analysisId: created._id, addAIComps: true, addAIExpenseEstimates: true });
+    const r = await call(sandbox, "enhance", {
+      analysisId: created._id,
+      addAIComps: true,
+      addAIExpenseEstimates: true,
+    });
     expect(r.status).toBe(200);
     expect(r.json.data).toBeUndefined();
     expect(r.json.warnings).toHaveLength(2);
@@ -152,7 +171,9 @@ describe("every requested function failing", () => {
     sandbox.setFaults({ warningStyle: "object" });
     const created = await create(sandbox, "cohost", { fullAddress: PARIS });
     const r = await call(sandbox, "enhance", { analysisId: created._id, addAIComps: true });
-    expect(r.json).toEqual({ warnings: [{ function: "addAIComps", code: "AI_COMPS_US_ONLY", message: expect.any(String) }] });
+    expect(r.json).toEqual({
+      warnings: [{ function: "addAIComps", code: "AI_COMPS_US_ONLY", message: expect.any(String) }],
+    });
   });
 });
 
@@ -170,18 +191,25 @@ describe("which analyses can be enhanced", () => {
     expect(r.status).toBe(404);
     expect(sandbox.state.totals(KEY).cents).toBe(0);
     // The owner still can.
-    expect((await call(sandbox, "enhance", { analysisId: created._id, addAIExpenseEstimates: true }, OTHER_KEY)).status).toBe(200);
+    expect(
+      (await call(sandbox, "enhance", { analysisId: created._id, addAIExpenseEstimates: true }, OTHER_KEY)).status,
+    ).toBe(200);
   });
 
   test("an unsafe id is refused as invalid (400) before it is looked up", async () => {
     const r = await call(sandbox, "enhance", { analysisId: "../reports/x", addAIComps: true });
     expect(r.status).toBe(400);
-    expect(r.json.fields).toEqual([{ path: "analysisId", message: expect.stringContaining("letters, digits, - or _") }]);
+    expect(r.json.fields).toEqual([
+      { path: "analysisId", message: expect.stringContaining("letters, digits, - or _") },
+    ]);
   });
 
   test("ids are case-sensitive", async () => {
     const created = await create(sandbox, "buy");
-    const r = await call(sandbox, "enhance", { analysisId: String(created._id).toUpperCase(), addAIExpenseEstimates: true });
+    const r = await call(sandbox, "enhance", {
+      analysisId: String(created._id).toUpperCase(),
+      addAIExpenseEstimates: true,
+    });
     expect(r.status).toBe(404);
   });
 });

@@ -129,8 +129,13 @@ describe("drift: the shapes integrators report", () => {
     expect(c).toHaveProperty("thumbnail");
     expect(c).toHaveProperty("distanceMeters");
     expect(c).toHaveProperty("ttmRevenue");
-    for (const gone of ["platformId", "photo_urls", "distanceMiles", "annualRevenueUSD"]) expect(c).not.toHaveProperty(gone);
-    expect(drifted).toMatchObject({ county: expect.any(String), marketId: expect.stringMatching(/^mkt_/), revenueData: expect.any(Object) });
+    for (const gone of ["platformId", "photo_urls", "distanceMiles", "annualRevenueUSD"])
+      expect(c).not.toHaveProperty(gone);
+    expect(drifted).toMatchObject({
+      county: expect.any(String),
+      marketId: expect.stringMatching(/^mkt_/),
+      revenueData: expect.any(Object),
+    });
     expect(Object.keys(drifted.revenueData)).toHaveLength(12);
     expect(drifted.simulated).toBe(true);
   });
@@ -155,7 +160,11 @@ describe("drift: the shapes integrators report", () => {
       expect(c.photo_urls?.[0]).toBe(original.photo_urls[0]);
     });
     // The drift's own extra fields are kept.
-    expect(data).toMatchObject({ county: expect.any(String), marketId: expect.any(String), revenueData: expect.any(Object) });
+    expect(data).toMatchObject({
+      county: expect.any(String),
+      marketId: expect.any(String),
+      revenueData: expect.any(Object),
+    });
     expect(n.notes.length).toBeGreaterThan(0);
     expect(n.notes.join("\n")).toMatch(/revenue was missing/);
     // The strategy fields are not touched by drift.
@@ -295,25 +304,49 @@ describe("fault controls", () => {
   afterEach(() => sandbox.app.close());
 
   test("PATCH /__sandbox/faults changes knobs and answers the full set", async () => {
-    const r = await sandbox.app.inject({ method: "PATCH", url: "/__sandbox/faults", payload: { unavailableRate: 1, warningStyle: "object" } });
+    const r = await sandbox.app.inject({
+      method: "PATCH",
+      url: "/__sandbox/faults",
+      payload: { unavailableRate: 1, warningStyle: "object" },
+    });
     expect(r.statusCode).toBe(200);
-    expect(r.json()).toMatchObject({ unavailableRate: 1, warningStyle: "object", rateLimitPerSecond: 100, aiFailureRate: 0 });
+    expect(r.json()).toMatchObject({
+      unavailableRate: 1,
+      warningStyle: "object",
+      rateLimitPerSecond: 100,
+      aiFailureRate: 0,
+    });
     expect((await call(sandbox, "cohost", BODIES.cohost)).status).toBe(503);
   });
 
   test("a patch changes only the knobs it names; the others keep their current values", async () => {
     sandbox.setFaults({ rateLimitPerSecond: 7, aiFailureRate: 0.5, driftRate: 0.25 });
     const r = await sandbox.app.inject({ method: "PATCH", url: "/__sandbox/faults", payload: { textErrors: true } });
-    expect(r.json()).toMatchObject({ textErrors: true, rateLimitPerSecond: 7, aiFailureRate: 0.5, driftRate: 0.25, aiTimeoutRate: 0 });
+    expect(r.json()).toMatchObject({
+      textErrors: true,
+      rateLimitPerSecond: 7,
+      aiFailureRate: 0.5,
+      driftRate: 0.25,
+      aiTimeoutRate: 0,
+    });
     expect(sandbox.options.faults).toMatchObject({ textErrors: true, rateLimitPerSecond: 7, aiFailureRate: 0.5 });
     const empty = await sandbox.app.inject({ method: "PATCH", url: "/__sandbox/faults", payload: {} });
     expect(empty.json()).toEqual(r.json());
   });
 
   test("a bad knob is 400 naming it, and nothing changes", async () => {
-    const r = await sandbox.app.inject({ method: "PATCH", url: "/__sandbox/faults", payload: { unavailableRate: 2, colour: "red" } });
+    const r = await sandbox.app.inject({
+      method: "PATCH",
+      url: "/__sandbox/faults",
+      payload: { unavailableRate: 2, colour: "red" },
+    });
     expect(r.statusCode).toBe(400);
-    expect(r.json().fields.map((f: { path: string }) => f.path).sort()).toEqual(["colour", "unavailableRate"]);
+    expect(
+      r
+        .json()
+        .fields.map((f: { path: string }) => f.path)
+        .sort(),
+    ).toEqual(["colour", "unavailableRate"]);
     expect(sandbox.options.faults.unavailableRate).toBe(0);
   });
 
@@ -333,13 +366,26 @@ describe("fault controls", () => {
       SANDBOX_SEED: "replay-1",
     });
     expect(options).toMatchObject({ timeScale: 0, apiKeys: ["sk_one_12345678", "sk_two_12345678"], seed: "replay-1" });
-    expect(options.faults).toMatchObject({ unavailableRate: 0.25, rateLimitPerSecond: 7, textErrors: true, warningStyle: "object", aiFailureRate: 0.04 });
+    expect(options.faults).toMatchObject({
+      unavailableRate: 0.25,
+      rateLimitPerSecond: 7,
+      textErrors: true,
+      warningStyle: "object",
+      aiFailureRate: 0.04,
+    });
   });
 
   test("no variables give a well-behaved service with the documented defaults", () => {
     const options = sandboxOptionsFromEnv({});
     expect(options.timeScale).toBe(0.05);
-    expect(options.faults).toMatchObject({ unavailableRate: 0, dropBeforeProcessRate: 0, dropAfterProcessRate: 0, driftRate: 0, rateLimitPerSecond: 100, textErrors: false });
+    expect(options.faults).toMatchObject({
+      unavailableRate: 0,
+      dropBeforeProcessRate: 0,
+      dropAfterProcessRate: 0,
+      driftRate: 0,
+      rateLimitPerSecond: 100,
+      textErrors: false,
+    });
   });
 
   test("a bad variable fails naming the variable and its value", () => {

@@ -42,11 +42,18 @@ export type { Answer } from "../support/inject";
 export async function call(sandbox: Sandbox, op: Operation, body: unknown, key: string | null = KEY): Promise<Answer> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (key !== null) headers["x-service-api-key"] = key;
-  return answerOf(await sandbox.app.inject({ method: "POST", url: OPERATION_PATHS[op], headers, payload: JSON.stringify(body) }));
+  return answerOf(
+    await sandbox.app.inject({ method: "POST", url: OPERATION_PATHS[op], headers, payload: JSON.stringify(body) }),
+  );
 }
 
 /** Creates an analysis and returns its data, failing the test on anything but 200. */
-export async function create(sandbox: Sandbox, op: CreateOp, patch: Record<string, unknown> = {}, key = KEY): Promise<any> {
+export async function create(
+  sandbox: Sandbox,
+  op: CreateOp,
+  patch: Record<string, unknown> = {},
+  key = KEY,
+): Promise<any> {
   const r = await call(sandbox, op, { ...BODIES[op], ...patch }, key);
   if (r.status !== 200) throw new Error(`create ${op} answered ${r.status}: ${r.text}`);
   return r.json.data;

@@ -73,7 +73,12 @@ function expectCommonConsistency(data: any, order: "nearest first" | "by likenes
 
   // `occupancy` holds fractions; `quartiles` and `occupancyRatePercentage` hold percents of the same values.
   for (const k of ["p25", "p50", "p75", "p90"]) expect(data.occupancy[k]).toBeLessThanOrEqual(1);
-  const quartileOf = { p25: "25th_percentile", p50: "50th_percentile", p75: "75th_percentile", p90: "90th_percentile" } as const;
+  const quartileOf = {
+    p25: "25th_percentile",
+    p50: "50th_percentile",
+    p75: "75th_percentile",
+    p90: "90th_percentile",
+  } as const;
   for (const [k, name] of Object.entries(quartileOf)) {
     const q = data.quartiles[name];
     expect(q.average_daily_rate).toBe(data.adr[k]);
@@ -85,11 +90,21 @@ function expectCommonConsistency(data: any, order: "nearest first" | "by likenes
 
   // The headline: the median nightly rate at the median occupancy, over a year.
   expect(data.ratePerNightUSD).toBe(data.adr.p50);
-  expectNear(data.yearOneRevenueUSD, (data.ratePerNightUSD * data.occupancyRatePercentage) / 100 * DAYS, 0.01, "yearOneRevenueUSD");
+  expectNear(
+    data.yearOneRevenueUSD,
+    ((data.ratePerNightUSD * data.occupancyRatePercentage) / 100) * DAYS,
+    0.01,
+    "yearOneRevenueUSD",
+  );
 
   // Each comparable's revenue is its own rate × occupancy × 365 (occupancy shown to 2 decimals of a percent).
   for (const c of comps) {
-    expectNear(c.annualRevenueUSD, (c.averageDailyRateUSD * c.occupancyRatePercentage) / 100 * DAYS, c.averageDailyRateUSD * 0.00005 * DAYS + 0.01, "comparable revenue");
+    expectNear(
+      c.annualRevenueUSD,
+      ((c.averageDailyRateUSD * c.occupancyRatePercentage) / 100) * DAYS,
+      c.averageDailyRateUSD * 0.00005 * DAYS + 0.01,
+      "comparable revenue",
+    );
     expect(c.occupancyRatePercentage).toBeGreaterThanOrEqual(18);
     expect(c.occupancyRatePercentage).toBeLessThanOrEqual(93);
   }
@@ -114,13 +129,22 @@ function expectDefaultExpenses(data: any, strategy: CreateOp, bedrooms: number, 
     software: 40 * 12,
   };
   expect(Object.keys(data.operatingExpensesUSD).sort()).toEqual(Object.keys(expected).sort());
-  for (const [category, value] of Object.entries(expected)) expectNear(data.operatingExpensesUSD[category], value, 0.005 + 1e-9, category);
+  for (const [category, value] of Object.entries(expected))
+    expectNear(data.operatingExpensesUSD[category], value, 0.005 + 1e-9, category);
 }
 
 /** Buy and owned: every field from the terms, the revenue and the expenses. */
 function expectMortgageModel(
   data: any,
-  terms: { price: number; downPct: number; ratePct: number; years: number; remaining: number; bedrooms: number; ltr: number },
+  terms: {
+    price: number;
+    downPct: number;
+    ratePct: number;
+    years: number;
+    remaining: number;
+    bedrooms: number;
+    ltr: number;
+  },
 ): void {
   const { price, downPct, ratePct, years, remaining } = terms;
   const loan = price * (1 - downPct / 100);
@@ -152,13 +176,23 @@ function expectMortgageModel(
   expectNear(data.yearOneMorgageAndTaxesUSD, mortgageAndTaxes, 0.01, "yearOneMorgageAndTaxesUSD");
   expectNear(data.yearOneCashFlowUSD, cashFlow, 0.05, "yearOneCashFlowUSD");
   // The answer's own figures agree with each other to the cent.
-  expectNear(data.yearOneCashFlowUSD, data.yearOneOperatingIncomeUSD - data.yearOneMorgageAndTaxesUSD, 0.02, "cash flow from the answer's figures");
+  expectNear(
+    data.yearOneCashFlowUSD,
+    data.yearOneOperatingIncomeUSD - data.yearOneMorgageAndTaxesUSD,
+    0.02,
+    "cash flow from the answer's figures",
+  );
   expectNear(data.yearOneCapRatePercentage, (operatingIncome / price) * 100, 0.01, "yearOneCapRatePercentage");
   expectNear(data.totalCashInvestment, cash, 0.005, "totalCashInvestment");
   expectNear(data.yearOneCashOnCashPercentage, (cashFlow / cash) * 100, 0.01, "yearOneCashOnCashPercentage");
   expectNear(data.yearOnePrincipalPaydownUSD, repaid, 0.01, "yearOnePrincipalPaydownUSD");
   expectNear(data.yearOneAppreciationUSD, appreciation, 0.005, "yearOneAppreciationUSD");
-  expectNear(data.yearOneReturnOnInvestmentPercentage, ((cashFlow + repaid + appreciation) / cash) * 100, 0.01, "yearOneReturnOnInvestmentPercentage");
+  expectNear(
+    data.yearOneReturnOnInvestmentPercentage,
+    ((cashFlow + repaid + appreciation) / cash) * 100,
+    0.01,
+    "yearOneReturnOnInvestmentPercentage",
+  );
   expectNear(data.ltrPerMonthUSD, terms.ltr, 0.005 + 1e-9, "ltrPerMonthUSD");
 }
 
@@ -203,7 +237,15 @@ describe("buy", () => {
     const data = await create(sandbox, "buy");
     expect(data.market).toBe("Austin, TX");
     expectDefaultExpenses(data, "buy", 2, 450_000);
-    expectMortgageModel(data, { price: 450_000, downPct: 20, ratePct: 6, years: 30, remaining: 30, bedrooms: 2, ltr: 450_000 * AUSTIN_LTR_YIELD });
+    expectMortgageModel(data, {
+      price: 450_000,
+      downPct: 20,
+      ratePct: 6,
+      years: 30,
+      remaining: 30,
+      bedrooms: 2,
+      ltr: 450_000 * AUSTIN_LTR_YIELD,
+    });
     expect(data.totalCashInvestment).toBe(90_000 + 13_500 + 8_250);
     // 360,000 at 6 % over 30 years is 2,158.38 a month; tax 4,500 a year.
     expectNear(data.yearOneMorgageAndTaxesUSD, 12 * 2_158.3819 + 4_500, 0.01, "mortgage & taxes");
@@ -212,7 +254,15 @@ describe("buy", () => {
 
   test("a given interest rate replaces 6 %", async () => {
     const data = await create(sandbox, "buy", { interestRatePercentage: 7.5 });
-    expectMortgageModel(data, { price: 450_000, downPct: 20, ratePct: 7.5, years: 30, remaining: 30, bedrooms: 2, ltr: 450_000 * AUSTIN_LTR_YIELD });
+    expectMortgageModel(data, {
+      price: 450_000,
+      downPct: 20,
+      ratePct: 7.5,
+      years: 30,
+      remaining: 30,
+      bedrooms: 2,
+      ltr: 450_000 * AUSTIN_LTR_YIELD,
+    });
   });
 
   test("a zero interest rate repays the loan in equal parts", async () => {
@@ -236,7 +286,15 @@ describe("buy", () => {
     const dear = await create(sandbox, "buy", { purchasePriceUSD: 900_000 });
     expect(dear.yearOneRevenueUSD).toBe(cheap.yearOneRevenueUSD);
     expect(dear.yearOneCashFlowUSD).toBeLessThan(cheap.yearOneCashFlowUSD);
-    expectMortgageModel(dear, { price: 900_000, downPct: 20, ratePct: 6, years: 30, remaining: 30, bedrooms: 2, ltr: 900_000 * AUSTIN_LTR_YIELD });
+    expectMortgageModel(dear, {
+      price: 900_000,
+      downPct: 20,
+      ratePct: 6,
+      years: 30,
+      remaining: 30,
+      bedrooms: 2,
+      ltr: 900_000 * AUSTIN_LTR_YIELD,
+    });
   });
 });
 
@@ -244,17 +302,37 @@ describe("owned", () => {
   test("the given terms: 25 % down, 4 %, 30 years with 20 left (months 121–132 this year)", async () => {
     const data = await create(sandbox, "owned");
     expectDefaultExpenses(data, "owned", 3, 500_000);
-    expectMortgageModel(data, { price: 500_000, downPct: 25, ratePct: 4, years: 30, remaining: 20, bedrooms: 3, ltr: 500_000 * AUSTIN_LTR_YIELD });
+    expectMortgageModel(data, {
+      price: 500_000,
+      downPct: 25,
+      ratePct: 4,
+      years: 30,
+      remaining: 20,
+      bedrooms: 3,
+      ltr: 500_000 * AUSTIN_LTR_YIELD,
+    });
   });
 
   test("with half a year left, six payments are made", async () => {
     const data = await create(sandbox, "owned", { mortgageLength: 15, yearsRemainingOnMortgage: 0.5 });
-    expectMortgageModel(data, { price: 500_000, downPct: 25, ratePct: 4, years: 15, remaining: 0.5, bedrooms: 3, ltr: 500_000 * AUSTIN_LTR_YIELD });
+    expectMortgageModel(data, {
+      price: 500_000,
+      downPct: 25,
+      ratePct: 4,
+      years: 15,
+      remaining: 0.5,
+      bedrooms: 3,
+      ltr: 500_000 * AUSTIN_LTR_YIELD,
+    });
     expectNear(data.yearOneMorgageAndTaxesUSD, 6 * annuity(375_000, 4, 15) + 5_000, 0.01, "six payments and the tax");
   });
 
   test("owned outright: no mortgage, only the tax", async () => {
-    const data = await create(sandbox, "owned", { mortgageLength: 0, yearsRemainingOnMortgage: 0, downPaymentPercentage: 0 });
+    const data = await create(sandbox, "owned", {
+      mortgageLength: 0,
+      yearsRemainingOnMortgage: 0,
+      downPaymentPercentage: 0,
+    });
     expect(data.yearOneMorgageAndTaxesUSD).toBe(5_000);
     expect(data.yearOnePrincipalPaydownUSD).toBe(0);
     expectNear(data.yearOneCashFlowUSD, data.yearOneOperatingIncomeUSD - 5_000, 0.01, "cash flow");
@@ -262,8 +340,20 @@ describe("owned", () => {
 
   test("the same terms as buy's defaults give buy's numbers", async () => {
     const buy = await create(sandbox, "buy", { bedrooms: 3, accomodates: 8, purchasePriceUSD: 500_000 });
-    const owned = await create(sandbox, "owned", { downPaymentPercentage: 20, interestRatePercentage: 6, mortgageLength: 30, yearsRemainingOnMortgage: 30 });
-    for (const field of ["yearOneRevenueUSD", "yearOneMorgageAndTaxesUSD", "yearOneCashFlowUSD", "yearOneCapRatePercentage", "totalCashInvestment", "yearOnePrincipalPaydownUSD"]) {
+    const owned = await create(sandbox, "owned", {
+      downPaymentPercentage: 20,
+      interestRatePercentage: 6,
+      mortgageLength: 30,
+      yearsRemainingOnMortgage: 30,
+    });
+    for (const field of [
+      "yearOneRevenueUSD",
+      "yearOneMorgageAndTaxesUSD",
+      "yearOneCashFlowUSD",
+      "yearOneCapRatePercentage",
+      "totalCashInvestment",
+      "yearOnePrincipalPaydownUSD",
+    ]) {
       expect(`${field}: ${owned[field]}`).toBe(`${field}: ${buy[field]}`);
     }
   });
@@ -337,6 +427,14 @@ describe("AI functions change the numbers the way they say", () => {
       expect(ratio).toBeLessThanOrEqual(1.12 + 1e-4);
     }
     expect(ai.operatingExpensesUSD).not.toEqual(plain.operatingExpensesUSD);
-    expectMortgageModel(ai, { price: 450_000, downPct: 20, ratePct: 6, years: 30, remaining: 30, bedrooms: 2, ltr: 450_000 * AUSTIN_LTR_YIELD });
+    expectMortgageModel(ai, {
+      price: 450_000,
+      downPct: 20,
+      ratePct: 6,
+      years: 30,
+      remaining: 30,
+      bedrooms: 2,
+      ltr: 450_000 * AUSTIN_LTR_YIELD,
+    });
   });
 });

@@ -154,7 +154,14 @@ describe("/__sandbox/stats", () => {
     expect((await call(sandbox, "cohost", BODIES.cohost)).status).toBe(429);
     await sandbox.app.inject({ method: "POST", url: "/__sandbox/reset" });
     const stats = (await sandbox.app.inject({ method: "GET", url: "/__sandbox/stats" })).json();
-    expect(stats).toMatchObject({ arrivals: 0, maxPerSecond: 0, statuses: {}, duplicateCreates: 0, analyses: 0, billing: { calls: 0, cents: 0 } });
+    expect(stats).toMatchObject({
+      arrivals: 0,
+      maxPerSecond: 0,
+      statuses: {},
+      duplicateCreates: 0,
+      analyses: 0,
+      billing: { calls: 0, cents: 0 },
+    });
     expect((await call(sandbox, "cohost", BODIES.cohost)).status).toBe(200);
   });
 });

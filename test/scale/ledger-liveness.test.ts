@@ -32,7 +32,8 @@ import {
  */
 const HEARTBEAT_SECONDS = 1;
 const REPLICA_ENV = { RELAY_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) };
-const items = (from: number, to: number, tag: string) => Array.from({ length: to - from }, (_, i) => ({ strategy: "buy", params: buyParams(from + i, tag) }));
+const items = (from: number, to: number, tag: string) =>
+  Array.from({ length: to - from }, (_, i) => ({ strategy: "buy", params: buyParams(from + i, tag) }));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describeShared("a living replica's calls end in the ledger as they really ended", (urls: SharedUrls) => {
@@ -66,10 +67,21 @@ describeShared("a living replica's calls end in the ledger as they really ended"
     const sandbox = await start(startSandboxProcess({ SANDBOX_TIME_SCALE: "0.01" }));
     const [a, b] = await Promise.all([
       start(startReplica(urls, ns, sandbox.url, REPLICA_ENV)),
-      start(startReplica(urls, ns, sandbox.url, { ...REPLICA_ENV, CLOCK_AHEAD_MS: "45000" }, { preload: [CLOCK_AHEAD_PRELOAD] })),
+      start(
+        startReplica(
+          urls,
+          ns,
+          sandbox.url,
+          { ...REPLICA_ENV, CLOCK_AHEAD_MS: "45000" },
+          { preload: [CLOCK_AHEAD_PRELOAD] },
+        ),
+      ),
     ]);
     await resetSandbox(sandbox.url);
-    const [x, y] = await Promise.all([runBatch(a.url, items(0, 750, "Skew")), runBatch(b.url, items(750, 1500, "Skew"))]);
+    const [x, y] = await Promise.all([
+      runBatch(a.url, items(0, 750, "Skew")),
+      runBatch(b.url, items(750, 1500, "Skew")),
+    ]);
     const lines = [...x.lines, ...y.lines];
     expect(lines).toHaveLength(1500);
     expect(lines.filter((l) => l.status !== 200).map((l) => l.body)).toEqual([]);
@@ -78,9 +90,13 @@ describeShared("a living replica's calls end in the ledger as they really ended"
 
     const stats = await sandboxStats(sandbox.url);
     const ledger = await (await storeOf(ns)).ledger();
-    const usage = (await (await fetch(`${a.url}/v1/usage`, { headers: { authorization: `Bearer ${RELAY_TOKEN}` } })).json()) as { today: Record<string, number> };
+    const usage = (await (
+      await fetch(`${a.url}/v1/usage`, { headers: { authorization: `Bearer ${RELAY_TOKEN}` } })
+    ).json()) as { today: Record<string, number> };
     const states = tally(ledger.map((row) => row.state));
-    console.log(`clock 45 s ahead on one replica: ledger ${JSON.stringify(states)}, usage ${JSON.stringify(usage.today)}, sandbox billed ${stats.billing.cents} cents for ${stats.billing.reports} reports`);
+    console.log(
+      `clock 45 s ahead on one replica: ledger ${JSON.stringify(states)}, usage ${JSON.stringify(usage.today)}, sandbox billed ${stats.billing.cents} cents for ${stats.billing.reports} reports`,
+    );
     expect(usage.today.unknownUSD).toBe(0);
     expect(usage.today.pendingUSD).toBe(0);
     expect(states).toEqual({ billed: 1500 });
@@ -99,13 +115,21 @@ describeShared("a living replica's calls end in the ledger as they really ended"
     proxies.push(pg);
     await pg.up();
     const env = { ...REPLICA_ENV, DATABASE_URL: withPort(urls.databaseUrl, pg.port) };
-    const [a, b] = await Promise.all([start(startReplica(urls, ns, sandbox.url, env)), start(startReplica(urls, ns, sandbox.url, env))]);
+    const [a, b] = await Promise.all([
+      start(startReplica(urls, ns, sandbox.url, env)),
+      start(startReplica(urls, ns, sandbox.url, env)),
+    ]);
     const store = await storeOf(ns);
     await resetSandbox(sandbox.url);
 
     const runs = Promise.all([runBatch(a.url, items(0, 300, "Cut")), runBatch(b.url, items(300, 600, "Cut"))]);
     // Both replicas have calls in flight when Postgres goes away.
-    await waitFor(async () => new Set((await store.ledger()).filter((row) => row.state === "pending").map((row) => row.owner)).size === 2, 10_000, "both replicas to send");
+    await waitFor(
+      async () =>
+        new Set((await store.ledger()).filter((row) => row.state === "pending").map((row) => row.owner)).size === 2,
+      10_000,
+      "both replicas to send",
+    );
     await sleep(500);
     await pg.down();
     const cutAt = Date.now();
@@ -115,22 +139,38 @@ describeShared("a living replica's calls end in the ledger as they really ended"
     const lines = [...x.lines, ...y.lines];
     expect(lines).toHaveLength(600);
     // Items that met the outage before they were sent got 503 (nothing sent); the rest were answered.
-    expect(lines.filter((l) => l.status !== 200 && l.body?.error?.code !== "STR_STORE_UNAVAILABLE").map((l) => l.body)).toEqual([]);
+    expect(
+      lines.filter((l) => l.status !== 200 && l.body?.error?.code !== "STR_STORE_UNAVAILABLE").map((l) => l.body),
+    ).toEqual([]);
 
     // Long enough for any replica to have swept the other's calls, had it looked dead: three beats
     // of steady heartbeats after the cut ended, and more.
-    await waitFor(() => Date.now() - cutAt > 3.5 * 1000 * HEARTBEAT_SECONDS + 6 * 1000 * HEARTBEAT_SECONDS, 30_000, "the sweeps after the cut");
-    await waitFor(async () => (await store.ledger()).every((row) => row.state !== "pending"), 10_000, "every call to be recorded");
+    await waitFor(
+      () => Date.now() - cutAt > 3.5 * 1000 * HEARTBEAT_SECONDS + 6 * 1000 * HEARTBEAT_SECONDS,
+      30_000,
+      "the sweeps after the cut",
+    );
+    await waitFor(
+      async () => (await store.ledger()).every((row) => row.state !== "pending"),
+      10_000,
+      "every call to be recorded",
+    );
     const ledger = await store.ledger();
     const stats = await sandboxStats(sandbox.url);
     const states = tally(ledger.map((row) => row.state));
     const refused = lines.filter((l) => l.status === 503).length;
-    console.log(`Postgres cut for 3.5 beats: ${lines.length - refused} answered, ${refused} refused (503) while away; ledger ${JSON.stringify(states)}; sandbox billed ${stats.billing.cents} cents for ${stats.billing.reports} reports`);
+    console.log(
+      `Postgres cut for 3.5 beats: ${lines.length - refused} answered, ${refused} refused (503) while away; ledger ${JSON.stringify(states)}; sandbox billed ${stats.billing.cents} cents for ${stats.billing.reports} reports`,
+    );
     expect(refused).toBeGreaterThan(0);
-    expect(ledger.filter((row) => row.state === "unknown").map((row) => ({ owner: row.owner, finishedAt: row.finishedAt }))).toEqual([]);
+    expect(
+      ledger.filter((row) => row.state === "unknown").map((row) => ({ owner: row.owner, finishedAt: row.finishedAt })),
+    ).toEqual([]);
     // A call sent is billed; a failed row is a reservation whose answer the cut lost, never sent.
     expect(ledger.filter((row) => row.state === "billed")).toHaveLength(stats.billing.reports);
-    expect(ledger.filter((row) => row.state !== "billed").map((row) => [row.state, row.errorCode])).toEqual(ledger.filter((row) => row.state !== "billed").map(() => ["failed", "STR_STORE_UNAVAILABLE"]));
+    expect(ledger.filter((row) => row.state !== "billed").map((row) => [row.state, row.errorCode])).toEqual(
+      ledger.filter((row) => row.state !== "billed").map(() => ["failed", "STR_STORE_UNAVAILABLE"]),
+    );
     expect(ledger.reduce((s, row) => s + row.cents, 0)).toBe(stats.billing.cents);
     expect(stats.duplicateCreates).toBe(0);
   }, 120_000);

@@ -18,12 +18,19 @@ function maxInWindow(times: number[], windowMs: number): number {
 /** Takes `n` slots spread over the pacers (replicas), recording when each was granted. */
 async function grantTimes(pacers: RedisPacer[], n: number): Promise<number[]> {
   const times: number[] = [];
-  await Promise.all(Array.from({ length: n }, (_, i) => (pacers[i % pacers.length] as RedisPacer).acquire().then(() => times.push(performance.now()))));
+  await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      (pacers[i % pacers.length] as RedisPacer).acquire().then(() => times.push(performance.now())),
+    ),
+  );
   return times.sort((a, b) => a - b);
 }
 
 /** A TCP proxy to Redis that holds a `share` of its answers back for `minMs` to `maxMs` ms, keeping their order. */
-async function stallingProxy(targetUrl: string, { share, minMs, maxMs }: { share: number; minMs: number; maxMs: number }): Promise<{ port: number; close(): void }> {
+async function stallingProxy(
+  targetUrl: string,
+  { share, minMs, maxMs }: { share: number; minMs: number; maxMs: number },
+): Promise<{ port: number; close(): void }> {
   const target = new URL(targetUrl);
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
@@ -56,7 +63,11 @@ describeShared("the Redis pacer keeps every replica together within the account'
   const clients: Redis[] = [];
   const pacers: RedisPacer[] = [];
   /** A pacer with its own Redis connection, as each replica has. */
-  const replica = async (rule: PacingRule, url = urls.redisUrl, reachable = url === urls.redisUrl): Promise<RedisPacer> => {
+  const replica = async (
+    rule: PacingRule,
+    url = urls.redisUrl,
+    reachable = url === urls.redisUrl,
+  ): Promise<RedisPacer> => {
     const redis = redisClient(url, "str-relay-test");
     clients.push(redis);
     if (reachable) await new Promise((resolve) => redis.once("ready", resolve));
@@ -115,7 +126,10 @@ describeShared("the Redis pacer keeps every replica together within the account'
     const proxy = await stallingProxy(urls.redisUrl, { share: 1, minMs: 45, maxMs: 50 });
     try {
       const pacer = await replica(pacingRule(100, SHARED_PACING_MARGIN_MS), withPort(urls.redisUrl, proxy.port), true);
-      await expect(pacer.acquire()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", message: expect.stringMatching(/too slow to pace sends/) });
+      await expect(pacer.acquire()).rejects.toMatchObject({
+        code: "STR_STORE_UNAVAILABLE",
+        message: expect.stringMatching(/too slow to pace sends/),
+      });
     } finally {
       proxy.close();
     }

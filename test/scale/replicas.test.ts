@@ -25,7 +25,8 @@ import {
  */
 const REPLICA_ENV = { RELAY_HEARTBEAT_SECONDS: "1" };
 const BUY = "/v1/external/analysis/create/buy";
-const items = (from: number, to: number, tag: string) => Array.from({ length: to - from }, (_, i) => ({ strategy: "buy", params: buyParams(from + i, tag) }));
+const items = (from: number, to: number, tag: string) =>
+  Array.from({ length: to - from }, (_, i) => ({ strategy: "buy", params: buyParams(from + i, tag) }));
 
 describeShared("two relay replicas share one account: its rate limit, its cache and its ledger", (urls: SharedUrls) => {
   let sandbox: Child;
@@ -36,7 +37,10 @@ describeShared("two relay replicas share one account: its rate limit, its cache 
   const pair = async (label: string) => {
     const ns = testNamespace(label);
     namespaces.push(ns);
-    const [a, b] = await Promise.all([startReplica(urls, ns, sandbox.url, REPLICA_ENV), startReplica(urls, ns, sandbox.url, REPLICA_ENV)]);
+    const [a, b] = await Promise.all([
+      startReplica(urls, ns, sandbox.url, REPLICA_ENV),
+      startReplica(urls, ns, sandbox.url, REPLICA_ENV),
+    ]);
     replicas.push(a, b);
     const store = await openTestStore(urls, ns);
     stores.push(store);
@@ -59,7 +63,10 @@ describeShared("two relay replicas share one account: its rate limit, its cache 
     const { a, b, store } = await pair("rate");
     await resetSandbox(sandbox.url);
     const start = Date.now();
-    const [x, y] = await Promise.all([runBatch(a.url, items(0, 500, "Rate")), runBatch(b.url, items(500, 1000, "Rate"))]);
+    const [x, y] = await Promise.all([
+      runBatch(a.url, items(0, 500, "Rate")),
+      runBatch(b.url, items(500, 1000, "Rate")),
+    ]);
     const elapsed = Date.now() - start;
     const lines = [...x.lines, ...y.lines];
     expect(lines).toHaveLength(1000);
@@ -125,7 +132,11 @@ describeShared("two relay replicas share one account: its rate limit, its cache 
     expect(refused).toBeGreaterThan(0);
 
     // The live replica's heartbeat settles the dead one's pending calls as unknown.
-    await waitFor(async () => (await store.ledger()).every((row) => row.state !== "pending"), 10_000, "the dead replica's calls to settle");
+    await waitFor(
+      async () => (await store.ledger()).every((row) => row.state !== "pending"),
+      10_000,
+      "the dead replica's calls to settle",
+    );
     const ledger = await store.ledger();
     const stats = await sandboxStats(sandbox.url);
     expect(stats.duplicateCreates).toBe(0);
@@ -137,7 +148,9 @@ describeShared("two relay replicas share one account: its rate limit, its cache 
     expect(unknown.length).toBeGreaterThanOrEqual(refused);
     // Every call the service billed is in the ledger as billed, or as unknown (it may have billed).
     expect(billed.reduce((s, row) => s + row.cents, 0)).toBeLessThanOrEqual(stats.billing.cents);
-    expect(billed.reduce((s, row) => s + row.cents, 0) + unknown.reduce((s, row) => s + row.maxCents, 0)).toBeGreaterThanOrEqual(stats.billing.cents);
+    expect(
+      billed.reduce((s, row) => s + row.cents, 0) + unknown.reduce((s, row) => s + row.maxCents, 0),
+    ).toBeGreaterThanOrEqual(stats.billing.cents);
     expect(stats.billing.reports - billed.length).toBeLessThanOrEqual(unknown.length);
     // Every item was created at most once, and all but the refused ones were answered.
     expect(done.size + retried.lines.filter((l) => l.status === 200).length + refused).toBe(200);

@@ -2,11 +2,26 @@ import { Client, Pool } from "pg";
 import { PostgresLedger } from "../../src/relay/store/postgres-ledger";
 import { SharedStore } from "../../src/relay/store/shared-store";
 import { CallEnd, CallStart } from "../../src/relay/store/store";
-import { SharedUrls, closedPort, describeShared, dropNamespace, openTestStore, testNamespace, withPort } from "../support/scale";
+import {
+  SharedUrls,
+  closedPort,
+  describeShared,
+  dropNamespace,
+  openTestStore,
+  testNamespace,
+  withPort,
+} from "../support/scale";
 
 const DAY = Date.UTC(2030, 0, 10);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const call = (n: number, extra: Partial<CallStart> = {}): CallStart => ({ op: "buy", cacheKey: `key-${n}`, maxCents: 20, owner: "replica-a", startedAt: DAY + n, ...extra });
+const call = (n: number, extra: Partial<CallStart> = {}): CallStart => ({
+  op: "buy",
+  cacheKey: `key-${n}`,
+  maxCents: 20,
+  owner: "replica-a",
+  startedAt: DAY + n,
+  ...extra,
+});
 const end = (state: CallEnd["state"], cents = 0, extra: Partial<CallEnd> = {}): CallEnd => ({
   state,
   status: state === "billed" ? 200 : undefined,
@@ -40,9 +55,15 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     const pg = new Client({ connectionString: urls.databaseUrl });
     await pg.connect();
     try {
-      const tables = await pg.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [ns]);
+      const tables = await pg.query<{ table_name: string }>(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+        [ns],
+      );
       expect(tables.rows.map((r) => r.table_name)).toEqual(["analyses_v1", "ledger_v1", "migrations", "replicas_v1"]);
-      expect((await pg.query(`SELECT version FROM "${ns}".migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect((await pg.query(`SELECT version FROM "${ns}".migrations ORDER BY version`)).rows).toEqual([
+        { version: 1 },
+        { version: 2 },
+      ]);
     } finally {
       await pg.end();
     }
@@ -50,7 +71,14 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
 
   test("cached answers round-trip through Redis under the namespace's prefix", async () => {
     const store = await open();
-    const entry = { key: "abc", op: "buy" as const, envelope: { success: true, data: undefined, warnings: ["w"], extra: { x: 1 }, notes: [] }, analysisId: "id-1", fetchedAt: DAY, costCents: 20 };
+    const entry = {
+      key: "abc",
+      op: "buy" as const,
+      envelope: { success: true, data: undefined, warnings: ["w"], extra: { x: 1 }, notes: [] },
+      analysisId: "id-1",
+      fetchedAt: DAY,
+      costCents: 20,
+    };
     expect(await store.getCached("abc")).toBeUndefined();
     await store.putCached(entry);
     expect(await store.getCached("abc")).toEqual(entry);
@@ -61,7 +89,14 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     const store = await open();
     const comparables = [{ title: "Comp 1" }, { title: "Comp 2" }];
     const data = { _id: "a1", revenue: { p50: 1 }, comparables, yearOneCashFlowUSD: 5 } as never;
-    const entry = { key: "k", op: "buy" as const, envelope: { success: true, data, shape: 1, warnings: ["w"], extra: {}, notes: [] }, analysisId: "a1", fetchedAt: DAY, costCents: 20 };
+    const entry = {
+      key: "k",
+      op: "buy" as const,
+      envelope: { success: true, data, shape: 1, warnings: ["w"], extra: {}, notes: [] },
+      analysisId: "a1",
+      fetchedAt: DAY,
+      costCents: 20,
+    };
     await store.putCached(entry);
     expect(await store.getCached("k")).toEqual(entry);
     const without = await store.getCached("k", { comparables: false });
@@ -76,26 +111,51 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
   test("an answer a replica one version back cached (cache_v1) is moved to cache_v2 when first asked for", async () => {
     const store = await open();
     const data = { _id: "a2", revenue: { p50: 1 }, comparables: [{ title: "Comp 1" }] } as never;
-    const old = { key: "k1", op: "buy" as const, envelope: { success: true, data, warnings: [], extra: {}, notes: [] }, analysisId: "a2", fetchedAt: DAY, costCents: 20 };
+    const old = {
+      key: "k1",
+      op: "buy" as const,
+      envelope: { success: true, data, warnings: [], extra: {}, notes: [] },
+      analysisId: "a2",
+      fetchedAt: DAY,
+      costCents: 20,
+    };
     await store.redis.set(`${ns}:cache_v1:k1`, JSON.stringify(old));
     expect(await store.getCached("k1", { comparables: false })).toEqual(old);
     expect(await store.redis.exists(`${ns}:cache_v1:k1`)).toBe(0);
     expect(await store.getCached("k1")).toEqual(old);
-    expect(await store.getCached("k1", { comparables: false })).toEqual({ ...old, envelope: { ...old.envelope, data: { _id: "a2", revenue: { p50: 1 }, comparables: [] } } });
+    expect(await store.getCached("k1", { comparables: false })).toEqual({
+      ...old,
+      envelope: { ...old.envelope, data: { _id: "a2", revenue: { p50: 1 }, comparables: [] } },
+    });
   });
 
   test("an analysis keeps the strategy it was created with when an enhance updates it", async () => {
     const store = await open();
     const data = { _id: "a1" } as never;
     await store.putAnalysis({ id: "a1", op: "buy", strategy: "buy", data, warnings: [], updatedAt: DAY });
-    await store.putAnalysis({ id: "a1", op: "enhance", strategy: undefined, data, warnings: [{ message: "w" } as never], updatedAt: DAY + 5 });
-    expect(await store.getAnalysis("a1")).toMatchObject({ id: "a1", op: "enhance", strategy: "buy", updatedAt: DAY + 5, warnings: [{ message: "w" }] });
+    await store.putAnalysis({
+      id: "a1",
+      op: "enhance",
+      strategy: undefined,
+      data,
+      warnings: [{ message: "w" } as never],
+      updatedAt: DAY + 5,
+    });
+    expect(await store.getAnalysis("a1")).toMatchObject({
+      id: "a1",
+      op: "enhance",
+      strategy: "buy",
+      updatedAt: DAY + 5,
+      warnings: [{ message: "w" }],
+    });
     expect(await store.getAnalysis("nope")).toBeUndefined();
   });
 
   test("40 concurrent reservations through two replicas cannot pass the budget together", async () => {
     const [a, b] = await Promise.all([open(), open()]);
-    const results = await Promise.all(Array.from({ length: 40 }, (_, n) => (n % 2 ? a : b).reserveCall(call(n), 200, DAY)));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => (n % 2 ? a : b).reserveCall(call(n), 200, DAY)),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(10);
     for (const r of results) if (!r.ok) expect(r.committedCents).toBeGreaterThan(180);
     expect(await a.usage(DAY)).toMatchObject({ calls: 10, pendingCents: 200 });
@@ -113,13 +173,37 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     await store.finishCall(ids[1] as string, end("free"));
     await store.finishCall(ids[2] as string, end("failed"));
     await store.finishCall(ids[3] as string, end("unknown"));
-    expect(await store.usage(DAY)).toEqual({ calls: 5, reports: 1, aiFunctions: 1, billedCents: 30, unknownCents: 40, pendingCents: 40 });
-    expect(await store.usage(DAY + 3)).toEqual({ calls: 2, reports: 0, aiFunctions: 0, billedCents: 0, unknownCents: 40, pendingCents: 40 });
+    expect(await store.usage(DAY)).toEqual({
+      calls: 5,
+      reports: 1,
+      aiFunctions: 1,
+      billedCents: 30,
+      unknownCents: 40,
+      pendingCents: 40,
+    });
+    expect(await store.usage(DAY + 3)).toEqual({
+      calls: 2,
+      reports: 0,
+      aiFunctions: 0,
+      billedCents: 0,
+      unknownCents: 40,
+      pendingCents: 40,
+    });
     // The budget counts the same: 30 + 40 + 40 committed, so 40 more does not fit in 140.
     expect(await store.reserveCall(call(9, { maxCents: 40 }), 140, DAY)).toEqual({ ok: false, committedCents: 110 });
     const ledger = await store.ledger();
     expect(ledger.map((r) => r.state)).toEqual(["billed", "free", "failed", "unknown", "pending"]);
-    expect(ledger[0]).toMatchObject({ id: ids[0], op: "buy", cacheKey: "key-0", cents: 30, maxCents: 40, owner: "replica-a", startedAt: DAY, status: 200, finishedAt: DAY + 1000 });
+    expect(ledger[0]).toMatchObject({
+      id: ids[0],
+      op: "buy",
+      cacheKey: "key-0",
+      cents: 30,
+      maxCents: 40,
+      owner: "replica-a",
+      startedAt: DAY,
+      status: 200,
+      finishedAt: DAY + 1000,
+    });
   });
 
   test("the latest call decides a request's state, and a finished call is not finished again", async () => {
@@ -141,7 +225,7 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
 
   /** Beats `owner` for `ms`, steadily for an interval of `intervalMs` (twice as often, so a busy machine's delays do not break the run). */
   const beatFor = async (store: SharedStore, owner: string, intervalMs: number, ms: number) => {
-    for (const until = Date.now() + ms; Date.now() < until; ) {
+    for (const until = Date.now() + ms; Date.now() < until;) {
       await store.heartbeat(owner, intervalMs);
       await sleep(intervalMs / 2);
     }
@@ -206,8 +290,23 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     expect((await b.lastCall("key-1"))?.state).toBe("unknown");
 
     await a.finishCall(r.id, end("billed", 20, { analysisId: "an-1" }));
-    expect((await b.ledger())[0]).toMatchObject({ state: "billed", cents: 20, reports: 1, status: 200, analysisId: "an-1", errorCode: undefined, finishedAt: DAY + 1000 });
-    expect(await b.usage(DAY)).toEqual({ calls: 1, reports: 1, aiFunctions: 0, billedCents: 20, unknownCents: 0, pendingCents: 0 });
+    expect((await b.ledger())[0]).toMatchObject({
+      state: "billed",
+      cents: 20,
+      reports: 1,
+      status: 200,
+      analysisId: "an-1",
+      errorCode: undefined,
+      finishedAt: DAY + 1000,
+    });
+    expect(await b.usage(DAY)).toEqual({
+      calls: 1,
+      reports: 1,
+      aiFunctions: 0,
+      billedCents: 20,
+      unknownCents: 0,
+      pendingCents: 0,
+    });
     expect(await b.committedCents(DAY)).toBe(20);
     expect(await b.lastCall("key-1")).toMatchObject({ state: "billed", analysisId: "an-1" });
   });
@@ -223,10 +322,14 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
         throw Object.assign(new Error("Connection terminated unexpectedly"), { code: undefined });
       }) as never);
       await ledger.ready();
-      await expect(ledger.reserveCall(call(1, { owner: "me", maxCents: 40 }), 1000, DAY)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE" });
+      await expect(ledger.reserveCall(call(1, { owner: "me", maxCents: 40 }), 1000, DAY)).rejects.toMatchObject({
+        code: "STR_STORE_UNAVAILABLE",
+      });
       expect((await ledger.ledger()).map((row) => row.state)).toEqual(["pending"]);
       await ledger.heartbeat("me", 100);
-      expect((await ledger.ledger()).map((row) => [row.state, row.errorCode])).toEqual([["failed", "STR_STORE_UNAVAILABLE"]]);
+      expect((await ledger.ledger()).map((row) => [row.state, row.errorCode])).toEqual([
+        ["failed", "STR_STORE_UNAVAILABLE"],
+      ]);
       expect(await ledger.usage(DAY)).toMatchObject({ pendingCents: 0, unknownCents: 0, billedCents: 0 });
     } finally {
       await ledger.close();
@@ -279,14 +382,20 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     const noRedis = await open(3000, { ...urls, redisUrl: withPort(urls.redisUrl, await closedPort()) });
     const t0 = Date.now();
     await expect(noRedis.getCached("k")).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Redis" });
-    await expect(noRedis.acquireLock("k", "o", 1000)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Redis" });
+    await expect(noRedis.acquireLock("k", "o", 1000)).rejects.toMatchObject({
+      code: "STR_STORE_UNAVAILABLE",
+      part: "Redis",
+    });
     await expect(noRedis.ping()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Redis" });
     expect(Date.now() - t0).toBeLessThan(1000);
     // Its Postgres half still works.
     expect(await noRedis.usage(0)).toMatchObject({ calls: 0 });
 
     const noPostgres = await open(3000, { ...urls, databaseUrl: withPort(urls.databaseUrl, await closedPort()) });
-    await expect(noPostgres.reserveCall(call(1), 1000, DAY)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Postgres" });
+    await expect(noPostgres.reserveCall(call(1), 1000, DAY)).rejects.toMatchObject({
+      code: "STR_STORE_UNAVAILABLE",
+      part: "Postgres",
+    });
     await expect(noPostgres.usage(0)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Postgres" });
     await expect(noPostgres.ping()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Postgres" });
     expect(await noPostgres.getCached("k")).toBeUndefined();

@@ -42,7 +42,15 @@ describeShared("two replicas sent the same items spend send slots only on reques
     const store = await openTestStore(urls, ns);
     const pacer = new CountingPacer(new RedisPacer(store.redis, pacingRule(RPS, SHARED_PACING_MARGIN_MS), ns));
     pacers.push(pacer);
-    const relay = await startRelay({ STR_API_KEY: KEY, STR_API_BASE_URL: sandboxUrl, RELAY_UPSTREAM_RPS: String(RPS), RELAY_BUDGET_USD_PER_DAY: "100000" }, { store, pacer });
+    const relay = await startRelay(
+      {
+        STR_API_KEY: KEY,
+        STR_API_BASE_URL: sandboxUrl,
+        RELAY_UPSTREAM_RPS: String(RPS),
+        RELAY_BUDGET_USD_PER_DAY: "100000",
+      },
+      { store, pacer },
+    );
     relays.push(relay);
     return relay;
   };
@@ -67,7 +75,10 @@ describeShared("two replicas sent the same items spend send slots only on reques
     const items = Array.from({ length: 60 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
     const answers = await Promise.all([a, b].map((r) => (r as TestRelay).post("/v1/batch", { items })));
     for (const answer of answers) {
-      const lines = answer.text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { status: number });
+      const lines = answer.text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { status: number });
       expect(lines.map((l) => l.status)).toEqual(Array(60).fill(200));
     }
     expect(sandbox.state.duplicateCreates()).toBe(0);

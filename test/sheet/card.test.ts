@@ -1,5 +1,13 @@
 import { UNIT_FORMATS, fieldsOf } from "../../src/contract";
-import { CARD_LABELS, DATE_TIME_FORMAT, FormattedCell, Grid, MODE_TEXT, analysisCard, isRectangular } from "../../src/sheet";
+import {
+  CARD_LABELS,
+  DATE_TIME_FORMAT,
+  FormattedCell,
+  Grid,
+  MODE_TEXT,
+  analysisCard,
+  isRectangular,
+} from "../../src/sheet";
 import { arbAnswer, buyAnswer, cohostAnswer, sparseAnswer, warningsOnlyAnswer } from "./fixtures";
 
 /** The value cell of the first row labelled `label`. */
@@ -31,7 +39,15 @@ describe("the card is a two-column rectangle", () => {
 describe("the card shows the strategy's fields and no other's", () => {
   test("a buy card has cap rate, mortgage & taxes and the financing terms, not rent or co-host figures", () => {
     const card = analysisCard(buyAnswer);
-    expect(labels(card)).toEqual(expect.arrayContaining(["Cap rate", "Year-one mortgage & taxes", "Down payment", "Interest rate", "Year-one cash flow"]));
+    expect(labels(card)).toEqual(
+      expect.arrayContaining([
+        "Cap rate",
+        "Year-one mortgage & taxes",
+        "Down payment",
+        "Interest rate",
+        "Year-one cash flow",
+      ]),
+    );
     expect(labels(card)).not.toContain("Monthly rent");
     expect(labels(card)).not.toContain("Host return");
   });
@@ -86,7 +102,12 @@ describe("figures read the Excel way", () => {
   });
 
   test("every percentile has its row, revenue then nightly rate then occupancy", () => {
-    const percentileLabels = labels(card).filter((l) => typeof l === "string" && /(percentile|median|average)$/.test(l) && /^(Annual revenue|Nightly rate|Occupancy),/.test(l));
+    const percentileLabels = labels(card).filter(
+      (l) =>
+        typeof l === "string" &&
+        /(percentile|median|average)$/.test(l) &&
+        /^(Annual revenue|Nightly rate|Occupancy),/.test(l),
+    );
     expect(percentileLabels).toHaveLength(15);
     expect(percentileLabels[0]).toBe("Annual revenue, 25th percentile");
     expect(percentileLabels[5]).toBe("Nightly rate, 25th percentile");

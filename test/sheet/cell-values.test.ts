@@ -34,16 +34,19 @@ describe("toCellValues: formatted numbers for custom functions", () => {
     expect(toCellValues(grid, PLAIN_HOST)[0]).toEqual(["Cap rate", 0.0853]);
   });
 
-  test.each<HostSupport["formattedNumbers"]>(["double", "formatted-number", "none"])("%s: text, blanks, booleans and unformatted numbers stay plain", (level) => {
-    const cells = toCellValues(grid, { formattedNumbers: level });
-    expect(cells.slice(1)).toEqual([
-      ["Guests", 8],
-      ["Report", "https://reports.example/1"],
-      ["Missing", ""],
-      ["Flag", true],
-      ["General", 3],
-    ]);
-  });
+  test.each<HostSupport["formattedNumbers"]>(["double", "formatted-number", "none"])(
+    "%s: text, blanks, booleans and unformatted numbers stay plain",
+    (level) => {
+      const cells = toCellValues(grid, { formattedNumbers: level });
+      expect(cells.slice(1)).toEqual([
+        ["Guests", 8],
+        ["Report", "https://reports.example/1"],
+        ["Missing", ""],
+        ["Flag", true],
+        ["General", 3],
+      ]);
+    },
+  );
 
   test("the shapes are Excel's own cell value types", () => {
     // Type-level: fails `npm run typecheck` if office-js's definitions move away from ours.
@@ -69,7 +72,14 @@ describe("formattedNumberSupport reads the requirement sets", () => {
 describe("splitGrid: what the task pane and the CLI write", () => {
   test("values and formats in parallel, General where a cell has none", () => {
     const { values, formats } = splitGrid(grid);
-    expect(values).toEqual([["Cap rate", 0.0853], ["Guests", 8], ["Report", "https://reports.example/1"], ["Missing", ""], ["Flag", true], ["General", 3]]);
+    expect(values).toEqual([
+      ["Cap rate", 0.0853],
+      ["Guests", 8],
+      ["Report", "https://reports.example/1"],
+      ["Missing", ""],
+      ["Flag", true],
+      ["General", 3],
+    ]);
     expect(formats).toEqual([
       ["General", "0.0%"],
       ["General", "General"],

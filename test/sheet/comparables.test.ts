@@ -62,17 +62,33 @@ describe("the nearest comparables, whatever order the service sends them in", ()
   const data = buyAnswer.data as Record<string, unknown>;
   const base = (data.comparables as Record<string, unknown>[])[0] as Record<string, unknown>;
   const at = (name: string, distanceMiles: number | undefined) => ({ ...base, name, distanceMiles });
-  const shuffled = [at("far", 4.2), at("no distance", undefined), at("nearest", 0.3), at("middle", 1.5), at("near", 0.8)];
+  const shuffled = [
+    at("far", 4.2),
+    at("no distance", undefined),
+    at("nearest", 0.3),
+    at("middle", 1.5),
+    at("near", 0.8),
+  ];
   const names = (grid: ReturnType<typeof gridOrThrow>) => grid.slice(1).map((r) => r[0]?.value);
 
   test("the table lists them nearest first, those without a distance last; maxRows keeps the nearest", () => {
     const answer = { ...buyAnswer, data: { ...data, comparables: shuffled } };
-    expect(names(gridOrThrow(comparablesTable(analysisOf(answer))))).toEqual(["nearest", "near", "middle", "far", "no distance"]);
+    expect(names(gridOrThrow(comparablesTable(analysisOf(answer))))).toEqual([
+      "nearest",
+      "near",
+      "middle",
+      "far",
+      "no distance",
+    ]);
     expect(names(gridOrThrow(comparablesTable(analysisOf(answer), 2)))).toEqual(["nearest", "near"]);
   });
 
   test("an answer the relay marked as normalised (read without normalising again) is listed nearest first too", () => {
-    const answer = { ...buyAnswer, data: { ...data, comparables: shuffled }, relay: { ...buyAnswer.relay, shape: ANALYSIS_SHAPE } };
+    const answer = {
+      ...buyAnswer,
+      data: { ...data, comparables: shuffled },
+      relay: { ...buyAnswer.relay, shape: ANALYSIS_SHAPE },
+    };
     expect(names(gridOrThrow(comparablesTable(analysisOf(answer), 3)))).toEqual(["nearest", "near", "middle"]);
   });
 

@@ -16,7 +16,13 @@ describe("the entity value of STR.CARD", () => {
   });
 
   test("the schema refuses a layout naming a missing property, and nested referencedValues", () => {
-    const bad = { type: "Entity", text: "x", properties: { A: { type: "String", basicValue: "a" } }, layouts: { card: { title: { property: "B" }, sections: [] } }, provider: { description: "d" } };
+    const bad = {
+      type: "Entity",
+      text: "x",
+      properties: { A: { type: "String", basicValue: "a" } },
+      layouts: { card: { title: { property: "B" }, sections: [] } },
+      provider: { description: "d" },
+    };
     expect(AnalysisEntity.safeParse(bad).success).toBe(false);
     const nested = { ...bad, layouts: { card: { title: { property: "A" }, sections: [] } }, referencedValues: [] };
     expect(AnalysisEntity.safeParse(nested).success).toBe(false);

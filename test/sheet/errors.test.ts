@@ -1,7 +1,15 @@
 import { ClientErrorCode, RelayErrorBody, RelayErrorCode } from "../../src/contract";
 import { RelayCallError } from "../../src/client";
 import { ERRORS } from "../../src/relay/errors";
-import { BILLING_LABEL, ERROR_ADVICE, EXCEL_ERROR_TEXT, MAX_ERROR_MESSAGE, errorText, invalidArgument, sheetError } from "../../src/sheet";
+import {
+  BILLING_LABEL,
+  ERROR_ADVICE,
+  EXCEL_ERROR_TEXT,
+  MAX_ERROR_MESSAGE,
+  errorText,
+  invalidArgument,
+  sheetError,
+} from "../../src/sheet";
 
 /**
  * Every code the relay or the client can fail with becomes a cell error that keeps the code and
@@ -29,13 +37,17 @@ describe("every code is mapped", () => {
     expect(error.detail.startsWith(`[${code}] `)).toBe(true);
   });
 
-  test.each(RelayErrorCode.options)("%s: #VALUE! exactly when the relay answers it with 400 (the caller's input is wrong)", (code) => {
-    expect(sheetError({ code, message: "m" }).kind).toBe(ERRORS[code].status === 400 ? "value" : "notAvailable");
-  });
+  test.each(RelayErrorCode.options)(
+    "%s: #VALUE! exactly when the relay answers it with 400 (the caller's input is wrong)",
+    (code) => {
+      expect(sheetError({ code, message: "m" }).kind).toBe(ERRORS[code].status === 400 ? "value" : "notAvailable");
+    },
+  );
 });
 
 describe("messages say what to do", () => {
-  const messageOf = (code: string, message = "relay said so", extra: object = {}) => sheetError({ code, message, ...extra }).message;
+  const messageOf = (code: string, message = "relay said so", extra: object = {}) =>
+    sheetError({ code, message, ...extra }).message;
 
   test("validation shows the field messages as #VALUE!", () => {
     const error = sheetError(
@@ -48,12 +60,16 @@ describe("messages say what to do", () => {
       }),
     );
     expect(error.kind).toBe("value");
-    expect(error.message).toBe("[STR_VALIDATION] bedrooms is required; interestRatePercentage must be a number from 0 to 15 (percent); got 18");
+    expect(error.message).toBe(
+      "[STR_VALIDATION] bedrooms is required; interestRatePercentage must be a number from 0 to 15 (percent); got 18",
+    );
     expect(errorText(error)).toBe(`#VALUE! ${error.message}`);
   });
 
   test("validation without fields shows the relay's message", () => {
-    expect(messageOf("STR_UPSTREAM_REJECTED", "The service refused: address not found")).toBe("[STR_UPSTREAM_REJECTED] The service refused: address not found");
+    expect(messageOf("STR_UPSTREAM_REJECTED", "The service refused: address not found")).toBe(
+      "[STR_UPSTREAM_REJECTED] The service refused: address not found",
+    );
   });
 
   test("a bad token points to the task pane's settings", () => {
@@ -73,7 +89,9 @@ describe("messages say what to do", () => {
   });
 
   test("unreachable relay: is it running, is the URL right", () => {
-    const error = sheetError(new RelayCallError("STR_RELAY_UNREACHABLE", "Could not reach the relay at http://localhost:8787 (fetch failed)."));
+    const error = sheetError(
+      new RelayCallError("STR_RELAY_UNREACHABLE", "Could not reach the relay at http://localhost:8787 (fetch failed)."),
+    );
     expect(error.kind).toBe("notAvailable");
     expect(error.message).toMatch(/Cannot reach the relay: is it running/);
     // The pane and the CLI keep what the client saw.
@@ -86,8 +104,13 @@ describe("messages say what to do", () => {
   });
 
   test("the relay's wire error body reads the same as the client's error", () => {
-    const body: RelayErrorBody = { success: false, error: { code: "STR_BUDGET_EXCEEDED", message: "Today's budget of $5.00 would be passed" } };
-    expect(sheetError(body)).toEqual(sheetError(new RelayCallError("STR_BUDGET_EXCEEDED", "Today's budget of $5.00 would be passed")));
+    const body: RelayErrorBody = {
+      success: false,
+      error: { code: "STR_BUDGET_EXCEEDED", message: "Today's budget of $5.00 would be passed" },
+    };
+    expect(sheetError(body)).toEqual(
+      sheetError(new RelayCallError("STR_BUDGET_EXCEEDED", "Today's budget of $5.00 would be passed")),
+    );
   });
 
   test("a code this add-in does not know keeps its own message, as #N/A", () => {
@@ -97,7 +120,9 @@ describe("messages say what to do", () => {
       message: "[STR_SOMETHING_NEW] Billing unknown: A newer relay's reason.",
       detail: "[STR_SOMETHING_NEW] Billing unknown: A newer relay's reason.",
     });
-    expect(sheetError({ code: "STR_SOMETHING_NEW", message: "m", billing: "not-billed" }).message).toBe("[STR_SOMETHING_NEW] Not billed: m");
+    expect(sheetError({ code: "STR_SOMETHING_NEW", message: "m", billing: "not-billed" }).message).toBe(
+      "[STR_SOMETHING_NEW] Not billed: m",
+    );
   });
 
   test("anything else thrown is an internal error that still reads as one", () => {
@@ -132,36 +157,54 @@ describe("arguments the function refuses itself", () => {
   });
 
   test("a message (from parseFieldList or maxRows) is kept as it is", () => {
-    expect(invalidArgument("maxRows must be a whole number of 1 or more; got 0").message).toBe("[STR_VALIDATION] maxRows must be a whole number of 1 or more; got 0");
+    expect(invalidArgument("maxRows must be a whole number of 1 or more; got 0").message).toBe(
+      "[STR_VALIDATION] maxRows must be a whole number of 1 or more; got 0",
+    );
   });
 });
 
 describe("what a failed call cost, said first and the same wherever it is shown", () => {
   const unknownCodes = ALL_CODES.filter((code) => ERROR_ADVICE[code].billing === "unknown");
 
-  test.each(ALL_CODES.filter((code) => ERROR_ADVICE[code].kind === "notAvailable"))("%s: the cell's message and the pane's and CLI's detail lead with the code and its billing", (code) => {
-    const error = sheetError(new RelayCallError(code, "the relay's own words"));
-    const lead = `[${code}] ${BILLING_LABEL[ERROR_ADVICE[code].billing]}: `;
-    expect(error.message.startsWith(lead)).toBe(true);
-    expect(error.detail.startsWith(lead)).toBe(true);
-  });
+  test.each(ALL_CODES.filter((code) => ERROR_ADVICE[code].kind === "notAvailable"))(
+    "%s: the cell's message and the pane's and CLI's detail lead with the code and its billing",
+    (code) => {
+      const error = sheetError(new RelayCallError(code, "the relay's own words"));
+      const lead = `[${code}] ${BILLING_LABEL[ERROR_ADVICE[code].billing]}: `;
+      expect(error.message.startsWith(lead)).toBe(true);
+      expect(error.detail.startsWith(lead)).toBe(true);
+    },
+  );
 
   test("a code whose billing is unknown never says it was not billed", () => {
-    expect(unknownCodes).toEqual(expect.arrayContaining(["STR_OUTCOME_UNKNOWN", "STR_UPSTREAM_TIMEOUT", "STR_UPSTREAM_FAILED"]));
-    for (const code of unknownCodes) expect(`${code}: ${sheetError({ code, message: "m" }).message}`).not.toMatch(/not billed|nothing was (sent|billed)/i);
+    expect(unknownCodes).toEqual(
+      expect.arrayContaining(["STR_OUTCOME_UNKNOWN", "STR_UPSTREAM_TIMEOUT", "STR_UPSTREAM_FAILED"]),
+    );
+    for (const code of unknownCodes)
+      expect(`${code}: ${sheetError({ code, message: "m" }).message}`).not.toMatch(
+        /not billed|nothing was (sent|billed)/i,
+      );
   });
 
   test("STR_UPSTREAM_FAILED says what the relay knows of the bill, and unknown when the relay does not say", () => {
-    const failed = (billing?: string) => sheetError({ code: "STR_UPSTREAM_FAILED", message: "m", ...(billing ? { billing } : {}) }).message;
-    expect(failed("not-billed")).toMatch(/^\[STR_UPSTREAM_FAILED\] Not billed: .*recalculate later; a new try is billed only if it succeeds/);
+    const failed = (billing?: string) =>
+      sheetError({ code: "STR_UPSTREAM_FAILED", message: "m", ...(billing ? { billing } : {}) }).message;
+    expect(failed("not-billed")).toMatch(
+      /^\[STR_UPSTREAM_FAILED\] Not billed: .*recalculate later; a new try is billed only if it succeeds/,
+    );
     expect(failed("unknown")).toMatch(/^\[STR_UPSTREAM_FAILED\] Billing unknown: .*refresh explicitly .* billed again/);
     expect(failed()).toBe(failed("unknown"));
     // The relay's word on the bill travels through the client's error too.
-    const body: RelayErrorBody = { success: false, error: { code: "STR_UPSTREAM_FAILED", message: "m", billing: "not-billed" } };
+    const body: RelayErrorBody = {
+      success: false,
+      error: { code: "STR_UPSTREAM_FAILED", message: "m", billing: "not-billed" },
+    };
     expect(sheetError(RelayCallError.fromBody(502, body)).message).toBe(failed("not-billed"));
   });
 
   test("a billed failure says so, and that a new try is billed again", () => {
-    expect(sheetError({ code: "STR_UPSTREAM_BAD_ANSWER", message: "m" }).message).toMatch(/^\[STR_UPSTREAM_BAD_ANSWER\] Billed: .*billed again/);
+    expect(sheetError({ code: "STR_UPSTREAM_BAD_ANSWER", message: "m" }).message).toMatch(
+      /^\[STR_UPSTREAM_BAD_ANSWER\] Billed: .*billed again/,
+    );
   });
 });

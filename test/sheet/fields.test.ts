@@ -2,7 +2,10 @@ import { FieldInfo, fieldsOf } from "../../src/contract";
 import { fieldsHeader, fieldsRow, parseFieldList } from "../../src/sheet";
 import { arbAnswer, buyAnswer, sparseAnswer, warningsOnlyAnswer } from "./fixtures";
 
-function fieldsOrThrow(input: Parameters<typeof parseFieldList>[0], options?: Parameters<typeof parseFieldList>[1]): readonly FieldInfo[] {
+function fieldsOrThrow(
+  input: Parameters<typeof parseFieldList>[0],
+  options?: Parameters<typeof parseFieldList>[1],
+): readonly FieldInfo[] {
   const result = parseFieldList(input, options);
   if (!result.ok) throw new Error(result.message);
   return result.fields;
@@ -12,7 +15,12 @@ const paths = (fields: readonly FieldInfo[]) => fields.map((f) => f.path);
 
 describe("parseFieldList reads what users write", () => {
   test("paths separated by commas, semicolons and line breaks", () => {
-    expect(paths(fieldsOrThrow("revenue.p50, yearOneCashFlowUSD;occupancy.p75\nurl"))).toEqual(["revenue.p50", "yearOneCashFlowUSD", "occupancy.p75", "url"]);
+    expect(paths(fieldsOrThrow("revenue.p50, yearOneCashFlowUSD;occupancy.p75\nurl"))).toEqual([
+      "revenue.p50",
+      "yearOneCashFlowUSD",
+      "occupancy.p75",
+      "url",
+    ]);
   });
 
   test("labels, case and punctuation ignored", () => {
@@ -24,20 +32,29 @@ describe("parseFieldList reads what users write", () => {
   });
 
   test("a label's own comma is not a separator", () => {
-    expect(paths(fieldsOrThrow("Occupancy, median, url, Nightly rate, 90th percentile"))).toEqual(["occupancy.p50", "url", "adr.p90"]);
+    expect(paths(fieldsOrThrow("Occupancy, median, url, Nightly rate, 90th percentile"))).toEqual([
+      "occupancy.p50",
+      "url",
+      "adr.p90",
+    ]);
   });
 
   test("paths without their unit suffix", () => {
-    expect(paths(fieldsOrThrow("yearOneCashFlow, yearOneCapRate"))).toEqual(["yearOneCashFlowUSD", "yearOneCapRatePercentage"]);
+    expect(paths(fieldsOrThrow("yearOneCashFlow, yearOneCapRate"))).toEqual([
+      "yearOneCashFlowUSD",
+      "yearOneCapRatePercentage",
+    ]);
   });
 
   test("a range of cells, one or more names per cell, blanks skipped", () => {
-    expect(paths(fieldsOrThrow([["revenue.p50", "", "Cap rate"], ["adr.p50; occupancy.p50", null, undefined]]))).toEqual([
-      "revenue.p50",
-      "yearOneCapRatePercentage",
-      "adr.p50",
-      "occupancy.p50",
-    ]);
+    expect(
+      paths(
+        fieldsOrThrow([
+          ["revenue.p50", "", "Cap rate"],
+          ["adr.p50; occupancy.p50", null, undefined],
+        ]),
+      ),
+    ).toEqual(["revenue.p50", "yearOneCapRatePercentage", "adr.p50", "occupancy.p50"]);
   });
 
   test("a number or boolean in the range is not a field name", () => {
@@ -56,7 +73,9 @@ describe("parseFieldList reads what users write", () => {
 
   test("the header's labels read back as the same fields", () => {
     const fields = fieldsOf("buy");
-    const header = fieldsHeader(fields).slice(0, -1).map((c) => c.value);
+    const header = fieldsHeader(fields)
+      .slice(0, -1)
+      .map((c) => c.value);
     expect(fieldsOrThrow([header])).toEqual(fields);
   });
 });
@@ -64,7 +83,10 @@ describe("parseFieldList reads what users write", () => {
 describe("parseFieldList errors name the problem", () => {
   test("an unknown name is named, with close matches", () => {
     const result = parseFieldList("revenue.p50, cashflow");
-    expect(result).toEqual({ ok: false, message: expect.stringMatching(/"cashflow" is not a field; did you mean .*yearOneCashFlowUSD/) });
+    expect(result).toEqual({
+      ok: false,
+      message: expect.stringMatching(/"cashflow" is not a field; did you mean .*yearOneCashFlowUSD/),
+    });
   });
 
   test("a misspelt path suggests the right one", () => {
@@ -93,7 +115,10 @@ describe("parseFieldList errors name the problem", () => {
 
   test("with a strategy, a field that strategy never has is refused", () => {
     const result = parseFieldList("revenue.p50, Cap rate", { strategy: "arb" });
-    expect(result).toEqual({ ok: false, message: "fields: yearOneCapRatePercentage is not in arb analyses (only buy, owned)" });
+    expect(result).toEqual({
+      ok: false,
+      message: "fields: yearOneCapRatePercentage is not in arb analyses (only buy, owned)",
+    });
     expect(parseFieldList("revenue.p50, Cap rate", { strategy: "owned" }).ok).toBe(true);
   });
 
@@ -116,7 +141,10 @@ describe("fieldsRow: one row, the fields then the warnings", () => {
       { value: 0.725, format: "0.0%" },
       { value: 0.075, format: "0.0%" },
       { value: "https://reports.example/an_buy_1", format: "@" },
-      { value: "⚠ SANDBOX: simulated data | AI comparables skipped: fewer than 8 usable listing photos | AI expense estimates timed out; category defaults used" },
+      {
+        value:
+          "⚠ SANDBOX: simulated data | AI comparables skipped: fewer than 8 usable listing photos | AI expense estimates timed out; category defaults used",
+      },
     ]);
   });
 
@@ -137,7 +165,13 @@ describe("fieldsRow: one row, the fields then the warnings", () => {
   });
 
   test("the header has the labels then Warnings", () => {
-    expect(fieldsHeader(fields).map((c) => c.value)).toEqual(["Annual revenue, median", "Occupancy, median", "Cash-on-cash return", "Report", "Warnings"]);
+    expect(fieldsHeader(fields).map((c) => c.value)).toEqual([
+      "Annual revenue, median",
+      "Occupancy, median",
+      "Cash-on-cash return",
+      "Report",
+      "Warnings",
+    ]);
     expect(fieldsHeader(fields, { sandbox: true }).at(-1)?.value).toBe("Warnings (sandbox: simulated data)");
   });
 });

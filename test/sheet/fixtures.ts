@@ -70,7 +70,10 @@ export const buyAnswer = answer({
     ltrPerMonthUSD: 2_400,
     ltrMonthlyExpensesPercentage: 35,
   },
-  warnings: ["AI comparables skipped: fewer than 8 usable listing photos", { message: "AI expense estimates timed out; category defaults used" }],
+  warnings: [
+    "AI comparables skipped: fewer than 8 usable listing photos",
+    { message: "AI expense estimates timed out; category defaults used" },
+  ],
   relay: { cached: false, costUSD: 0.2, sandbox: true, fetchedAt: "2025-06-01T14:03:00.000Z", operation: "buy" },
 });
 

@@ -30,12 +30,20 @@ describe("a simulated answer says so in its own cells, in every layout", () => {
   const layouts: [string, (answer: RelayAnswer) => unknown[]][] = [
     ["a screening row's warnings cell", (a) => [fieldsRow(a, fields).at(-1)?.value]],
     ["a result block row's warnings cell", (a) => [resultBlockRow({ answer: a }, fields, "created").at(-1)?.value]],
-    ["the card's ⚠ rows", (a) => analysisCard(a).filter((row) => row[0]?.value === CARD_LABELS.warning).map((row) => row[1]?.value)],
+    [
+      "the card's ⚠ rows",
+      (a) =>
+        analysisCard(a)
+          .filter((row) => row[0]?.value === CARD_LABELS.warning)
+          .map((row) => row[1]?.value),
+    ],
     [
       "the entity's Warnings",
       (a) => {
         const warnings = analysisEntity(a, { formattedNumbers: "double" })?.properties.Warnings;
-        return warnings?.type === "Array" ? warnings.elements.map((row) => row[0]?.basicValue) : [warnings?.type === "String" ? warnings.basicValue : undefined];
+        return warnings?.type === "Array"
+          ? warnings.elements.map((row) => row[0]?.basicValue)
+          : [warnings?.type === "String" ? warnings.basicValue : undefined];
       },
     ],
     [
@@ -56,14 +64,21 @@ describe("a simulated answer says so in its own cells, in every layout", () => {
   });
 
   test("the notice comes before the service's warnings, so a clipped cell keeps it", () => {
-    expect(warningTexts(buyAnswer)).toEqual([SANDBOX_NOTICE, "AI comparables skipped: fewer than 8 usable listing photos", "AI expense estimates timed out; category defaults used"]);
+    expect(warningTexts(buyAnswer)).toEqual([
+      SANDBOX_NOTICE,
+      "AI comparables skipped: fewer than 8 usable listing photos",
+      "AI expense estimates timed out; category defaults used",
+    ]);
     expect(fieldsRow(buyAnswer, fields).at(-1)?.value).toMatch(/^⚠ SANDBOX: simulated data \| AI comparables skipped/);
     expect(warningTexts(arbAnswer)).toEqual([]);
   });
 });
 
 describe("an answer the relay marks stale says its age and the price of a refresh, in its own cells", () => {
-  const stale: RelayAnswer = { ...arbAnswer, relay: { ...arbAnswer.relay, stale: { ageDays: 45, refreshCostUSD: 0.2 } } };
+  const stale: RelayAnswer = {
+    ...arbAnswer,
+    relay: { ...arbAnswer.relay, stale: { ageDays: 45, refreshCostUSD: 0.2 } },
+  };
   const notice = "STALE: fetched 45 days ago; a refresh costs up to 0.20 USD";
 
   test("the warnings list leads with it, after the sandbox notice when both apply", () => {
@@ -75,7 +90,11 @@ describe("an answer the relay marks stale says its age and the price of a refres
   test("a screening row, the pane's result row and the card show it", () => {
     expect(fieldsRow(stale, fields).at(-1)?.value).toBe(`⚠ ${notice}`);
     expect(resultBlockRow({ answer: stale }, fields, "cached").at(-1)?.value).toBe(`⚠ ${notice}`);
-    expect(analysisCard(stale).filter((row) => row[0]?.value === CARD_LABELS.warning).map((row) => row[1]?.value)).toEqual([notice]);
+    expect(
+      analysisCard(stale)
+        .filter((row) => row[0]?.value === CARD_LABELS.warning)
+        .map((row) => row[1]?.value),
+    ).toEqual([notice]);
   });
 
   test("an answer not marked (fresh, or from a relay that does not mark) shows nothing", () => {

@@ -1,5 +1,11 @@
 import { ProjectionSummary, ProjectionYear } from "../../src/contract";
-import { NO_IRR_TEXT, PROJECTION_COLUMN_LABELS, PROJECTION_SUMMARY_LABELS, isRectangular, projectionGrid } from "../../src/sheet";
+import {
+  NO_IRR_TEXT,
+  PROJECTION_COLUMN_LABELS,
+  PROJECTION_SUMMARY_LABELS,
+  isRectangular,
+  projectionGrid,
+} from "../../src/sheet";
 
 const summary: ProjectionSummary = {
   purchasePriceUSD: 450000,
@@ -21,12 +27,25 @@ const summary: ProjectionSummary = {
   averageCashOnCashPercentage: 7.216,
   irrPercentage: -22.36,
 };
-const year = (n: number): ProjectionYear => ({ year: n, revenueUSD: 1, operatingExpensesUSD: 2, netOperatingIncomeUSD: 3, debtServiceUSD: 4, cashFlowUSD: 5, loanBalanceUSD: 6, propertyValueUSD: 7, equityUSD: 8 });
+const year = (n: number): ProjectionYear => ({
+  year: n,
+  revenueUSD: 1,
+  operatingExpensesUSD: 2,
+  netOperatingIncomeUSD: 3,
+  debtServiceUSD: 4,
+  cashFlowUSD: 5,
+  loanBalanceUSD: 6,
+  propertyValueUSD: 7,
+  equityUSD: 8,
+});
 
 describe("STR.PROJECTION's spill", () => {
   test("the summary keeps its rows whatever the hold: row 19 is the IRR for 1 year or 30", () => {
     for (const years of [1, 30]) {
-      const grid = projectionGrid(Array.from({ length: years }, (_, i) => year(i + 1)), summary);
+      const grid = projectionGrid(
+        Array.from({ length: years }, (_, i) => year(i + 1)),
+        summary,
+      );
       expect(isRectangular(grid)).toBe(true);
       expect(grid).toHaveLength(1 + PROJECTION_SUMMARY_LABELS.length + 1 + 1 + years);
       expect(grid[18]?.slice(0, 2)).toEqual([{ value: "IRR" }, { value: -0.2236, format: "0.0%" }]);

@@ -1,5 +1,16 @@
 import { RelayCallError } from "../../src/client";
-import { DATE_TIME_FORMAT, FETCHED_HEADER, STATUS_HEADER, defaultScreeningFields, findResultBlock, resultBlockHeader, resultBlockRow, resultBlockWidth, rowStatusOf, screeningRow } from "../../src/sheet";
+import {
+  DATE_TIME_FORMAT,
+  FETCHED_HEADER,
+  STATUS_HEADER,
+  defaultScreeningFields,
+  findResultBlock,
+  resultBlockHeader,
+  resultBlockRow,
+  resultBlockWidth,
+  rowStatusOf,
+  screeningRow,
+} from "../../src/sheet";
 import { buyAnswer } from "./fixtures";
 
 describe("the result block beside a screened table (task pane and str-screen)", () => {

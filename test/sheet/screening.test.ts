@@ -1,6 +1,13 @@
 import { STRATEGIES, fieldsOf } from "../../src/contract";
 import { RelayCallError } from "../../src/client";
-import { defaultScreeningFields, fieldsRow, isRectangular, screeningResultOf, screeningTable, splitGrid } from "../../src/sheet";
+import {
+  defaultScreeningFields,
+  fieldsRow,
+  isRectangular,
+  screeningResultOf,
+  screeningTable,
+  splitGrid,
+} from "../../src/sheet";
 import { arbAnswer, buyAnswer, warningsOnlyAnswer } from "./fixtures";
 
 describe("screening table: a header and one row per property", () => {
@@ -21,13 +28,19 @@ describe("screening table: a header and one row per property", () => {
 
   test("a failed row stays in place, blank, its last cell saying why", () => {
     const grid = screeningTable(
-      [{ answer: buyAnswer }, { error: new RelayCallError("STR_BUDGET_EXCEEDED", "Today's budget of $5.00 would be passed: $0.10 is left.") }, { answer: warningsOnlyAnswer }],
+      [
+        { answer: buyAnswer },
+        { error: new RelayCallError("STR_BUDGET_EXCEEDED", "Today's budget of $5.00 would be passed: $0.10 is left.") },
+        { answer: warningsOnlyAnswer },
+      ],
       fields,
     );
     const failed = grid[2] ?? [];
     expect(failed).toHaveLength(fields.length + 1);
     expect(failed.slice(0, -1).every((c) => c.value === "")).toBe(true);
-    expect(failed.at(-1)?.value).toMatch(/^✖ \[STR_BUDGET_EXCEEDED\] Not billed: Today's budget is spent.*\$0\.10 is left/);
+    expect(failed.at(-1)?.value).toMatch(
+      /^✖ \[STR_BUDGET_EXCEEDED\] Not billed: Today's budget is spent.*\$0\.10 is left/,
+    );
     expect(isRectangular(grid)).toBe(true);
   });
 

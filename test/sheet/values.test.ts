@@ -1,5 +1,15 @@
 import { ANALYSIS_SHAPE, findField } from "../../src/contract";
-import { analysisOf, cellValue, excelDateTime, fieldCell, readField, strategyOf, valueAt, warningTexts, warningsCell } from "../../src/sheet";
+import {
+  analysisOf,
+  cellValue,
+  excelDateTime,
+  fieldCell,
+  readField,
+  strategyOf,
+  valueAt,
+  warningTexts,
+  warningsCell,
+} from "../../src/sheet";
 import { arbAnswer, buyAnswer, cohostAnswer, sparseAnswer, warningsOnlyAnswer } from "./fixtures";
 
 function field(name: string) {
@@ -62,8 +72,18 @@ describe("what an answer holds", () => {
 
   describe("relay.shape: taken as it is, or normalised here", () => {
     // Occupancy in percent and no revenue percentiles: what an older relay may have kept unrepaired.
-    const unrepaired = () => ({ _id: "a1", occupancyRatePercentage: 70, occupancy: { p25: 55, p50: 70, p75: 80, p90: 88, avg: 69 }, adr: { p50: 200 }, ratePerNightUSD: 200, comparables: [] });
-    const marked = (data: Record<string, unknown>, shape: number | undefined = ANALYSIS_SHAPE) => ({ data, relay: { ...buyAnswer.relay, ...(shape === undefined ? {} : { shape }) } });
+    const unrepaired = () => ({
+      _id: "a1",
+      occupancyRatePercentage: 70,
+      occupancy: { p25: 55, p50: 70, p75: 80, p90: 88, avg: 69 },
+      adr: { p50: 200 },
+      ratePerNightUSD: 200,
+      comparables: [],
+    });
+    const marked = (data: Record<string, unknown>, shape: number | undefined = ANALYSIS_SHAPE) => ({
+      data,
+      relay: { ...buyAnswer.relay, ...(shape === undefined ? {} : { shape }) },
+    });
 
     test("data in this version's shape is read as it is, not copied", () => {
       const data = { ...analysisOf(buyAnswer) } as Record<string, unknown>;
@@ -81,7 +101,11 @@ describe("what an answer holds", () => {
 
     test("marked data that lacks what every normalised analysis has is normalised too", () => {
       const { comparables: _none, ...withoutComparables } = { ...analysisOf(buyAnswer) } as Record<string, unknown>;
-      for (const data of [{ ...unrepaired(), revenue: "n/a" }, withoutComparables, { ...withoutComparables, comparables: [null] }]) {
+      for (const data of [
+        { ...unrepaired(), revenue: "n/a" },
+        withoutComparables,
+        { ...withoutComparables, comparables: [null] },
+      ]) {
         const analysis = analysisOf(marked(data));
         expect(analysis).not.toBe(data);
         expect(Array.isArray(analysis?.comparables)).toBe(true);

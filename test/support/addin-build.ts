@@ -11,7 +11,19 @@ import { promisify } from "node:util";
  */
 const ROOT = path.resolve(__dirname, "../..");
 const WEBPACK = require.resolve("webpack-cli/bin/cli.js", { paths: [ROOT] });
-const SOURCES = ["functions", "taskpane", "src/contract", "src/client", "src/sheet", "src/inputs", "assets", "webpack.config.js", "manifest.xml", "tsconfig.web.json", "package-lock.json"];
+const SOURCES = [
+  "functions",
+  "taskpane",
+  "src/contract",
+  "src/client",
+  "src/sheet",
+  "src/inputs",
+  "assets",
+  "webpack.config.js",
+  "manifest.xml",
+  "tsconfig.web.json",
+  "package-lock.json",
+];
 
 /**
  * Every build runs with a service key and relay tokens in its environment, so the bundle tests can
@@ -41,12 +53,16 @@ export async function addinBuild(): Promise<string> {
   const dir = path.join(ROOT, "node_modules", ".cache", "str-addin-build", hashSources());
   if (fs.existsSync(path.join(dir, "manifest.xml"))) return dir;
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
-  await promisify(execFile)(process.execPath, [WEBPACK, "--mode", "production", "--output-path", tmp, "--stats", "errors-warnings"], {
-    cwd: ROOT,
-    env: { ...process.env, ...BUILD_ENV_SECRETS, CI: "true" },
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: 170_000,
-  });
+  await promisify(execFile)(
+    process.execPath,
+    [WEBPACK, "--mode", "production", "--output-path", tmp, "--stats", "errors-warnings"],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...BUILD_ENV_SECRETS, CI: "true" },
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 170_000,
+    },
+  );
   try {
     fs.renameSync(tmp, dir);
   } catch {

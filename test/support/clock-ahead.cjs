@@ -6,6 +6,9 @@
  * Timers are left alone: only what the process reads as the time is wrong.
  */
 const ahead = Number(process.env.CLOCK_AHEAD_MS ?? "0");
-if (!Number.isFinite(ahead)) throw new RangeError(`Expected CLOCK_AHEAD_MS to be a number of milliseconds, got ${JSON.stringify(process.env.CLOCK_AHEAD_MS)}`);
+if (!Number.isFinite(ahead))
+  throw new RangeError(
+    `Expected CLOCK_AHEAD_MS to be a number of milliseconds, got ${JSON.stringify(process.env.CLOCK_AHEAD_MS)}`,
+  );
 const realNow = Date.now;
 Date.now = () => realNow() + ahead;

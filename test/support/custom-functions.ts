@@ -15,7 +15,15 @@ export class ExcelError extends Error {
 export function installCustomFunctionsRuntime(): void {
   (globalThis as Record<string, unknown>).CustomFunctions = {
     Error: ExcelError,
-    ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A", divisionByZero: "#DIV/0!", invalidNumber: "#NUM!", nullReference: "#NULL!", invalidName: "#NAME?", invalidReference: "#REF!" },
+    ErrorCode: {
+      invalidValue: "#VALUE!",
+      notAvailable: "#N/A",
+      divisionByZero: "#DIV/0!",
+      invalidNumber: "#NUM!",
+      nullReference: "#NULL!",
+      invalidName: "#NAME?",
+      invalidReference: "#REF!",
+    },
   };
 }
 

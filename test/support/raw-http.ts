@@ -11,7 +11,13 @@ export interface RawAnswer {
   body: string;
 }
 
-export function rawRequest(port: number, method: string, target: string, headers: Record<string, string> = {}, body = ""): Promise<RawAnswer> {
+export function rawRequest(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body = "",
+): Promise<RawAnswer> {
   const lines = [`${method} ${target} HTTP/1.1`];
   const all: Record<string, string> = { host: `127.0.0.1:${port}`, connection: "close", ...headers };
   if (body !== "") all["content-length"] = String(Buffer.byteLength(body));

@@ -20,8 +20,15 @@ export interface TestRelay {
   /** Every log line the relay wrote. */
   logs: string[];
   /** POST with the token; `headers` adds or overrides. */
-  post(url: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string; headers: Record<string, unknown> }>;
-  get(url: string, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string; headers: Record<string, unknown> }>;
+  post(
+    url: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: any; text: string; headers: Record<string, unknown> }>;
+  get(
+    url: string,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: any; text: string; headers: Record<string, unknown> }>;
   /** What the sandbox saw and billed. */
   sandboxStats(): { arrivals: number; billedCents: number; reports: number; aiFunctions: number; duplicates: number };
   close(): Promise<void>;
@@ -29,7 +36,9 @@ export interface TestRelay {
 
 export async function startRelay(
   env: Record<string, string> = {},
-  options: { sandbox?: SandboxOptionsInput; dataDir?: string } & Partial<Pick<RelayOptions, "retryPolicy" | "heartbeatMs" | "addinDir" | "store" | "pacer">> = {},
+  options: { sandbox?: SandboxOptionsInput; dataDir?: string } & Partial<
+    Pick<RelayOptions, "retryPolicy" | "heartbeatMs" | "addinDir" | "store" | "pacer">
+  > = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "str-relay-test-"));
   const config = loadConfig({ RELAY_DATA_DIR: dataDir, RELAY_TOKENS: TEST_TOKEN, RELAY_CALLER_RPS: "100000", ...env });
@@ -58,7 +67,14 @@ export async function startRelay(
     dataDir,
     logs,
     async post(url, body, headers = {}) {
-      return wrap(await relay.app.inject({ method: "POST", url, payload: body as object, headers: { ...auth, "content-type": "application/json", ...headers } }));
+      return wrap(
+        await relay.app.inject({
+          method: "POST",
+          url,
+          payload: body as object,
+          headers: { ...auth, "content-type": "application/json", ...headers },
+        }),
+      );
     },
     async get(url, headers = {}) {
       return wrap(await relay.app.inject({ method: "GET", url, headers: { ...auth, ...headers } }));
@@ -67,7 +83,13 @@ export async function startRelay(
       const state = relay.sandbox?.state;
       if (!state) throw new Error("no embedded sandbox");
       const t = state.totals();
-      return { arrivals: state.arrivals.length, billedCents: t.cents, reports: t.reports, aiFunctions: t.aiFunctions, duplicates: state.duplicateCreates() };
+      return {
+        arrivals: state.arrivals.length,
+        billedCents: t.cents,
+        reports: t.reports,
+        aiFunctions: t.aiFunctions,
+        duplicates: state.duplicateCreates(),
+      };
     },
     close: () => relay.close(),
   };
@@ -79,7 +101,13 @@ export const OWNED_PATH = "/v1/external/analysis/create/owned";
 export const COHOST_PATH = "/v1/external/analysis/create/cohost";
 export const ENHANCE_PATH = "/v1/external/analysis/enhance";
 
-export const buyBody = (n = 0) => ({ fullAddress: `${12 + n} Main St, Austin TX`, purchasePriceUSD: 450000, bedrooms: 3, bathrooms: 2, accomodates: 8 });
+export const buyBody = (n = 0) => ({
+  fullAddress: `${12 + n} Main St, Austin TX`,
+  purchasePriceUSD: 450000,
+  bedrooms: 3,
+  bathrooms: 2,
+  accomodates: 8,
+});
 
 /** A buy body whose address has enough usable photos for AI comparables (or too few, with `enough` false). */
 export function buyBodyWithPhotos(enough = true, from = 0) {

@@ -35,7 +35,8 @@ export function describeShared(name: string, body: (urls: SharedUrls) => void): 
   const urls = sharedUrls();
   if ("missing" in urls) {
     describe(name, () => {
-      test.skip(`skipped: ${urls.missing.join(" and ")} ${urls.missing.length > 1 ? "are" : "is"} not set (the scale-out suite needs this machine's Redis and PostgreSQL)`, () => undefined);
+      test.skip(`skipped: ${urls.missing.join(" and ")} ${urls.missing.length > 1 ? "are" : "is"} not set (the scale-out suite needs this machine's Redis and PostgreSQL)`, () =>
+        undefined);
     });
     return;
   }
@@ -138,7 +139,11 @@ export function ensureBuilt(): void {
   const built = path.join(ROOT, "lib", "relay", "main.js");
   if (fs.existsSync(built) && fs.statSync(built).mtimeMs >= newest(path.join(ROOT, "src"))) return;
   // Type errors elsewhere (work in progress) do not stop tsc from emitting; `npm run typecheck` reports them.
-  const run = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(ROOT, "tsconfig.node.json")], { encoding: "utf8" });
+  const run = spawnSync(
+    process.execPath,
+    [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(ROOT, "tsconfig.node.json")],
+    { encoding: "utf8" },
+  );
   if (!fs.existsSync(built)) throw new Error(`building lib/ failed:\n${run.stdout}${run.stderr}`);
   // tsc leaves unchanged outputs alone; mark the build as newer than the sources.
   const now = new Date();
@@ -180,9 +185,17 @@ export interface ChildOptions {
 export const CLOCK_AHEAD_PRELOAD = path.join(__dirname, "clock-ahead.cjs");
 
 /** Starts `node lib/<entry>` and waits for the line that says where it listens. */
-export function startChild(entry: string, env: Record<string, string>, ready: RegExp, options: ChildOptions = {}): Promise<Child> {
+export function startChild(
+  entry: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  options: ChildOptions = {},
+): Promise<Child> {
   const preload = (options.preload ?? []).flatMap((file) => ["--require", file]);
-  const child = spawn(process.execPath, [...preload, path.join(ROOT, "lib", entry)], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...preload, path.join(ROOT, "lib", entry)], {
+    env: childEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.add(child);
   child.once("exit", () => children.delete(child));
   const output: string[] = [];
@@ -215,13 +228,25 @@ export const RELAY_TOKEN = "scale-token-0123456789abcdef";
 export function startSandboxProcess(env: Record<string, string> = {}): Promise<Child> {
   return startChild(
     "sandbox/main.js",
-    { SANDBOX_PORT: "0", SANDBOX_API_KEYS: SANDBOX_KEY, SANDBOX_AI_FAILURE_RATE: "0", SANDBOX_AI_TIMEOUT_RATE: "0", ...env },
+    {
+      SANDBOX_PORT: "0",
+      SANDBOX_API_KEYS: SANDBOX_KEY,
+      SANDBOX_AI_FAILURE_RATE: "0",
+      SANDBOX_AI_TIMEOUT_RATE: "0",
+      ...env,
+    },
     /listening on (http:\/\/[\d.]+:\d+)/,
   );
 }
 
 /** A relay replica in live mode against `sandboxUrl`, on the shared store's `namespace`. */
-export function startReplica(urls: SharedUrls, namespace: string, sandboxUrl: string, env: Record<string, string> = {}, options: ChildOptions = {}): Promise<Child> {
+export function startReplica(
+  urls: SharedUrls,
+  namespace: string,
+  sandboxUrl: string,
+  env: Record<string, string> = {},
+  options: ChildOptions = {},
+): Promise<Child> {
   return startChild(
     "relay/main.js",
     {
@@ -261,7 +286,11 @@ export async function resetSandbox(sandboxUrl: string): Promise<void> {
 
 const auth = { authorization: `Bearer ${RELAY_TOKEN}`, "content-type": "application/json" };
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any }> {
   const res = await fetch(url, { method: "POST", headers: { ...auth, ...headers }, body: JSON.stringify(body) });
   const text = await res.text();
   let json: unknown;
@@ -283,7 +312,11 @@ export interface BatchLine {
  * Runs a batch on one replica, collecting its lines as they arrive. Ends when the relay ends the
  * stream, or when the connection breaks (a killed replica): the lines received until then.
  */
-export async function runBatch(relayUrl: string, items: unknown[], onLine?: (line: BatchLine) => void): Promise<{ lines: BatchLine[]; broken: boolean }> {
+export async function runBatch(
+  relayUrl: string,
+  items: unknown[],
+  onLine?: (line: BatchLine) => void,
+): Promise<{ lines: BatchLine[]; broken: boolean }> {
   const lines: BatchLine[] = [];
   let broken = false;
   try {
@@ -308,7 +341,13 @@ export async function runBatch(relayUrl: string, items: unknown[], onLine?: (lin
 }
 
 export function buyParams(n: number, tag = "Scale") {
-  return { fullAddress: `${100 + n} ${tag} Ave, Austin TX`, purchasePriceUSD: 300_000 + (n % 50) * 5000, bedrooms: 1 + (n % 4), bathrooms: 1 + (n % 3), accomodates: 2 + (n % 6) };
+  return {
+    fullAddress: `${100 + n} ${tag} Ave, Austin TX`,
+    purchasePriceUSD: 300_000 + (n % 50) * 5000,
+    bedrooms: 1 + (n % 4),
+    bathrooms: 1 + (n % 3),
+    accomodates: 2 + (n % 6),
+  };
 }
 
 /** Polls `check` until it is true or `ms` pass. */

@@ -23,7 +23,10 @@ const ROWS = [
 function sheet(extra: (rows: unknown[][]) => void = () => undefined) {
   const rows: unknown[][] = [HEADER, ...ROWS].map((r) => [...r]);
   extra(rows);
-  const excel = installFakeExcel({ sheets: [{ name: "Deals", rows }], selection: { row: 0, column: 0, rows: 4, columns: 6 } });
+  const excel = installFakeExcel({
+    sheets: [{ name: "Deals", rows }],
+    selection: { row: 0, column: 0, rows: 4, columns: 6 },
+  });
   return { excel, run: excel.run as ExcelRun };
 }
 
@@ -91,7 +94,10 @@ describe("a screening is one undo step where Excel has ExcelApi 1.20", () => {
   beforeAll(async () => {
     t = await startRelay();
     await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    client = new RelayClient({ baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as AddressInfo).port}`, token: TEST_TOKEN });
+    client = new RelayClient({
+      baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as AddressInfo).port}`,
+      token: TEST_TOKEN,
+    });
   });
   afterAll(() => t.close());
 
@@ -108,7 +114,11 @@ describe("a screening is one undo step where Excel has ExcelApi 1.20", () => {
             return excel.run(batch);
           })
         : ungrouped(run);
-      const result = await runScreening({ client, run: group.run }, job, { sandbox: true, chunkRows: 1, maxDelayMs: 10 });
+      const result = await runScreening({ client, run: group.run }, job, {
+        sandbox: true,
+        chunkRows: 1,
+        maxDelayMs: 10,
+      });
       await group.close();
       expect(result.writeError).toBeUndefined();
       expect(result.syncs).toBeGreaterThanOrEqual(3);
@@ -122,7 +132,13 @@ describe("a screening is one undo step where Excel has ExcelApi 1.20", () => {
     const g = globalThis as { Office?: unknown };
     const asked: string[] = [];
     try {
-      g.Office = { context: { requirements: { isSetSupported: (set: string, version: string) => (asked.push(`${set} ${version}`), version === "1.20") } } };
+      g.Office = {
+        context: {
+          requirements: {
+            isSetSupported: (set: string, version: string) => (asked.push(`${set} ${version}`), version === "1.20"),
+          },
+        },
+      };
       expect(canMergeUndo()).toBe(true);
       g.Office = { context: { requirements: { isSetSupported: () => false } } };
       expect(canMergeUndo()).toBe(false);

@@ -24,7 +24,15 @@ describe("reading the selected table with its header row", () => {
     grid[0] = ["A title above the table"];
     const wb = mockWorkbook({ sheets: [{ name: "Deals", id: "{d}", grid }], selection: { row: 4, column: 2 } });
     const table = await readSelectedTable(wb.run);
-    expect(table).toMatchObject({ sheetId: "{d}", sheetName: "Deals", headerRow: 2, left: 1, address: "Deals!B3:F7", tableName: undefined, block: undefined });
+    expect(table).toMatchObject({
+      sheetId: "{d}",
+      sheetName: "Deals",
+      headerRow: 2,
+      left: 1,
+      address: "Deals!B3:F7",
+      tableName: undefined,
+      block: undefined,
+    });
     expect(table.headers).toEqual(HEADER);
     expect(table.rows.map((r) => r.sheetRow)).toEqual([3, 4, 5, 6]);
     expect(table.rows[0]?.cells).toEqual(row(1));
@@ -35,14 +43,25 @@ describe("reading the selected table with its header row", () => {
     const grid = portfolio(3);
     grid[4] = ["Total", 1200000, "", "", ""];
     grid[5] = ["stray cell below, outside the table"];
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid }], selection: { row: 2, column: 1 }, tableAtSelection: { name: "Deals", row: 0, column: 0, rows: 5, columns: 5, showTotals: true } });
+    const wb = mockWorkbook({
+      sheets: [{ name: "Sheet1", grid }],
+      selection: { row: 2, column: 1 },
+      tableAtSelection: { name: "Deals", row: 0, column: 0, rows: 5, columns: 5, showTotals: true },
+    });
     const table = await readSelectedTable(wb.run);
     expect(table.tableName).toBe("Deals");
-    expect(table.rows.map((r) => r.cells[0])).toEqual(["1 Main St, Austin TX", "2 Main St, Austin TX", "3 Main St, Austin TX"]);
+    expect(table.rows.map((r) => r.cells[0])).toEqual([
+      "1 Main St, Austin TX",
+      "2 Main St, Austin TX",
+      "3 Main St, Austin TX",
+    ]);
   });
 
   test("whole columns selected: cut to the used range, trailing blank rows dropped", async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(2) }], selection: { row: 0, column: 0, rows: 1_048_576, columns: 5 } });
+    const wb = mockWorkbook({
+      sheets: [{ name: "Sheet1", grid: portfolio(2) }],
+      selection: { row: 0, column: 0, rows: 1_048_576, columns: 5 },
+    });
     const table = await readSelectedTable(wb.run);
     expect(table.address).toBe("Sheet1!A1:E3");
     expect(table.rows).toHaveLength(2);
@@ -64,7 +83,10 @@ describe("reading the selected table with its header row", () => {
   });
 
   test(`a table of more than ${READ_CHUNK_ROWS} rows is read ${READ_CHUNK_ROWS} rows a sync`, async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(READ_CHUNK_ROWS + 1000) }], selection: { row: 0, column: 0 } });
+    const wb = mockWorkbook({
+      sheets: [{ name: "Sheet1", grid: portfolio(READ_CHUNK_ROWS + 1000) }],
+      selection: { row: 0, column: 0 },
+    });
     const table = await readSelectedTable(wb.run);
     expect(table.rows).toHaveLength(READ_CHUNK_ROWS + 1000);
     expect(table.rows.at(-1)?.cells[1]).toBe(400000 + READ_CHUNK_ROWS + 1000);
@@ -75,7 +97,12 @@ describe("reading the selected table with its header row", () => {
 describe("writing result rows in chunks", () => {
   const fields = defaultScreeningFields("buy");
   const width = resultBlockWidth(fields);
-  const cells = (i: number) => [{ value: `Created` }, { value: 45000 + i, format: "yyyy-mm-dd hh:mm" }, ...fields.map((_, k) => ({ value: i * 10 + k, format: "$#,##0" })), { value: "" }];
+  const cells = (i: number) => [
+    { value: `Created` },
+    { value: 45000 + i, format: "yyyy-mm-dd hh:mm" },
+    ...fields.map((_, k) => ({ value: i * 10 + k, format: "$#,##0" })),
+    { value: "" },
+  ];
 
   test("450 rows: three syncs of at most 200 rows, each range given its number formats with its values", async () => {
     const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(450) }] });
@@ -141,7 +168,14 @@ describe("writing result rows in chunks", () => {
         await new Promise((r) => setTimeout(r, 10));
         return result;
       };
-      const writer = new ChunkedWriter({ run: slow, sheetId: "{Sheet1}", left: 5, width, chunkRows: 20, maxDelayMs: 100 });
+      const writer = new ChunkedWriter({
+        run: slow,
+        sheetId: "{Sheet1}",
+        left: 5,
+        width,
+        chunkRows: 20,
+        maxDelayMs: 100,
+      });
       for (let i = 1; i <= 200; i++) {
         writer.put(i, cells(i));
         await jest.advanceTimersByTimeAsync(2);
@@ -160,7 +194,13 @@ describe("writing result rows in chunks", () => {
 
   test("a narrower row blanks the rest of a wider, earlier block", async () => {
     const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(1) }] });
-    const writer = new ChunkedWriter({ run: wb.run, sheetId: "{Sheet1}", left: 5, width: width + 2, maxDelayMs: 60_000 });
+    const writer = new ChunkedWriter({
+      run: wb.run,
+      sheetId: "{Sheet1}",
+      left: 5,
+      width: width + 2,
+      maxDelayMs: 60_000,
+    });
     writer.put(1, []);
     await writer.close();
     expect(wb.ranges[0]?.mock.values[0]).toEqual(Array(width + 2).fill(""));
@@ -173,7 +213,15 @@ describe("writing result rows in chunks", () => {
       throw Object.assign(new Error("The sheet is protected."), { name: "RichApi.Error", code: "AccessDenied" });
     };
     const errors: unknown[] = [];
-    const writer = new ChunkedWriter({ run: failing, sheetId: "x", left: 0, width: 3, chunkRows: 2, maxDelayMs: 60_000, onError: (e) => errors.push(e) });
+    const writer = new ChunkedWriter({
+      run: failing,
+      sheetId: "x",
+      left: 0,
+      width: 3,
+      chunkRows: 2,
+      maxDelayMs: 60_000,
+      onError: (e) => errors.push(e),
+    });
     for (let i = 0; i < 6; i++) writer.put(i, []);
     await expect(writer.close()).rejects.toThrow("The sheet is protected.");
     expect(errors).toHaveLength(1);
@@ -181,10 +229,18 @@ describe("writing result rows in chunks", () => {
   });
 
   test("cells: a text that would become a formula stays text; a report link becomes a clickable HYPERLINK", () => {
-    expect(excelCell({ value: "=cmd|' /C calc'!A0", format: "@" }, false)).toEqual({ value: "'=cmd|' /C calc'!A0", format: "@" });
+    expect(excelCell({ value: "=cmd|' /C calc'!A0", format: "@" }, false)).toEqual({
+      value: "'=cmd|' /C calc'!A0",
+      format: "@",
+    });
     expect(excelCell({ value: "-5 Main St" }, false).value).toBe("'-5 Main St");
-    expect(excelCell({ value: 'https://reports.example/a"b', format: "@" }, true)).toEqual({ value: '=HYPERLINK("https://reports.example/a""b")', format: "General" });
-    expect(excelCell({ value: `https://reports.example/${"x".repeat(300)}`, format: "@" }, true).value).toMatch(/^https:/);
+    expect(excelCell({ value: 'https://reports.example/a"b', format: "@" }, true)).toEqual({
+      value: '=HYPERLINK("https://reports.example/a""b")',
+      format: "General",
+    });
+    expect(excelCell({ value: `https://reports.example/${"x".repeat(300)}`, format: "@" }, true).value).toMatch(
+      /^https:/,
+    );
     expect(excelCell({ value: 0.725, format: "0.0%" }, false)).toEqual({ value: 0.725, format: "0.0%" });
   });
 });
@@ -202,13 +258,23 @@ describe("comparables: the analysis in the selected cell, and Insert as table", 
     const screened = [header, ["1 Main St", "Created", 45000, ...fields.map(() => 1), ""]];
     (screened[1] as unknown[])[idColumn] = id;
     expect(findAnalysisId(screened, 1, 0, "1 Main St")).toBe(id);
-    const card = [["Mode", "Sandbox"], ["Warnings", "None"], ["Annual revenue, median", 60000], ["Analysis id", id]];
+    const card = [
+      ["Mode", "Sandbox"],
+      ["Warnings", "None"],
+      ["Annual revenue, median", 60000],
+      ["Analysis id", id],
+    ];
     expect(findAnalysisId(card, 2, 1, 60000)).toBe(id);
     expect(findAnalysisId(card, 0, 0, "Mode")).toBe(id);
   });
 
   test("insert: a new sheet named after the analysis, the comparables as an Excel table with formats and links, a percentile chart; two syncs", async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: [["x"]] }, { name: "Comps an_buy_1", grid: [] }] });
+    const wb = mockWorkbook({
+      sheets: [
+        { name: "Sheet1", grid: [["x"]] },
+        { name: "Comps an_buy_1", grid: [] },
+      ],
+    });
     const analysis = analysisOf(buyAnswer);
     if (!analysis) throw new Error("fixture has no analysis");
     const result = await insertComparablesSheet(wb.run, analysis, warningTexts(buyAnswer));
@@ -226,9 +292,17 @@ describe("comparables: the analysis in the selected cell, and Insert as table", 
     expect(table?.mock.values[0].at(-1)).toBe("Warnings");
     expect(table?.mock.values[1].at(-1)).toMatch(/^⚠ SANDBOX: simulated data \| /);
     const percentiles = wb.ranges.find((r) => r.sheet === sheet?.name && r.column > 0);
-    expect(percentiles?.mock.values.map((v: unknown[]) => v[1])).toEqual(["Annual revenue", 48000, 60000, 72000, 85000]);
+    expect(percentiles?.mock.values.map((v: unknown[]) => v[1])).toEqual([
+      "Annual revenue",
+      48000,
+      60000,
+      72000,
+      85000,
+    ]);
     expect(sheet?.tables).toEqual([{ range: table?.mock, hasHeaders: true }]);
-    expect(sheet?.charts.map((c) => [c.type, c.title.text])).toEqual([["ColumnClustered", "Annual revenue by percentile — 12 Main St, Austin TX"]]);
+    expect(sheet?.charts.map((c) => [c.type, c.title.text])).toEqual([
+      ["ColumnClustered", "Annual revenue by percentile — 12 Main St, Austin TX"],
+    ]);
   });
 
   test("sheet names: Excel's 31 characters, no []:*?/\\, unique ignoring case", () => {

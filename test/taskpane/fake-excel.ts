@@ -91,7 +91,13 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
     return sheet;
   });
   const first = seed.selection?.sheet ? sheets.find((s) => s.name === seed.selection?.sheet) : sheets[0];
-  let selection = { sheet: first as SheetData, row: seed.selection?.row ?? 0, column: seed.selection?.column ?? 0, rows: seed.selection?.rows ?? 1, columns: seed.selection?.columns ?? 1 };
+  let selection = {
+    sheet: first as SheetData,
+    row: seed.selection?.row ?? 0,
+    column: seed.selection?.column ?? 0,
+    rows: seed.selection?.rows ?? 1,
+    columns: seed.selection?.columns ?? 1,
+  };
   const excelTables: { sheet: SheetData; bounds: Bounds; name: string }[] = [];
 
   const colName = (i: number) => {
@@ -125,13 +131,17 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
       const sheet = sheets.find((s) => s.name === name) as SheetData;
       const used = sheet.used();
       if (!used) return [];
-      return Array.from({ length: used.row + used.rows }, (_, r) => Array.from({ length: used.column + used.columns }, (_, c) => sheet.get(r, c)?.value ?? ""));
+      return Array.from({ length: used.row + used.rows }, (_, r) =>
+        Array.from({ length: used.column + used.columns }, (_, c) => sheet.get(r, c)?.value ?? ""),
+      );
     },
     formats(name) {
       const sheet = sheets.find((s) => s.name === name) as SheetData;
       const used = sheet.used();
       if (!used) return [];
-      return Array.from({ length: used.row + used.rows }, (_, r) => Array.from({ length: used.column + used.columns }, (_, c) => sheet.get(r, c)?.format ?? "General"));
+      return Array.from({ length: used.row + used.rows }, (_, r) =>
+        Array.from({ length: used.column + used.columns }, (_, c) => sheet.get(r, c)?.format ?? "General"),
+      );
     },
     formula(name, r, c) {
       return sheets.find((s) => s.name === name)?.get(r, c)?.formula;
@@ -165,7 +175,11 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
     }
     getSelectedRange(): Range {
       const s = selection;
-      return new Range(this.ctx, () => s.sheet, () => ({ row: s.row, column: s.column, rows: s.rows, columns: s.columns }));
+      return new Range(
+        this.ctx,
+        () => s.sheet,
+        () => ({ row: s.row, column: s.column, rows: s.rows, columns: s.columns }),
+      );
     }
   }
 
@@ -236,10 +250,18 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
       return this;
     }
     getRangeByIndexes(row: number, column: number, rows: number, columns: number): Range {
-      return new Range(this.ctx, () => this.data, () => ({ row, column, rows, columns }));
+      return new Range(
+        this.ctx,
+        () => this.data,
+        () => ({ row, column, rows, columns }),
+      );
     }
     getUsedRangeOrNullObject(): Range {
-      return new Range(this.ctx, () => this.data, () => this.data.used());
+      return new Range(
+        this.ctx,
+        () => this.data,
+        () => this.data.used(),
+      );
     }
     activate(): void {
       this.ctx.queue.push(() => {
@@ -282,9 +304,17 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
         this.isNullObject = b === undefined;
         if (!b) return;
         const sheet = this.sheetOf();
-        Object.assign(this, { rowIndex: b.row, columnIndex: b.column, rowCount: b.rows, columnCount: b.columns, address: addressOf(sheet, b) });
+        Object.assign(this, {
+          rowIndex: b.row,
+          columnIndex: b.column,
+          rowCount: b.rows,
+          columnCount: b.columns,
+          address: addressOf(sheet, b),
+        });
         const grid = (read: (cell: Cell | undefined) => unknown) =>
-          Array.from({ length: b.rows }, (_, r) => Array.from({ length: b.columns }, (_, c) => read(sheet.get(b.row + r, b.column + c))));
+          Array.from({ length: b.rows }, (_, r) =>
+            Array.from({ length: b.columns }, (_, c) => read(sheet.get(b.row + r, b.column + c))),
+          );
         this.#values = grid((cell) => cell?.value ?? "");
         this.formulas = grid((cell) => cell?.formula ?? cell?.value ?? "");
       });
@@ -303,12 +333,16 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
       this.ctx.queue.push(() => {
         const b = this.bounds();
         const sheet = this.sheetOf();
-        if (grid.length !== b.rows || grid.some((row) => row.length !== b.columns)) throw new Error(`InvalidArgument: ${kind} of ${grid.length} rows for a range of ${b.rows}×${b.columns}`);
+        if (grid.length !== b.rows || grid.some((row) => row.length !== b.columns))
+          throw new Error(`InvalidArgument: ${kind} of ${grid.length} rows for a range of ${b.rows}×${b.columns}`);
         grid.forEach((row, r) => row.forEach((v, c) => sheet.set(b.row + r, b.column + c, toCell(v))));
         log.writes.push({ sync: log.syncs, sheet: sheet.name, kind, ...b });
       });
     }
-    getTables(): { items: { getRange: () => Range; load: () => void; name: string; showTotals: boolean }[]; load: () => void } {
+    getTables(): {
+      items: { getRange: () => Range; load: () => void; name: string; showTotals: boolean }[];
+      load: () => void;
+    } {
       const collection = {
         items: [] as { getRange: () => Range; load: () => void; name: string; showTotals: boolean }[],
         load: () =>
@@ -316,8 +350,25 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
             const b = this.bounds();
             const sheet = this.sheetOf();
             collection.items = excelTables
-              .filter((t) => t.sheet === sheet && t.bounds.row < b.row + b.rows && b.row < t.bounds.row + t.bounds.rows && t.bounds.column < b.column + b.columns && b.column < t.bounds.column + t.bounds.columns)
-              .map((t) => ({ getRange: () => new Range(this.ctx, () => t.sheet, () => t.bounds), load: () => undefined, name: t.name, showTotals: false }));
+              .filter(
+                (t) =>
+                  t.sheet === sheet &&
+                  t.bounds.row < b.row + b.rows &&
+                  b.row < t.bounds.row + t.bounds.rows &&
+                  t.bounds.column < b.column + b.columns &&
+                  b.column < t.bounds.column + t.bounds.columns,
+              )
+              .map((t) => ({
+                getRange: () =>
+                  new Range(
+                    this.ctx,
+                    () => t.sheet,
+                    () => t.bounds,
+                  ),
+                load: () => undefined,
+                name: t.name,
+                showTotals: false,
+              }));
           }),
       };
       return collection;
@@ -328,10 +379,16 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
         const start = this.bounds();
         let b = { row: start.row, column: start.column, rows: 1, columns: 1 };
         // Grow while a row or column next to the region holds something beside it.
-        for (let grown = true; grown; ) {
+        for (let grown = true; grown;) {
           grown = false;
-          const rowHas = (r: number) => r >= 0 && Array.from({ length: b.columns + 2 }, (_, i) => b.column - 1 + i).some((c) => c >= 0 && !sheet.isBlank(r, c));
-          const colHas = (c: number) => c >= 0 && Array.from({ length: b.rows + 2 }, (_, i) => b.row - 1 + i).some((r) => r >= 0 && !sheet.isBlank(r, c));
+          const rowHas = (r: number) =>
+            r >= 0 &&
+            Array.from({ length: b.columns + 2 }, (_, i) => b.column - 1 + i).some(
+              (c) => c >= 0 && !sheet.isBlank(r, c),
+            );
+          const colHas = (c: number) =>
+            c >= 0 &&
+            Array.from({ length: b.rows + 2 }, (_, i) => b.row - 1 + i).some((r) => r >= 0 && !sheet.isBlank(r, c));
           if (rowHas(b.row - 1)) b = { ...b, row: b.row - 1, rows: b.rows + 1 };
           else if (rowHas(b.row + b.rows)) b = { ...b, rows: b.rows + 1 };
           else if (colHas(b.column - 1)) b = { ...b, column: b.column - 1, columns: b.columns + 1 };
@@ -354,7 +411,8 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
   }
 
   // Excel.run(batch), or Excel.run(options, batch) as with mergeUndoGroup: the options change nothing here.
-  const run = (first: unknown, second?: unknown) => log.run((typeof first === "function" ? first : second) as (context: any) => Promise<unknown>);
+  const run = (first: unknown, second?: unknown) =>
+    log.run((typeof first === "function" ? first : second) as (context: any) => Promise<unknown>);
   (globalThis as Record<string, unknown>).Excel = { run };
   (globalThis as Record<string, unknown>).__fakeExcel = log;
   return log;

@@ -2,7 +2,16 @@ import { OfficeMockObject } from "office-addin-mock";
 
 // office-addin-mock reads office-addin-manifest's OfficeApp (to special-case Outlook); jest.config.js
 // maps that package to an empty stub (its real dependencies are ESM-only), so its one enum is given here.
-jest.mock("office-addin-manifest", () => ({ OfficeApp: { Excel: "excel", Outlook: "outlook", Word: "word", PowerPoint: "powerpoint", OneNote: "onenote", Project: "project" } }));
+jest.mock("office-addin-manifest", () => ({
+  OfficeApp: {
+    Excel: "excel",
+    Outlook: "outlook",
+    Word: "word",
+    PowerPoint: "powerpoint",
+    OneNote: "onenote",
+    Project: "project",
+  },
+}));
 import { ExcelRun } from "../../taskpane/excel/host";
 
 /**
@@ -23,12 +32,21 @@ export interface MockWorkbook {
   syncs(): number;
   /** Every range handed out by getRangeByIndexes, with the number of syncs made before it was. */
   ranges: { sheet: string; row: number; column: number; rows: number; columns: number; before: number; mock: any }[];
-  added: { name: string; sheet: any; tables: { range: any; hasHeaders: boolean }[]; charts: { type: string; title: { text: string } }[] }[];
+  added: {
+    name: string;
+    sheet: any;
+    tables: { range: any; hasHeaders: boolean }[];
+    charts: { type: string; title: { text: string } }[];
+  }[];
   calculated: string[];
   selectionSheet: string;
 }
 
-export function mockWorkbook(options: { sheets: MockSheet[]; selection?: { sheet?: string; row: number; column: number; rows?: number; columns?: number }; activeSheet?: string; tableAtSelection?: { row: number; column: number; rows: number; columns: number; name: string; showTotals?: boolean };
+export function mockWorkbook(options: {
+  sheets: MockSheet[];
+  selection?: { sheet?: string; row: number; column: number; rows?: number; columns?: number };
+  activeSheet?: string;
+  tableAtSelection?: { row: number; column: number; rows: number; columns: number; name: string; showTotals?: boolean };
   /** Called when a recalculation reaches Excel (at the sync after range.calculate()), as Excel would then call the functions. */
   onCalculate?: (address: string) => void;
 }): MockWorkbook {
@@ -62,10 +80,18 @@ export function mockWorkbook(options: { sheets: MockSheet[]; selection?: { sheet
     return r1 < 0 ? undefined : { row: r0, column: c0, rows: r1 - r0 + 1, columns: c1 - c0 + 1 };
   };
 
-  const rangeMock = (sheet: MockSheet, b: { row: number; column: number; rows: number; columns: number }, extra: Record<string, unknown> = {}) => {
+  const rangeMock = (
+    sheet: MockSheet,
+    b: { row: number; column: number; rows: number; columns: number },
+    extra: Record<string, unknown> = {},
+  ) => {
     // A whole-column selection is a million rows: its cells are never read, so none are made.
     const grid = (read: (v: unknown) => unknown) =>
-      b.rows * b.columns > 1_000_000 ? [] : Array.from({ length: b.rows }, (_, r) => Array.from({ length: b.columns }, (_, c) => read(cell(sheet, b.row + r, b.column + c))));
+      b.rows * b.columns > 1_000_000
+        ? []
+        : Array.from({ length: b.rows }, (_, r) =>
+            Array.from({ length: b.columns }, (_, c) => read(cell(sheet, b.row + r, b.column + c))),
+          );
     const m = track(
       new OfficeMockObject({
         rowIndex: b.row,
@@ -113,7 +139,8 @@ export function mockWorkbook(options: { sheets: MockSheet[]; selection?: { sheet
     return m;
   };
 
-  const byName = (name: string | undefined) => options.sheets.find((s) => s.name === name) ?? (options.sheets[0] as MockSheet);
+  const byName = (name: string | undefined) =>
+    options.sheets.find((s) => s.name === name) ?? (options.sheets[0] as MockSheet);
   const selected = options.selection ?? { row: 0, column: 0 };
   const selectionSheet = byName(selected.sheet);
   const table = options.tableAtSelection;
@@ -125,12 +152,21 @@ export function mockWorkbook(options: { sheets: MockSheet[]; selection?: { sheet
         track(
           new OfficeMockObject({
             items: table
-              ? [track(new OfficeMockObject({ name: table.name, showTotals: table.showTotals ?? false, getRange: () => rangeMock(selectionSheet, table) }) as any)]
+              ? [
+                  track(
+                    new OfficeMockObject({
+                      name: table.name,
+                      showTotals: table.showTotals ?? false,
+                      getRange: () => rangeMock(selectionSheet, table),
+                    }) as any,
+                  ),
+                ]
               : [],
           }),
         ),
       getSurroundingRegion: () => rangeMock(selectionSheet, surrounding(selectionSheet, b)),
-      getCell: (row: number, column: number) => rangeMock(selectionSheet, { row: b.row + row, column: b.column + column, rows: 1, columns: 1 }),
+      getCell: (row: number, column: number) =>
+        rangeMock(selectionSheet, { row: b.row + row, column: b.column + column, rows: 1, columns: 1 }),
     });
     // A navigation property: the same worksheet object every time, as Office keeps it.
     r.worksheet = sheetMock(selectionSheet);
@@ -142,7 +178,8 @@ export function mockWorkbook(options: { sheets: MockSheet[]; selection?: { sheet
       getSelectedRange: () => selectionMock(),
       worksheets: {
         items: options.sheets.map(sheetMock),
-        getItem: (key: string) => sheetMock(options.sheets.find((s) => s.name === key || (s.id ?? `{${s.name}}`) === key) as MockSheet),
+        getItem: (key: string) =>
+          sheetMock(options.sheets.find((s) => s.name === key || (s.id ?? `{${s.name}}`) === key) as MockSheet),
         getActiveWorksheet: () => sheetMock(byName(options.activeSheet)),
         add: (name: string) => {
           const sheet: MockSheet = { name, grid: [] };
@@ -196,7 +233,14 @@ export function mockWorkbook(options: { sheets: MockSheet[]; selection?: { sheet
       options.onCalculate?.(address);
     }
   };
-  return { run: (batch) => batch(context), syncs: () => syncs, ranges, added, calculated, selectionSheet: selectionSheet.name };
+  return {
+    run: (batch) => batch(context),
+    syncs: () => syncs,
+    ranges,
+    added,
+    calculated,
+    selectionSheet: selectionSheet.name,
+  };
 }
 
 /** Excel's surrounding region: grown while a neighbouring row or column holds something. */
@@ -206,10 +250,12 @@ function surrounding(sheet: MockSheet, start: { row: number; column: number }) {
     return v === "" || v === null || v === undefined;
   };
   let b = { row: start.row, column: start.column, rows: 1, columns: 1 };
-  for (let grown = true; grown; ) {
+  for (let grown = true; grown;) {
     grown = false;
-    const rowHas = (r: number) => r >= 0 && Array.from({ length: b.columns + 2 }, (_, i) => b.column - 1 + i).some((c) => c >= 0 && !blank(r, c));
-    const colHas = (c: number) => c >= 0 && Array.from({ length: b.rows + 2 }, (_, i) => b.row - 1 + i).some((r) => r >= 0 && !blank(r, c));
+    const rowHas = (r: number) =>
+      r >= 0 && Array.from({ length: b.columns + 2 }, (_, i) => b.column - 1 + i).some((c) => c >= 0 && !blank(r, c));
+    const colHas = (c: number) =>
+      c >= 0 && Array.from({ length: b.rows + 2 }, (_, i) => b.row - 1 + i).some((r) => r >= 0 && !blank(r, c));
     if (rowHas(b.row - 1)) b = { ...b, row: b.row - 1, rows: b.rows + 1 };
     else if (rowHas(b.row + b.rows)) b = { ...b, rows: b.rows + 1 };
     else if (colHas(b.column - 1)) b = { ...b, column: b.column - 1, columns: b.columns + 1 };

@@ -17,7 +17,8 @@ const FORMULA_COLUMN = 20;
 function portfolioSheet(): unknown[][] {
   const grid: unknown[][] = [];
   grid[0] = ["Address", "Price", "Beds", "Baths", "Guests", ...block(buyFields)];
-  for (let i = 1; i <= 5; i++) grid[i] = [`${i} Main St, Austin TX`, 400000 + i, 3, 2, 6, "Created", 45800, ...buyFields.map(() => 1), ""];
+  for (let i = 1; i <= 5; i++)
+    grid[i] = [`${i} Main St, Austin TX`, 400000 + i, 3, 2, 6, "Created", 45800, ...buyFields.map(() => 1), ""];
   // Formulas to the right of the first table.
   (grid[1] as unknown[])[FORMULA_COLUMN] = '=STR.BUY(A2,B2,C2,D2,E2,,"revenue.p50")';
   (grid[2] as unknown[])[FORMULA_COLUMN] = "=STR.COMPS(Q3)";
@@ -29,9 +30,17 @@ function portfolioSheet(): unknown[][] {
   return grid;
 }
 
-const otherSheet = () => [['=STR.ENHANCE("64f1a2b3c4d5e6f7a8b9c0d1")'], ['=STR.BUY("1 Main St, Austin TX", 400000, 3, 2, 6, "addAIComps=TRUE")'], ['=STR.BUY("1 Main St, Austin TX", 400000, 3, 2, 6, "addAIComps=TRUE")'], [42]];
+const otherSheet = () => [
+  ['=STR.ENHANCE("64f1a2b3c4d5e6f7a8b9c0d1")'],
+  ['=STR.BUY("1 Main St, Austin TX", 400000, 3, 2, 6, "addAIComps=TRUE")'],
+  ['=STR.BUY("1 Main St, Austin TX", 400000, 3, 2, 6, "addAIComps=TRUE")'],
+  [42],
+];
 
-const workbook = (selection?: { row: number; column: number; rows?: number; columns?: number; sheet?: string }, onCalculate?: (address: string) => void) =>
+const workbook = (
+  selection?: { row: number; column: number; rows?: number; columns?: number; sheet?: string },
+  onCalculate?: (address: string) => void,
+) =>
   mockWorkbook({
     sheets: [
       { name: "Portfolio", grid: portfolioSheet() },
@@ -82,7 +91,13 @@ describe("what a refresh scope holds", () => {
     const wb = workbook();
     const t = await findRefreshTargets(wb.run, "workbook");
     expect(t.sheets).toEqual(["Portfolio", "Other", "Empty"]);
-    expect(t.formulas.map((f) => f.address)).toEqual(["Portfolio!U2", "Portfolio!U4", "Other!A1", "Other!A2", "Other!A3"]);
+    expect(t.formulas.map((f) => f.address)).toEqual([
+      "Portfolio!U2",
+      "Portfolio!U4",
+      "Other!A1",
+      "Other!A2",
+      "Other!A3",
+    ]);
     expect(t.tables).toHaveLength(2);
     expect(t.recalculate.map((r) => r.sheetId)).toEqual(["{Portfolio}", "{Other}"]);
   });
@@ -90,7 +105,10 @@ describe("what a refresh scope holds", () => {
 
 describe("what a refresh costs, before anything is sent", () => {
   test("formulas: distinct calls, a report each, AI steps asked for in the text at $0.10, enhance at most both AI steps", async () => {
-    const t = await findRefreshTargets(workbook({ sheet: "Other", row: 0, column: 0, rows: 4, columns: 1 }).run, "selection");
+    const t = await findRefreshTargets(
+      workbook({ sheet: "Other", row: 0, column: 0, rows: 4, columns: 1 }).run,
+      "selection",
+    );
     expect(formulaCost(t.formulas)).toEqual({ calls: 2, cents: 20 + 30 });
   });
 
@@ -100,7 +118,17 @@ describe("what a refresh costs, before anything is sent", () => {
     const client = {
       dryRun: async (items: readonly unknown[]): Promise<DryRunAnswer> => {
         sent.push({ items: [...items] });
-        return { items: items.length, cached: 0, toCreate: items.length, invalid: 0, unknownOutcome: 0, estimatedCostUSD: items.length * 0.2, budgetRemainingUSD: 50, sandbox: true, verdicts: items.map(() => "create" as const) };
+        return {
+          items: items.length,
+          cached: 0,
+          toCreate: items.length,
+          invalid: 0,
+          unknownOutcome: 0,
+          estimatedCostUSD: items.length * 0.2,
+          budgetRemainingUSD: 50,
+          sandbox: true,
+          verdicts: items.map(() => "create" as const),
+        };
       },
       usage: async () => {
         throw new Error("not called when there are items");

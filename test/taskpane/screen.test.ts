@@ -15,7 +15,15 @@ const HEADER = ["Property Address", "List Price ($)", "Beds", "Baths", "Sleeps",
 
 function table(rows: number, street: string): unknown[][] {
   const grid: unknown[][] = [HEADER];
-  for (let i = 1; i <= rows; i++) grid.push([`${i} ${street} St, Austin TX`, `$${400 + (i % 50)},000`, 1 + (i % 4), 1 + (i % 3), 2 + (i % 6), "note"]);
+  for (let i = 1; i <= rows; i++)
+    grid.push([
+      `${i} ${street} St, Austin TX`,
+      `$${400 + (i % 50)},000`,
+      1 + (i % 4),
+      1 + (i % 3),
+      2 + (i % 6),
+      "note",
+    ]);
   return grid;
 }
 
@@ -48,18 +56,31 @@ describe("screening a table from the pane, on the real relay", () => {
     (grid[10] as unknown[])[1] = "n/a";
     grid[20] = [];
     // A blank row ends the region around one cell (as in Excel), so the whole table is selected.
-    const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }], selection: { row: 0, column: 0, rows: 451, columns: HEADER.length } });
+    const wb = mockWorkbook({
+      sheets: [{ name: "Deals", grid }],
+      selection: { row: 0, column: 0, rows: 451, columns: HEADER.length },
+    });
     const read = await readSelectedTable(wb.run);
     const mapping = recognizeColumns(maskBlock(read.headers, read.block));
     expect(mapping).toEqual(["fullAddress", "purchasePriceUSD", "bedrooms", "bathrooms", "accomodates", null]);
     const job = planScreening(read, mapping, { strategy: "buy", numbers: "point" });
 
     const e = await estimate(relay.client, [job]);
-    expect(e).toMatchObject({ items: 448, invalid: 1, cached: 0, toCreate: 448, estimatedCostUSD: 89.6, sandbox: true });
+    expect(e).toMatchObject({
+      items: 448,
+      invalid: 1,
+      cached: 0,
+      toCreate: 448,
+      estimatedCostUSD: 89.6,
+      sandbox: true,
+    });
 
     const before = wb.syncs();
     const progress: number[] = [];
-    const result = await runScreening({ client: relay.client, run: wb.run }, job, { sandbox: true, onProgress: (p) => progress.push(p.done) });
+    const result = await runScreening({ client: relay.client, run: wb.run }, job, {
+      sandbox: true,
+      onProgress: (p) => progress.push(p.done),
+    });
     expect(result).toMatchObject({ stopped: false, writeError: undefined });
     expect(result.progress).toMatchObject({ total: 449, done: 449, failed: 1, cached: 0 });
     expect(result.progress.spentUSD).toBeCloseTo(89.6, 5);
@@ -106,9 +127,17 @@ describe("screening a table from the pane, on the real relay", () => {
     const wb2 = mockWorkbook({ sheets: [{ name: "Deals", grid: again }] });
     const second = await readSelectedTable(wb2.run);
     expect(second.block?.start).toBe(HEADER.length);
-    const job2 = planScreening(second, recognizeColumns(maskBlock(second.headers, second.block)), { strategy: "buy", numbers: "point" });
+    const job2 = planScreening(second, recognizeColumns(maskBlock(second.headers, second.block)), {
+      strategy: "buy",
+      numbers: "point",
+    });
     expect(job2.blockColumn).toBe(HEADER.length);
-    expect(await estimate(relay.client, [job2])).toMatchObject({ items: 30, cached: 30, toCreate: 0, estimatedCostUSD: 0 });
+    expect(await estimate(relay.client, [job2])).toMatchObject({
+      items: 30,
+      cached: 30,
+      toCreate: 0,
+      estimatedCostUSD: 0,
+    });
     const result = await runScreening({ client: relay.client, run: wb2.run }, job2, { sandbox: true });
     expect(result.progress).toMatchObject({ done: 30, cached: 30, spentUSD: 0 });
     expect(relay.t.sandboxStats().reports).toBe(reports);
@@ -118,7 +147,10 @@ describe("screening a table from the pane, on the real relay", () => {
   test("screened again 40 days later: cached and free, each row marked stale with the price of a refresh", async () => {
     const grid = table(3, "Stale");
     const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
-    const job = planScreening(await readSelectedTable(wb.run), recognizeColumns(HEADER), { strategy: "buy", numbers: "point" });
+    const job = planScreening(await readSelectedTable(wb.run), recognizeColumns(HEADER), {
+      strategy: "buy",
+      numbers: "point",
+    });
     await runScreening({ client: relay.client, run: wb.run }, job, { sandbox: true });
     const now = Date.now();
     jest.spyOn(Date, "now").mockReturnValue(now + 40 * 86_400_000);
@@ -129,7 +161,9 @@ describe("screening a table from the pane, on the real relay", () => {
       jest.restoreAllMocks();
     }
     const rows = [...written(wb, HEADER.length)].filter(([r]) => r > 0).map(([, cells]) => cells);
-    expect(rows.at(-1)?.at(-1)).toBe("⚠ SANDBOX: simulated data | STALE: fetched 40 days ago; a refresh costs up to 0.20 USD");
+    expect(rows.at(-1)?.at(-1)).toBe(
+      "⚠ SANDBOX: simulated data | STALE: fetched 40 days ago; a refresh costs up to 0.20 USD",
+    );
   }, 60_000);
 });
 

@@ -23,7 +23,10 @@ describe("unusual rows in the pane", () => {
   beforeAll(async () => {
     t = await startRelay();
     await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    client = new RelayClient({ baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as AddressInfo).port}`, token: TEST_TOKEN });
+    client = new RelayClient({
+      baseUrl: `http://127.0.0.1:${(t.relay.app.server.address() as AddressInfo).port}`,
+      token: TEST_TOKEN,
+    });
   });
   afterAll(() => t.close());
 
@@ -35,7 +38,10 @@ describe("unusual rows in the pane", () => {
     expect(job.rows.map((r) => r.kind)).toEqual(["unusual", "request", "unusual"]);
     const held = job.rows[2];
     if (held?.kind !== "unusual") throw new Error("row 4 should be held");
-    expect(held.issues.map((i) => `${i.path} ${i.message}`)).toEqual(["Monthly rent 450000 is over 50,000 USD a month", "Monthly rent 450000 is above the price / 12"]);
+    expect(held.issues.map((i) => `${i.path} ${i.message}`)).toEqual([
+      "Monthly rent 450000 is over 50,000 USD a month",
+      "Monthly rent 450000 is above the price / 12",
+    ]);
 
     expect(await estimate(client, [job])).toMatchObject({ items: 1, unusual: 2, estimatedCostUSD: 0.2 });
     const before = t.sandboxStats().reports;
@@ -43,7 +49,9 @@ describe("unusual rows in the pane", () => {
     expect(t.sandboxStats().reports - before).toBe(1);
     expect(result.progress).toMatchObject({ total: 3, done: 3, failed: 2, spentUSD: 0.2 });
     const cells = new Map<number, unknown[]>();
-    for (const r of wb.ranges) if (r.column === GRID[0]!.length && Array.isArray(r.mock.values)) (r.mock.values as unknown[][]).forEach((v, i) => cells.set(r.row + i, v));
+    for (const r of wb.ranges)
+      if (r.column === GRID[0]!.length && Array.isArray(r.mock.values))
+        (r.mock.values as unknown[][]).forEach((v, i) => cells.set(r.row + i, v));
     expect(cells.get(1)?.[0]).toBe("Failed");
     expect(String(cells.get(1)?.at(-1))).toMatch(/STR_UNUSUAL_INPUT.*Price 450 is under 10,000 USD.*tick/);
     expect(cells.get(2)?.[0]).toBe("Created");

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { AnyRequest, NormalizedEnvelope, Operation, RelayAnswer, canonicalRequest, centsToUSD, isAnswerToKeep, isCreate } from "../../contract";
+import {
+  AnyRequest,
+  NormalizedEnvelope,
+  Operation,
+  RelayAnswer,
+  canonicalRequest,
+  centsToUSD,
+  isAnswerToKeep,
+  isCreate,
+} from "../../contract";
 import { RelayMetrics } from "../metrics";
 import { CacheReadOptions, CachedAnswer, LastCall, RelayStore, StoredAnalysis } from "../store/store";
 import { StoreCall } from "./store-call";
@@ -43,7 +52,8 @@ export class AnswerCache {
    * fetching again is what the user configured. Reads only; `restore` puts it back in the cache.
    */
   async fromLedger(key: string, last: LastCall | undefined): Promise<CachedAnswer | undefined> {
-    if (last?.state !== "billed" || !last.analysisId || last.finishedAt === undefined || this.#expired(last.finishedAt)) return undefined;
+    if (last?.state !== "billed" || !last.analysisId || last.finishedAt === undefined || this.#expired(last.finishedAt))
+      return undefined;
     const id = last.analysisId;
     const stored = await this.#o.storeCall(() => this.#o.store.getAnalysis(id));
     if (!stored) return undefined;
@@ -68,7 +78,14 @@ export class AnswerCache {
     const entry: CachedAnswer = {
       key,
       op,
-      envelope: { success: envelope.success, data: envelope.data, shape: envelope.shape, warnings: envelope.warnings, extra: envelope.extra, notes: envelope.notes },
+      envelope: {
+        success: envelope.success,
+        data: envelope.data,
+        shape: envelope.shape,
+        warnings: envelope.warnings,
+        extra: envelope.extra,
+        notes: envelope.notes,
+      },
       analysisId: id,
       fetchedAt,
       costCents,
@@ -82,7 +99,14 @@ export class AnswerCache {
       const data = envelope.data;
       try {
         const previous = isCreate(op) ? undefined : await this.#o.store.getAnalysis(id);
-        await this.#o.store.putAnalysis({ id, op, strategy: isCreate(op) ? op : previous?.strategy, data, warnings: envelope.warnings ?? [], updatedAt: fetchedAt });
+        await this.#o.store.putAnalysis({
+          id,
+          op,
+          strategy: isCreate(op) ? op : previous?.strategy,
+          data,
+          warnings: envelope.warnings ?? [],
+          updatedAt: fetchedAt,
+        });
       } catch {
         // GET /v1/analyses/:id misses it until it is fetched again; the cache still answers.
       }
@@ -98,7 +122,10 @@ export class AnswerCache {
   }
 
   /** The relay's answer: the service's envelope (with anything extra it sent) plus `relay`. */
-  answerOf(entry: Pick<CachedAnswer, "envelope" | "fetchedAt" | "op">, meta: { cached: boolean; costCents: number }): RelayAnswer {
+  answerOf(
+    entry: Pick<CachedAnswer, "envelope" | "fetchedAt" | "op">,
+    meta: { cached: boolean; costCents: number },
+  ): RelayAnswer {
     const { envelope } = entry;
     return {
       ...envelope.extra,

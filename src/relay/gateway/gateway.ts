@@ -1,5 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { AnyRequest, Charge, NO_CHARGE, Operation, RelayAnswer, describeIssues, maxCharge, validateRequest } from "../../contract";
+import {
+  AnyRequest,
+  Charge,
+  NO_CHARGE,
+  Operation,
+  RelayAnswer,
+  describeIssues,
+  maxCharge,
+  validateRequest,
+} from "../../contract";
 import { RelayError } from "../errors";
 import { RelayMetrics } from "../metrics";
 import { Outcome, outcomeOf } from "../outcome";
@@ -85,10 +94,33 @@ export class Gateway {
     this.#o = options;
     const { store, metrics } = options;
     this.#storeCall = storeCaller(options.redact);
-    this.#cache = new AnswerCache({ store, metrics, sandbox: options.sandbox, cacheTtlMs: options.cacheTtlMs, storeCall: this.#storeCall });
-    this.budget = new Budget({ store, dailyCents: options.budgetCents, dayStart: options.dayStart ?? localDayStart, storeCall: this.#storeCall });
-    this.#ledger = new Ledger({ store, metrics, owner: options.owner, budget: this.budget, storeCall: this.#storeCall });
-    this.#sender = new Sender({ pacer: options.pacer, upstream: options.upstream, metrics, retryPolicy: options.retryPolicy ?? DEFAULT_RETRY_POLICY, callTimeoutMs: options.callTimeoutMs });
+    this.#cache = new AnswerCache({
+      store,
+      metrics,
+      sandbox: options.sandbox,
+      cacheTtlMs: options.cacheTtlMs,
+      storeCall: this.#storeCall,
+    });
+    this.budget = new Budget({
+      store,
+      dailyCents: options.budgetCents,
+      dayStart: options.dayStart ?? localDayStart,
+      storeCall: this.#storeCall,
+    });
+    this.#ledger = new Ledger({
+      store,
+      metrics,
+      owner: options.owner,
+      budget: this.budget,
+      storeCall: this.#storeCall,
+    });
+    this.#sender = new Sender({
+      pacer: options.pacer,
+      upstream: options.upstream,
+      metrics,
+      retryPolicy: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
+      callTimeoutMs: options.callTimeoutMs,
+    });
   }
 
   /** Calls sent and not yet answered. */
@@ -109,7 +141,10 @@ export class Gateway {
   /** Validates a request body; throws STR_VALIDATION naming every bad field. */
   validate(op: Operation, body: unknown): AnyRequest {
     const v = validateRequest(op, body);
-    if (!v.ok) throw new RelayError("STR_VALIDATION", `Invalid ${op} request: ${describeIssues(v.issues)}`, { fields: v.issues });
+    if (!v.ok)
+      throw new RelayError("STR_VALIDATION", `Invalid ${op} request: ${describeIssues(v.issues)}`, {
+        fields: v.issues,
+      });
     return v.value;
   }
 
@@ -162,7 +197,13 @@ export class Gateway {
     return joined ? { ...answer, relay: { ...answer.relay, costUSD: 0, shared: true } } : answer;
   }
 
-  async #send(op: Operation, request: AnyRequest, key: string, ask: { refresh: boolean; freshSince: number | undefined }, flight: Flight): Promise<RelayAnswer> {
+  async #send(
+    op: Operation,
+    request: AnyRequest,
+    key: string,
+    ask: { refresh: boolean; freshSince: number | undefined },
+    flight: Flight,
+  ): Promise<RelayAnswer> {
     // A refresh is satisfied by an answer fetched since it was asked for: by another replica
     // meanwhile, or, asked again after a batch's deadline, by the call that request started.
     const freshSince = ask.freshSince ?? Date.now();
@@ -194,7 +235,10 @@ export class Gateway {
       flight.markSent();
       const result = await this.#sender.send(op, request, slot);
       // No slot could be had to send on: nothing was sent, the row settles as failed.
-      const outcome: Outcome = result instanceof RelayError ? { state: "failed", status: undefined, charge: NO_CHARGE, error: result } : outcomeOf(op, request, result, this.#o.redact);
+      const outcome: Outcome =
+        result instanceof RelayError
+          ? { state: "failed", status: undefined, charge: NO_CHARGE, error: result }
+          : outcomeOf(op, request, result, this.#o.redact);
       if ("error" in outcome) {
         await this.#ledger.record(row, outcome);
         throw outcome.error;

@@ -53,7 +53,11 @@ export class Ledger {
   async reserve(op: Operation, key: string, maxCents: number): Promise<string> {
     const now = Date.now();
     const reservation = await this.#storeCall(() =>
-      this.#store.reserveCall({ op, cacheKey: key, maxCents, owner: this.#owner, startedAt: now }, this.#budget.dailyCents, this.#budget.dayStart(now)),
+      this.#store.reserveCall(
+        { op, cacheKey: key, maxCents, owner: this.#owner, startedAt: now },
+        this.#budget.dailyCents,
+        this.#budget.dayStart(now),
+      ),
     );
     if (!reservation.ok) throw this.#budget.exceeded(reservation.committedCents, maxCents);
     return reservation.id;

@@ -67,7 +67,9 @@ export class Sender {
     this.#inFlight++;
     try {
       const result = await this.#o.upstream.call(op, request);
-      this.#o.metrics.upstreamCalls.inc({ status: result.kind === "answer" ? String(result.status) : result.failure.code });
+      this.#o.metrics.upstreamCalls.inc({
+        status: result.kind === "answer" ? String(result.status) : result.failure.code,
+      });
       return result;
     } finally {
       this.#inFlight--;
@@ -80,7 +82,9 @@ export class Sender {
       await this.#o.pacer.acquire(undefined, { first: true });
       return true;
     } catch (error) {
-      return error instanceof RelayError ? error : new RelayError("STR_SHUTTING_DOWN", "The relay is stopping; nothing was sent.", { cause: error });
+      return error instanceof RelayError
+        ? error
+        : new RelayError("STR_SHUTTING_DOWN", "The relay is stopping; nothing was sent.", { cause: error });
     }
   }
 }

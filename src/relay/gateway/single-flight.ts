@@ -29,11 +29,21 @@ export class SingleFlight {
   }
 
   /** Joins the call for `key` running here, or starts one with `start`. `joined` says which. */
-  async run(key: string, start: (flight: Flight) => Promise<RelayAnswer>, options: { signal?: AbortSignal | undefined; refresh: boolean }): Promise<{ answer: RelayAnswer; joined: boolean }> {
+  async run(
+    key: string,
+    start: (flight: Flight) => Promise<RelayAnswer>,
+    options: { signal?: AbortSignal | undefined; refresh: boolean },
+  ): Promise<{ answer: RelayAnswer; joined: boolean }> {
     let running = this.#running.get(key);
     const joined = running !== undefined;
     if (!running) {
-      const created: Running = { promise: Promise.resolve() as unknown as Promise<RelayAnswer>, controller: new AbortController(), callers: 0, sent: false, refresh: options.refresh };
+      const created: Running = {
+        promise: Promise.resolve() as unknown as Promise<RelayAnswer>,
+        controller: new AbortController(),
+        callers: 0,
+        sent: false,
+        refresh: options.refresh,
+      };
       const flight: Flight = { signal: created.controller.signal, markSent: () => void (created.sent = true) };
       created.promise = start(flight).finally(() => this.#running.delete(key));
       this.#running.set(key, created);

@@ -10,7 +10,9 @@ export function storeCaller(redact: (text: string) => string): StoreCall {
     } catch (error) {
       if (error instanceof RelayError) throw error;
       const reason = redact(error instanceof Error ? error.message : String(error));
-      throw new RelayError("STR_STORE_UNAVAILABLE", `The relay's store is unavailable (${reason}); nothing was sent.`, { cause: error });
+      throw new RelayError("STR_STORE_UNAVAILABLE", `The relay's store is unavailable (${reason}); nothing was sent.`, {
+        cause: error,
+      });
     }
   };
 }

@@ -21,7 +21,9 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
   const distDir = addinDir ?? DIST_DIR;
   const built = fs.existsSync(path.join(distDir, "manifest.xml"));
   // Checked at start, so a bad RELAY_PUBLIC_URL stops the relay with its reason rather than at the first download.
-  const manifest = built ? manifestFor(fs.readFileSync(path.join(distDir, "manifest.xml"), "utf8"), config.publicUrl) : undefined;
+  const manifest = built
+    ? manifestFor(fs.readFileSync(path.join(distDir, "manifest.xml"), "utf8"), config.publicUrl)
+    : undefined;
 
   // Every route of this plugin, the static files' included, is public.
   app.addHook("onRoute", (route) => {
@@ -29,7 +31,11 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
   });
 
   app.get("/manifest.xml", PUBLIC, async (_request, reply) => {
-    if (!manifest) throw new RelayError("STR_NOT_FOUND", "The add-in is not built here: run `npm run build`, then restart the relay.");
+    if (!manifest)
+      throw new RelayError(
+        "STR_NOT_FOUND",
+        "The add-in is not built here: run `npm run build`, then restart the relay.",
+      );
     return reply.type("application/xml; charset=utf-8").header("cache-control", "no-cache").send(manifest);
   });
   if (!built) return;

@@ -19,12 +19,17 @@ export const healthRoutes: FastifyPluginAsync<RouteContext> = async (app, { stor
       // reads. Without a token it names only the part that is down; the log has the details.
       request.log.warn({ err: error }, "store unavailable");
       const part = error instanceof StoreDownError ? error.part : store.kind;
-      const down = new RelayError("STR_STORE_UNAVAILABLE", `The relay's store is unavailable (${part} does not answer).`);
+      const down = new RelayError(
+        "STR_STORE_UNAVAILABLE",
+        `The relay's store is unavailable (${part} does not answer).`,
+      );
       return reply.code(503).send({ ok: false, mode: config.mode, version: RELAY_VERSION, ...down.toBody() });
     }
     return { ok: true, mode: config.mode, version: RELAY_VERSION };
   });
   const description = openApiDocument(config.publicUrl);
   app.get("/openapi.json", PUBLIC, async () => description);
-  app.get("/metrics", TOKEN, async (_request, reply) => reply.type("text/plain; version=0.0.4; charset=utf-8").send(metrics.render()));
+  app.get("/metrics", TOKEN, async (_request, reply) =>
+    reply.type("text/plain; version=0.0.4; charset=utf-8").send(metrics.render()),
+  );
 };

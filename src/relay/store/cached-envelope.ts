@@ -27,6 +27,7 @@ export function splitComparables(envelope: Envelope): SplitEnvelope {
 
 /** Puts the comparables kept apart back into the rest; `undefined` (not read) leaves the list empty. */
 export function joinComparables(rest: Envelope, comparables: string | null | undefined): Envelope {
-  if (typeof comparables === "string" && rest.data) rest.data.comparables = JSON.parse(comparables) as NonNullable<Envelope["data"]>["comparables"];
+  if (typeof comparables === "string" && rest.data)
+    rest.data.comparables = JSON.parse(comparables) as NonNullable<Envelope["data"]>["comparables"];
   return rest;
 }

@@ -20,7 +20,10 @@ export interface StoreChoice {
   owner: string;
 }
 
-export async function openStore(config: RelayConfig, choice: StoreChoice): Promise<{ store: RelayStore; pacer: Pacer }> {
+export async function openStore(
+  config: RelayConfig,
+  choice: StoreChoice,
+): Promise<{ store: RelayStore; pacer: Pacer }> {
   const rule = pacingRule(config.upstreamRps);
   if (choice.store) return { store: choice.store, pacer: choice.pacer ?? new LocalPacer(rule) };
   if (config.redisUrl && config.databaseUrl) {
@@ -31,7 +34,15 @@ export async function openStore(config: RelayConfig, choice: StoreChoice): Promi
       lockLeaseMs: choice.heartbeatMs * 3,
       clientName: `str-relay-${choice.owner}`,
     });
-    return { store, pacer: choice.pacer ?? new RedisPacer(store.redis, pacingRule(config.upstreamRps, SHARED_PACING_MARGIN_MS), config.storeNamespace) };
+    return {
+      store,
+      pacer:
+        choice.pacer ??
+        new RedisPacer(store.redis, pacingRule(config.upstreamRps, SHARED_PACING_MARGIN_MS), config.storeNamespace),
+    };
   }
-  return { store: new SqliteStore(path.join(config.dataDir, "relay.sqlite")), pacer: choice.pacer ?? new LocalPacer(rule) };
+  return {
+    store: new SqliteStore(path.join(config.dataDir, "relay.sqlite")),
+    pacer: choice.pacer ?? new LocalPacer(rule),
+  };
 }

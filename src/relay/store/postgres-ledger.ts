@@ -34,7 +34,8 @@ const DB_NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint";
 const STEADY_GAP_BEATS = 1.5;
 
 /** billed + unknown + pending, as the budget counts them. */
-const COMMITTED_CENTS = "CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END";
+const COMMITTED_CENTS =
+  "CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END";
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -107,7 +108,8 @@ export class PostgresLedger {
   });
 
   constructor(pool: Pool, schema: string) {
-    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new RangeError(`Expected schema to be lowercase letters, digits and _, got ${JSON.stringify(schema)}`);
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+      throw new RangeError(`Expected schema to be lowercase letters, digits and _, got ${JSON.stringify(schema)}`);
     this.#pool = pool;
     this.#schema = schema;
     this.#s = `"${schema}"`;
@@ -164,7 +166,9 @@ export class PostgresLedger {
     }
     const row = rows[0];
     if (!row) throw partError("Postgres", new Error("the reservation returned no row"));
-    return row.reserved_id === null ? { ok: false, committedCents: Number(row.committed_cents) } : { ok: true, id: String(row.reserved_id) };
+    return row.reserved_id === null
+      ? { ok: false, committedCents: Number(row.committed_cents) }
+      : { ok: true, id: String(row.reserved_id) };
   }
 
   /** pending → final in one statement; also unknown → final, for a call swept while its owner lived. */
@@ -172,7 +176,17 @@ export class PostgresLedger {
     await this.#query(
       `UPDATE ${this.#s}.ledger_v1 SET state = $2, status = $3, cents = $4, reports = $5, ai_functions = $6, analysis_id = $7, error_code = $8, finished_at = $9
        WHERE id = $1 AND state IN ('pending', 'unknown')`,
-      [id, end.state, end.status ?? null, end.cents, end.reports, end.aiFunctions, end.analysisId ?? null, end.errorCode ?? null, end.finishedAt],
+      [
+        id,
+        end.state,
+        end.status ?? null,
+        end.cents,
+        end.reports,
+        end.aiFunctions,
+        end.analysisId ?? null,
+        end.errorCode ?? null,
+        end.finishedAt,
+      ],
     );
   }
 
@@ -187,17 +201,33 @@ export class PostgresLedger {
   }
 
   async #lastCallsOf(keys: readonly string[]): Promise<Map<string, LastCall>> {
-    const { rows } = await this.#query<{ cache_key: string; state: CallState; op: Operation; analysis_id: string | null; finished_at: string | null }>(
+    const { rows } = await this.#query<{
+      cache_key: string;
+      state: CallState;
+      op: Operation;
+      analysis_id: string | null;
+      finished_at: string | null;
+    }>(
       `SELECT DISTINCT ON (cache_key) cache_key, state, op, analysis_id, finished_at FROM ${this.#s}.ledger_v1 WHERE cache_key = ANY($1::text[]) ORDER BY cache_key, id DESC`,
       [keys],
     );
     return new Map(
-      rows.map((r) => [r.cache_key, { state: r.state, op: r.op, analysisId: r.analysis_id ?? undefined, finishedAt: r.finished_at === null ? undefined : Number(r.finished_at) }]),
+      rows.map((r) => [
+        r.cache_key,
+        {
+          state: r.state,
+          op: r.op,
+          analysisId: r.analysis_id ?? undefined,
+          finishedAt: r.finished_at === null ? undefined : Number(r.finished_at),
+        },
+      ]),
     );
   }
 
   async #usageSince(since: number): Promise<UsageTotals> {
-    const { rows } = await this.#query<Record<"calls" | "reports" | "ai_functions" | "billed" | "unknown" | "pending", string>>(
+    const { rows } = await this.#query<
+      Record<"calls" | "reports" | "ai_functions" | "billed" | "unknown" | "pending", string>
+    >(
       `SELECT COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions,
          COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed,
          COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown,
@@ -298,7 +328,10 @@ export class PostgresLedger {
     await this.#pool.end();
   }
 
-  async #query<R extends object>(text: string, values: unknown[] = []): Promise<{ rows: R[]; rowCount: number | null }> {
+  async #query<R extends object>(
+    text: string,
+    values: unknown[] = [],
+  ): Promise<{ rows: R[]; rowCount: number | null }> {
     await this.ready();
     try {
       return await this.#pool.query<R & Record<string, unknown>>(text, values);
@@ -320,7 +353,9 @@ export class PostgresLedger {
       // Replicas starting together take turns; the lock ends with the transaction.
       await client.query("SELECT pg_advisory_xact_lock(hashtext($1), $2)", [this.#schema, LOCK_MIGRATE]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.#s}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#s}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${this.#s}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
       const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${this.#s}.migrations`);
       const done = new Set(rows.map((r) => r.version));
       for (const m of MIGRATIONS) {

@@ -65,7 +65,8 @@ export class RedisCache {
   readonly #timer: NodeJS.Timeout;
 
   constructor(redis: Redis, prefix: string, lockLeaseMs: number) {
-    if (!Number.isFinite(lockLeaseMs) || lockLeaseMs < 100) throw new RangeError(`Expected lockLeaseMs to be a number of at least 100, got ${lockLeaseMs}`);
+    if (!Number.isFinite(lockLeaseMs) || lockLeaseMs < 100)
+      throw new RangeError(`Expected lockLeaseMs to be a number of at least 100, got ${lockLeaseMs}`);
     this.#redis = redis;
     this.#prefix = prefix;
     this.#leaseMs = Math.round(lockLeaseMs);
@@ -97,7 +98,9 @@ export class RedisCache {
   async getCached(key: string, options: CacheReadOptions = {}): Promise<CachedAnswer | undefined> {
     const redisKey = this.cacheKey(key);
     const [text, comparables] =
-      options.comparables === false ? [await this.#run(() => this.#redis.hget(redisKey, "entry")), undefined] : await this.#run(() => this.#redis.hmget(redisKey, "entry", "comparables"));
+      options.comparables === false
+        ? [await this.#run(() => this.#redis.hget(redisKey, "entry")), undefined]
+        : await this.#run(() => this.#redis.hmget(redisKey, "entry", "comparables"));
     if (typeof text === "string") {
       const entry = JSON.parse(text) as CachedAnswer;
       return { ...entry, envelope: joinComparables(entry.envelope, comparables) };

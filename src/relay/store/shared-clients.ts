@@ -70,7 +70,9 @@ export type RedisScript = (keys: readonly string[], args: readonly (string | num
 
 export function redisScript(redis: Redis, name: string, lua: string): RedisScript {
   redis.defineCommand(name, { lua });
-  const command = (redis as unknown as Record<string, (numberOfKeys: number, ...rest: (string | number)[]) => Promise<unknown>>)[name];
+  const command = (
+    redis as unknown as Record<string, (numberOfKeys: number, ...rest: (string | number)[]) => Promise<unknown>>
+  )[name];
   if (!command) throw new Error(`ioredis did not define the script ${name}`);
   return async (keys, args) => {
     whenConnected(redis);
@@ -107,7 +109,10 @@ const TROUBLES: readonly [RegExp, string][] = [
   [/timed out|timeout/i, "no answer in time"],
   [/ECONNREFUSED/, "connection refused"],
   [/ENOTFOUND|EAI_AGAIN/, "host not found"],
-  [/max retries per request|Connection is closed|Connection terminated|ECONNRESET|EPIPE|socket hang up/i, "connection lost"],
+  [
+    /max retries per request|Connection is closed|Connection terminated|ECONNRESET|EPIPE|socket hang up/i,
+    "connection lost",
+  ],
   [/isn't writeable|not connected/i, "not connected"],
 ];
 

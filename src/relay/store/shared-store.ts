@@ -3,7 +3,18 @@ import { Pool } from "pg";
 import { PostgresLedger } from "./postgres-ledger";
 import { RedisCache } from "./redis-cache";
 import { STORE_TIMEOUT_MS, postgresPool, redisClient } from "./shared-clients";
-import { CacheReadOptions, CachedAnswer, CallEnd, CallStart, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
+import {
+  CacheReadOptions,
+  CachedAnswer,
+  CallEnd,
+  CallStart,
+  LastCall,
+  LedgerRow,
+  RelayStore,
+  Reservation,
+  StoredAnalysis,
+  UsageTotals,
+} from "./store";
 
 /**
  * The store of relay replicas: Redis for cached answers and request locks (and, through
@@ -39,7 +50,11 @@ export class SharedStore implements RelayStore {
    */
   static async open(options: SharedStoreOptions): Promise<SharedStore> {
     const name = options.clientName ?? "str-relay";
-    const store = new SharedStore(redisClient(options.redisUrl, name), postgresPool(options.databaseUrl, name), options);
+    const store = new SharedStore(
+      redisClient(options.redisUrl, name),
+      postgresPool(options.databaseUrl, name),
+      options,
+    );
     await Promise.allSettled([store.#ledger.ready(), whenReady(store.redis, STORE_TIMEOUT_MS)]);
     return store;
   }
@@ -117,7 +132,10 @@ export class SharedStore implements RelayStore {
     this.#closed = true;
     this.#cache.close();
     // QUIT lets commands in flight finish; a connection that is not up is just dropped.
-    const redisClosed = this.redis.status === "ready" ? this.redis.quit().catch(() => this.redis.disconnect()) : Promise.resolve(this.redis.disconnect());
+    const redisClosed =
+      this.redis.status === "ready"
+        ? this.redis.quit().catch(() => this.redis.disconnect())
+        : Promise.resolve(this.redis.disconnect());
     await Promise.allSettled([redisClosed, this.#ledger.close()]);
   }
 }

@@ -50,7 +50,11 @@ export class Checkpointer {
   constructor(options: CheckpointerOptions) {
     this.#worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file: options.file, intervalMs: options.intervalMs ?? 1000, sqliteModule: require.resolve("better-sqlite3") },
+      workerData: {
+        file: options.file,
+        intervalMs: options.intervalMs ?? 1000,
+        sqliteModule: require.resolve("better-sqlite3"),
+      },
     });
     // Not a reason to keep the process alive: the store's close() stops it.
     this.#worker.unref();

@@ -4,7 +4,19 @@ import { Operation } from "../../contract";
 import { joinComparables, splitComparables } from "./cached-envelope";
 import { ensurePrivateDir, ensurePrivateFile } from "./private-files";
 import { Checkpointer } from "./sqlite-checkpointer";
-import { CacheReadOptions, CachedAnswer, CallEnd, CallStart, CallState, LastCall, LedgerRow, RelayStore, Reservation, StoredAnalysis, UsageTotals } from "./store";
+import {
+  CacheReadOptions,
+  CachedAnswer,
+  CallEnd,
+  CallStart,
+  CallState,
+  LastCall,
+  LedgerRow,
+  RelayStore,
+  Reservation,
+  StoredAnalysis,
+  UsageTotals,
+} from "./store";
 
 /**
  * The embedded store: one SQLite file in RELAY_DATA_DIR. Tables carry a version in their names
@@ -81,7 +93,9 @@ export class SqliteStore implements RelayStore {
         "INSERT INTO analyses_v1 (id, op, strategy, data, warnings, updated_at) VALUES (@id, @op, @strategy, @data, @warnings, @updated_at) " +
           "ON CONFLICT (id) DO UPDATE SET op = excluded.op, strategy = COALESCE(analyses_v1.strategy, excluded.strategy), data = excluded.data, warnings = excluded.warnings, updated_at = excluded.updated_at",
       ),
-      committed: db.prepare<[number], { committed_cents: number }>("SELECT committed_cents FROM spend_v2 WHERE day = ?"),
+      committed: db.prepare<[number], { committed_cents: number }>(
+        "SELECT committed_cents FROM spend_v2 WHERE day = ?",
+      ),
       addCommitted: db.prepare(
         "INSERT INTO spend_v2 (day, committed_cents) VALUES (@day, @cents) ON CONFLICT (day) DO UPDATE SET committed_cents = committed_cents + excluded.committed_cents",
       ),
@@ -91,22 +105,27 @@ export class SqliteStore implements RelayStore {
       finishCall: db.prepare<FinishParams, { day: number; max_cents: number }>(
         "UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state IN ('pending', 'unknown') RETURNING day, max_cents",
       ),
-      lastCall: db.prepare<[string], { state: CallState; op: string; analysis_id: string | null; finished_at: number | null }>(
-        "SELECT state, op, analysis_id, finished_at FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
-      ),
+      lastCall: db.prepare<
+        [string],
+        { state: CallState; op: string; analysis_id: string | null; finished_at: number | null }
+      >("SELECT state, op, analysis_id, finished_at FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1"),
       usage: db.prepare<[number], UsageRow>(
         "SELECT COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions, " +
           "COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed, " +
           "COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown, " +
           "COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending FROM ledger_v2 WHERE started_at >= ?",
       ),
-      heartbeat: db.prepare("INSERT INTO replicas_v1 (owner, heartbeat_at) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET heartbeat_at = excluded.heartbeat_at"),
+      heartbeat: db.prepare(
+        "INSERT INTO replicas_v1 (owner, heartbeat_at) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
+      ),
       settleOrphans: db.prepare(
         "UPDATE ledger_v2 SET state = 'unknown', error_code = 'STR_OUTCOME_UNKNOWN', finished_at = @now WHERE state = 'pending' AND owner NOT IN (SELECT owner FROM replicas_v1 WHERE heartbeat_at >= @cutoff)",
       ),
       // A lock lives as long as its call may (the upstream timeout and a minute), far longer than a
       // replica that stopped heartbeating: its locks go with its calls, as the shared store's leases do.
-      releaseOrphanLocks: db.prepare("DELETE FROM locks_v1 WHERE owner NOT IN (SELECT owner FROM replicas_v1 WHERE heartbeat_at >= @cutoff)"),
+      releaseOrphanLocks: db.prepare(
+        "DELETE FROM locks_v1 WHERE owner NOT IN (SELECT owner FROM replicas_v1 WHERE heartbeat_at >= @cutoff)",
+      ),
       ledger: db.prepare<[], LedgerDbRow>("SELECT * FROM ledger_v2 ORDER BY id"),
       // A lock is taken when free, expired, or already ours; the row is the lock, so processes sharing the file agree.
       acquireLock: db.prepare(
@@ -170,7 +189,7 @@ export class SqliteStore implements RelayStore {
     );
     const move = db.transaction(() => {
       if (!exists.get()) return;
-      for (let last = 0; ; ) {
+      for (let last = 0; ;) {
         const rows = page.all(last);
         if (rows.length === 0) break;
         for (const row of rows) insert.run(cacheRowOf(cachedAnswerOf(row)));
@@ -188,7 +207,8 @@ export class SqliteStore implements RelayStore {
   }
 
   async getCached(key: string, options: CacheReadOptions = {}): Promise<CachedAnswer | undefined> {
-    const row = options.comparables === false ? this.#stmt.getCachedWithoutComparables.get(key) : this.#stmt.getCached.get(key);
+    const row =
+      options.comparables === false ? this.#stmt.getCachedWithoutComparables.get(key) : this.#stmt.getCached.get(key);
     return row && cachedAnswerOf(row);
   }
 
@@ -248,12 +268,26 @@ export class SqliteStore implements RelayStore {
 
   async lastCall(cacheKey: string): Promise<LastCall | undefined> {
     const r = this.#stmt.lastCall.get(cacheKey);
-    return r && { state: r.state, op: r.op as Operation, analysisId: r.analysis_id ?? undefined, finishedAt: r.finished_at ?? undefined };
+    return (
+      r && {
+        state: r.state,
+        op: r.op as Operation,
+        analysisId: r.analysis_id ?? undefined,
+        finishedAt: r.finished_at ?? undefined,
+      }
+    );
   }
 
   async usage(since: number): Promise<UsageTotals> {
     const r = this.#stmt.usage.get(since) as UsageRow;
-    return { calls: r.calls, reports: r.reports, aiFunctions: r.ai_functions, billedCents: r.billed, unknownCents: r.unknown, pendingCents: r.pending };
+    return {
+      calls: r.calls,
+      reports: r.reports,
+      aiFunctions: r.ai_functions,
+      billedCents: r.billed,
+      unknownCents: r.unknown,
+      pendingCents: r.pending,
+    };
   }
 
   /**
@@ -332,7 +366,15 @@ interface CacheRow {
 
 function cacheRowOf(entry: CachedAnswer): CacheRow {
   const { rest, comparables } = splitComparables(entry.envelope);
-  return { key: entry.key, op: entry.op, envelope: JSON.stringify(rest), analysis_id: entry.analysisId ?? null, fetched_at: entry.fetchedAt, cost_cents: entry.costCents, comparables };
+  return {
+    key: entry.key,
+    op: entry.op,
+    envelope: JSON.stringify(rest),
+    analysis_id: entry.analysisId ?? null,
+    fetched_at: entry.fetchedAt,
+    cost_cents: entry.costCents,
+    comparables,
+  };
 }
 
 function cachedAnswerOf(row: CacheRow): CachedAnswer {
