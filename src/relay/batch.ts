@@ -13,6 +13,7 @@ import {
   showValue,
   toFieldIssues,
 } from "../contract";
+import type { Caller } from "./caller";
 import { RelayError, asRelayError } from "./errors";
 import { Gateway } from "./gateway";
 
@@ -139,6 +140,8 @@ export interface StreamOptions {
    * gets a pending line, its work goes on and its answer is kept, for the client to ask again.
    */
   deadlineMs?: number | undefined;
+  /** Who sent the batch (caller.ts). */
+  caller?: Caller | undefined;
 }
 
 /** Seconds a client waits before asking again for the items a batch left pending. */
@@ -177,6 +180,7 @@ export function streamBatch(
         refresh: item.refresh,
         freshSince: item.freshSince,
         signal,
+        caller: options.caller,
         maxComparables: options.maxComparables,
       })
       .then(

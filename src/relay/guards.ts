@@ -32,6 +32,7 @@ const TOKEN_IN_URL =
   "A credential was sent in the URL, where logs and browser history keep it: send it as `Authorization: Bearer <token>` and rotate it.";
 
 export function installGuards(app: FastifyInstance, options: GuardOptions): void {
+  app.decorateRequest("caller", undefined);
   app.addHook("onRequest", async (request, reply) => {
     const access: Access = request.is404 ? "public" : accessOf(request.routeOptions.config);
     checkTarget(request.raw.url ?? "");
@@ -108,7 +109,8 @@ function checkToken(request: FastifyRequest, options: GuardOptions): void {
       token === undefined ? "Send the relay token as `Authorization: Bearer <token>`." : "The relay token is wrong.",
     );
   }
-  const verdict = options.callerLimit.take(tokenId(token));
+  request.caller = { id: tokenId(token) };
+  const verdict = options.callerLimit.take(request.caller.id);
   if (!verdict.ok) {
     const seconds = String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));
     throw new RelayError(

@@ -18,6 +18,7 @@ import { markStale } from "../staleness";
 import { RelayStore } from "../store/store";
 import { Upstream } from "../upstream";
 import { AnswerCache, cacheKeyOf, limitComparables } from "./answer-cache";
+import type { Caller } from "../caller";
 import { Budget } from "./budget";
 import { localDayStart } from "./calendar";
 import { Ledger, mayHaveBilled } from "./ledger";
@@ -66,6 +67,8 @@ export interface AnalyzeOptions {
   freshSince?: number | undefined;
   /** The caller went away: drop the call if it has not been sent yet. */
   signal?: AbortSignal | undefined;
+  /** Who asked (caller.ts); undefined for the relay's own work. */
+  caller?: Caller | undefined;
   /**
    * At most this many of `data.comparables`, the first as the service listed them; 0 leaves the list
    * empty (the key stays). Only the answer is cut: the cache and the stored analysis keep them all.

@@ -11,7 +11,11 @@ export const analysisRoutes: FastifyPluginAsync<RouteContext> = async (app, { ga
     app.post(route, TOKEN, async (request, reply) => {
       // No body at all (and so no content type for the parser to refuse) is not a request to check.
       if (request.body === undefined) throw new RelayError("STR_BAD_REQUEST", "The body is empty; send a JSON object.");
-      return gateway.analyze(op, request.body, { refresh: wantsRefresh(request), signal: callerGone(reply) });
+      return gateway.analyze(op, request.body, {
+        refresh: wantsRefresh(request),
+        signal: callerGone(reply),
+        caller: request.caller,
+      });
     });
   }
 };

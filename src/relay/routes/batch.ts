@@ -9,7 +9,11 @@ export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gatew
   app.post("/v1/batch", TOKEN, async (request, reply) => {
     const { items, dryRun, maxComparables } = parseBatch(request.body);
     if (dryRun) return dryRunBatch(gateway, items, config.mode === "sandbox");
-    const stream = streamBatch(gateway, items, callerGone(reply), { maxComparables, deadlineMs: config.maxRequestMs });
+    const stream = streamBatch(gateway, items, callerGone(reply), {
+      maxComparables,
+      deadlineMs: config.maxRequestMs,
+      caller: request.caller,
+    });
     return reply.type("application/x-ndjson; charset=utf-8").send(stream);
   });
 };
