@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { FIELD_CATALOGUE } from "../../src/contract";
+import { tableRows } from "../support/markdown";
 
 /** docs/functions.md is the users' reference: it must name every function and every field. */
 const doc = fs.readFileSync(path.join(__dirname, "../../docs/functions.md"), "utf8");
@@ -13,8 +14,9 @@ test("every STR function in functions.ts is documented with its signature", () =
 });
 
 test("every field of the catalogue is in the fields table, with its label", () => {
-  for (const f of FIELD_CATALOGUE)
-    expect(doc).toMatch(
-      new RegExp(`\\| \`${f.path.replace(".", "\\.")}\` \\| ${f.label.replace(/[()&]/g, (c) => `\\${c}`)}`),
-    );
+  const rows = tableRows(doc);
+  for (const f of FIELD_CATALOGUE) {
+    const row = rows.find(([path]) => path === `\`${f.path}\``);
+    expect(row?.[1]).toMatch(new RegExp(`^${f.label.replace(/[()&]/g, (c) => `\\${c}`)}`));
+  }
 });

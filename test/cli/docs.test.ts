@@ -3,6 +3,7 @@ import path from "node:path";
 import { FLAG_OPTIONS, HELP, SHORT_OPTIONS, VALUE_OPTIONS } from "../../src/cli/args";
 import { EXIT } from "../../src/cli/run";
 import { INPUT_FIELDS, STRATEGY_WORDS } from "../../src/inputs";
+import { tableRows } from "../support/markdown";
 
 /** docs/cli.md is held to the code's own tables, so an option, a column name or an exit code cannot be added without it. */
 const ROOT = path.join(__dirname, "..", "..");
@@ -27,9 +28,9 @@ describe("docs/cli.md", () => {
   test("lists every recognised column name, by field", () => {
     const columns = section("Columns it recognises");
     for (const [key, field] of Object.entries(INPUT_FIELDS)) {
-      const line = columns.split("\n").find((l) => l.startsWith(`| ${field.label} | \`${key}\` |`));
-      expect(line).toBeDefined();
-      for (const name of field.names) expect(line).toContain(`\`${name}\``);
+      const row = tableRows(columns).find(([label, k]) => label === field.label && k === `\`${key}\``);
+      expect(row).toBeDefined();
+      for (const name of field.names) expect(row?.join("|")).toContain(`\`${name}\``);
     }
   });
 
@@ -37,15 +38,20 @@ describe("docs/cli.md", () => {
     const strategies = section("Strategy values");
     for (const [word, op] of Object.entries(STRATEGY_WORDS)) {
       if (op === "enhance") continue; // a ENHANCE call's operation, not a strategy a row may have
-      const line = strategies.split("\n").find((l) => l.startsWith(`| \`${op}\``));
-      expect(line).toContain(`\`${word}\``);
+      const row = tableRows(strategies).find(([first]) => first?.startsWith(`\`${op}\``));
+      expect(row?.join("|")).toContain(`\`${word}\``);
     }
   });
 
   test("gives every exit code, including --dry-run's", () => {
     const codes = section("Exit codes");
-    for (const code of Object.values(EXIT)) expect(codes).toMatch(new RegExp(`\\n\\| \`${code}\` \\| .+ \\| .+ \\|`));
-    expect(codes).toContain("| A run | `--dry-run` |");
+    const rows = tableRows(codes);
+    expect(rows[0]?.slice(1)).toEqual(["A run", "`--dry-run`"]);
+    for (const code of Object.values(EXIT)) {
+      const row = rows.find(([first]) => first === `\`${code}\``);
+      expect(row?.[1]).toBeTruthy();
+      expect(row?.[2]).toBeTruthy();
+    }
   });
 
   test("is where bin/str-screen.js and --help point", () => {
