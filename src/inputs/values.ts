@@ -75,7 +75,7 @@ function decimalValue(
     if (strictComma !== undefined) return { value: strictComma };
     readings = [strictPoint, looseComma];
   } else readings = [strictPoint, strictComma, loosePoint];
-  const distinct = [...new Set(readings.filter((r): r is number => r !== undefined && Number.isFinite(r)))];
+  const distinct = [...new Set(readings.filter((r): r is number => Number.isFinite(r)))];
   if (distinct.length === 0) return undefined;
   return distinct.length === 1 ? { value: distinct[0] as number } : { readings: distinct };
 }
@@ -112,7 +112,6 @@ export function readMoney(input: CellInput, options: ReadOptions = {}): Read<num
       "an amount",
       read.readings.map((r) => sign * r * scale),
     );
-  if (!Number.isFinite(read.value)) return fail(`an amount; got ${show(input)}`);
   return ok(sign * read.value * scale);
 }
 

@@ -97,3 +97,49 @@ describe("a row of a ;-separated table", () => {
     }
   });
 });
+
+/**
+ * Each case below pins one rule of decimalValue that a looser or stricter pattern would change
+ * (found by mutation testing, docs/mutation-testing.md): what reads, what is refused, and what the
+ * refusal says.
+ */
+describe("the edges of each convention", () => {
+  const point = { numbers: "point" } as const;
+  const comma = { numbers: "comma" } as const;
+
+  test.each<[string, { numbers: NumberStyle }, number]>([
+    // Indian grouping, with paise and its mirror: the digits after the mark are not one.
+    ["12,34,567.50", point, 1234567.5],
+    ["12.34.567,50", comma, 1234567.5],
+    // Thousands marks only, of the other convention: the one reading there is.
+    ["1.234.567", point, 1234567],
+    ["1,234,567", comma, 1234567],
+    // Written in the other convention with both marks: no other reading.
+    ["1.234,5", point, 1234.5],
+  ])("%p in %o reads %p", (input, options, expected) => expect(value(readMoney(input, options))).toBe(expected));
+
+  test.each<[string, { numbers: NumberStyle }, string]>([
+    [".5", comma, "0.5 or 5"],
+    [",5", point, "0.5 or 5"],
+  ])("%p in %o is refused: it could mean %s", (input, options, readings) => {
+    expect(value(readNumber(input, options))).toContain(`could mean ${readings}`);
+  });
+
+  test("a misplaced mark that no convention writes is refused as not a number", () => {
+    expect(value(readNumber("1,2.3", comma))).toBe('ERR a number; got "1,2.3"');
+    expect(value(readMoney("1.2.3", point))).toBe('ERR an amount such as 415000 or $415,000; got "1.2.3"');
+  });
+
+  test("the refusal names the field's kind, the trimmed text, both readings and how to write it", () => {
+    expect(value(readNumber(" 1,5 ", point))).toBe(
+      'ERR a number that reads one way only: "1,5" could mean 1.5 or 15 (is "," or "." the decimal mark?); write it as 1.5 or 15, without thousands marks',
+    );
+    expect(value(readMoney("1,5k", point))).toBe(
+      'ERR an amount that reads one way only: "1,5k" could mean 1500 or 15000 (is "," or "." the decimal mark?); write it as 1500 or 15000, without thousands marks',
+    );
+    expect(value(readMoney("-1,5", point))).toContain("could mean -1.5 or -15");
+    expect(value(readPercent("6,5", point))).toBe(
+      'ERR a percentage that reads one way only: "6,5" could mean 6.5 or 65 (is "," or "." the decimal mark?); write it as 6.5 or 65, without thousands marks',
+    );
+  });
+});

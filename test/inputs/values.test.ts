@@ -1,4 +1,5 @@
 import {
+  CellInput,
   STRATEGY_NAMES,
   isBlank,
   readBoolean,
@@ -299,4 +300,23 @@ describe("the 100-character guard: longer text is never read as a number (the pa
     expect(value(readNumber(text(40)))).toBe(`ERR a number; got "${text(40)}"`);
     expect(value(readNumber(text(41)))).toBe(`ERR a number; got "${text(37)}..."`);
   });
+});
+
+describe("exactly 1 as a percentage depends on what the field allows", () => {
+  test.each<[CellInput, number | undefined, number]>([
+    [1, 100, 100], // a %-formatted 100 % where 100 % is allowed (a co-host commission)
+    [1, 99, 1], // 1 % where it is not
+    [1, undefined, 1],
+    ["1", 100, 100],
+    [0.5, undefined, 50],
+    [0.5, 100, 50],
+    [1.5, 100, 1.5],
+  ])("%p with maxPercent %p reads %p", (input, maxPercent, expected) => {
+    expect(value(readPercent(input, maxPercent === undefined ? {} : { maxPercent }))).toBe(expected);
+  });
+});
+
+test("a unit after a count may be in capitals", () => {
+  expect(value(readNumber("3 BD"))).toBe(3);
+  expect(value(readNumber("2.5 Baths"))).toBe(2.5);
 });
