@@ -86,6 +86,36 @@ describe("the relay serves the built add-in on its own origin", () => {
   });
 });
 
+describe("one add-in per deployment", () => {
+  const manifestOf = async (env: Record<string, string>) => {
+    const t = await startRelay(env, { addinDir: await addinBuild() });
+    try {
+      const body = (await t.relay.app.inject({ method: "GET", url: "/manifest.xml" })).body;
+      return {
+        id: /<Id>([^<]+)<\/Id>/.exec(body)?.[1],
+        name: /<DisplayName DefaultValue="([^"]+)"/.exec(body)?.[1],
+      };
+    } finally {
+      await t.close();
+    }
+  };
+
+  test("production, staging and a relay on this machine each serve their own Id; only production has the plain name", async () => {
+    const production = await manifestOf({ RELAY_PUBLIC_URL: "https://relay.example.com" });
+    const staging = await manifestOf({
+      RELAY_PUBLIC_URL: "https://staging.example.com",
+      RELAY_DEPLOYMENT_NAME: "staging",
+    });
+    const local = await manifestOf({ RELAY_PUBLIC_URL: "http://localhost:8787" });
+    expect(production.name).toBe("STR Underwriting");
+    expect(staging.name).toBe("STR Underwriting (staging)");
+    expect(local.name).toBe("STR Underwriting (local)");
+    expect(new Set([production.id, staging.id, local.id, "39acac6d-0984-4a68-83e8-9c01a4d36dbe"]).size).toBe(4);
+    // Stable: a restart (or another replica) behind the same URL serves the same Id.
+    expect((await manifestOf({ RELAY_PUBLIC_URL: "https://relay.example.com/" })).id).toBe(production.id);
+  }, 180_000);
+});
+
 describe("without a build", () => {
   test("/manifest.xml says how to build it", async () => {
     const t = await startRelay({}, { addinDir: "/nonexistent-dist" });

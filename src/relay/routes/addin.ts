@@ -17,12 +17,19 @@ import { RouteContext } from "./context";
  */
 export const DIST_DIR = path.resolve(__dirname, "..", "..", "..", "dist");
 
+/** Whether `distDir` holds a build of the add-in for the relay to serve. */
+export function addinBuilt(distDir: string = DIST_DIR): boolean {
+  return fs.existsSync(path.join(distDir, "manifest.xml"));
+}
+
 export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { config, addinDir }) => {
   const distDir = addinDir ?? DIST_DIR;
-  const built = fs.existsSync(path.join(distDir, "manifest.xml"));
+  const built = addinBuilt(distDir);
   // Checked at start, so a bad RELAY_PUBLIC_URL stops the relay with its reason rather than at the first download.
   const manifest = built
-    ? manifestFor(fs.readFileSync(path.join(distDir, "manifest.xml"), "utf8"), config.publicUrl)
+    ? manifestFor(fs.readFileSync(path.join(distDir, "manifest.xml"), "utf8"), config.publicUrl, {
+        deploymentName: config.deploymentName,
+      })
     : undefined;
 
   // Every route of this plugin, the static files' included, is public.
