@@ -44,6 +44,18 @@ export function manifestFor(sourceXml: string, publicUrl: string, options: { dep
   return replaceOnce(xml, /(<bt:String id="Group\.Label" DefaultValue=")[^"]*"/, `$1${name}"`, "Group.Label");
 }
 
+/**
+ * functions.json with each function's help link (`@helpurl` in functions.ts, written for the dev
+ * server) moved to the relay's own help page, where Excel's Insert Function dialog sends users.
+ */
+export function functionsMetadataFor(sourceJson: string, publicUrl: string): string {
+  const { base } = publicBase(publicUrl);
+  const metadata = JSON.parse(sourceJson) as { functions?: { helpUrl?: string }[] };
+  for (const f of metadata.functions ?? [])
+    if (f.helpUrl) f.helpUrl = f.helpUrl.replace(new RegExp(DEV_URL_PATTERN.source), base);
+  return JSON.stringify(metadata, null, 2);
+}
+
 function replaceOnce(text: string, pattern: RegExp, replacement: string, what: string): string {
   if (!pattern.test(text))
     throw new Error(`manifest.xml has no ${what} for the relay to set: is it the add-in's manifest?`);

@@ -51,6 +51,20 @@ describe("the relay serves the built add-in on its own origin", () => {
     expect(missing.json().error.code).toBe("STR_NOT_FOUND");
   });
 
+  test("functions.json's help links point at this relay's help page, each at its function's section", async () => {
+    const r = await get("/functions.json");
+    expect(r.statusCode).toBe(200);
+    expect(r.headers["content-type"]).toMatch(/^application\/json/);
+    const functions = JSON.parse(r.body).functions as { id: string; helpUrl: string }[];
+    expect(functions).toHaveLength(11);
+    const page = (await get("/help.html")).body;
+    for (const f of functions) {
+      expect(f.helpUrl).toBe(`https://relay.example.com/help.html#str-${f.id.toLowerCase()}`);
+      // The build minifies the page: attribute quotes may be gone.
+      expect(page).toMatch(new RegExp(`\\bid="?str-${f.id.toLowerCase()}[\\s">]`));
+    }
+  });
+
   test("the public add-in files answer CORS (Excel on the web reads functions.json cross-origin); the API's origin rule stands", async () => {
     // Microsoft's "Manually create JSON metadata for custom functions in Excel": the metadata's host must allow CORS.
     for (const file of ["/functions.json", "/functions.js", "/taskpane.html", "/manifest.xml", "/assets/icon-32.png"]) {

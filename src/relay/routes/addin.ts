@@ -3,7 +3,7 @@ import path from "node:path";
 import fastifyStatic from "@fastify/static";
 import { FastifyPluginAsync } from "fastify";
 import { PUBLIC } from "../access";
-import { manifestFor } from "../addin-files";
+import { functionsMetadataFor, manifestFor } from "../addin-files";
 import { RelayError } from "../errors";
 import { RouteContext } from "./context";
 
@@ -31,6 +31,9 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
         deploymentName: config.deploymentName,
       })
     : undefined;
+  const functionsJson = built
+    ? functionsMetadataFor(fs.readFileSync(path.join(distDir, "functions.json"), "utf8"), config.publicUrl)
+    : undefined;
 
   // Every route of this plugin, the static files' included, is public.
   app.addHook("onRoute", (route) => {
@@ -45,7 +48,11 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
       );
     return reply.type("application/xml; charset=utf-8").header("cache-control", "no-cache").send(manifest);
   });
-  if (!built) return;
+  if (!functionsJson) return;
+  // Rewritten like the manifest: its help links point at this relay's help.html.
+  app.get("/functions.json", PUBLIC, async (_request, reply) =>
+    reply.type("application/json; charset=utf-8").header("cache-control", "no-cache").send(functionsJson),
+  );
   await app.register(fastifyStatic, {
     root: distDir,
     cacheControl: true,
@@ -54,7 +61,7 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
     // A route for each file built, not one for every path: `/*` would also take the API's paths the
     // router refuses (an over-long id), answering 404 where the relay answers 400 naming the problem.
     wildcard: false,
-    // The manifest is served above, rewritten; the built copy still points at the dev server.
-    globIgnore: ["manifest.xml"],
+    // The manifest and the functions' metadata are served above, rewritten; the built copies still point at the dev server.
+    globIgnore: ["manifest.xml", "functions.json"],
   });
 };
