@@ -2,6 +2,8 @@
  * The STR.* custom functions. This JSDoc is the only source of functions.json: the summary and each
  * @param are what Excel shows in autocomplete and the Insert Function dialog, so they give units and
  * ranges. custom-functions-metadata-plugin appends the CustomFunctions.associate calls at build time.
+ * `@helpurl` is the function's section of help.html on the dev server; the relay moves it to its own
+ * URL when it serves functions.json (src/relay/addin-files.ts), as it does the manifest's URLs.
  *
  * The TypeScript types are what custom-functions-metadata reads, so they are chosen for Excel:
  * - `unknown` for single values (metadata type "any"): the argument arrives as Excel holds it, so
@@ -24,6 +26,7 @@ import * as implementation from "./implementation";
 /**
  * Underwrites buying a property to run as a short-term rental: revenue, nightly rate and occupancy percentiles, cash flow and returns.
  * @customfunction BUY
+ * @helpurl https://localhost:3000/help.html#str-buy
  * @cancelable
  * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.
  * @param purchasePrice Purchase price in USD, more than 0.
@@ -51,6 +54,7 @@ export function buy(
 /**
  * Underwrites renting a property and subletting it as a short-term rental (rental arbitrage): revenue net of rent, cash flow and returns.
  * @customfunction ARB
+ * @helpurl https://localhost:3000/help.html#str-arb
  * @cancelable
  * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.
  * @param monthlyRent Rent you pay the owner, in USD a month, more than 0.
@@ -78,6 +82,7 @@ export function arb(
 /**
  * Underwrites a property you already own, with its mortgage terms, as a short-term rental: revenue, cash flow and returns.
  * @customfunction OWNED
+ * @helpurl https://localhost:3000/help.html#str-owned
  * @cancelable
  * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.
  * @param purchasePrice Price you paid in USD, more than 0.
@@ -126,6 +131,7 @@ export function owned(
 /**
  * Underwrites co-hosting a property for its owner: projected revenue, your commission and the owner's return.
  * @customfunction COHOST
+ * @helpurl https://localhost:3000/help.html#str-cohost
  * @cancelable
  * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.
  * @param bedrooms Bedrooms, a whole number from 0 (studio) to 50.
@@ -153,6 +159,7 @@ export function cohost(
 /**
  * Adds AI comparables and AI expense estimates to an earlier analysis and recalculates it. Each AI step that completes costs 0.10 USD.
  * @customfunction ENHANCE
+ * @helpurl https://localhost:3000/help.html#str-enhance
  * @cancelable
  * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED or STR.COHOST (its "Analysis id" row).
  * @param aiComps TRUE to pick comparables with AI (US addresses with enough listing photos). Omit both AI flags to run both.
@@ -174,6 +181,7 @@ export function enhance(
 /**
  * Lists the comparable listings behind an analysis under a header row: size, guests, annual revenue, nightly rate, occupancy, distance and link.
  * @customfunction COMPS
+ * @helpurl https://localhost:3000/help.html#str-comps
  * @cancelable
  * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED, STR.COHOST or STR.ENHANCE (its "Analysis id" row).
  * @param maxRows Most comparables to list, a whole number of 1 or more; omit for all of them (the service sends at most 50).
@@ -191,6 +199,7 @@ export function comps(
 /**
  * Recomputes an analysis's financing and cash flow with other inputs, locally: never billed, no call to the service. Omitted arguments keep the analysis's own values.
  * @customfunction WHATIF
+ * @helpurl https://localhost:3000/help.html#str-whatif
  * @cancelable
  * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED, STR.COHOST or STR.ENHANCE (its "Analysis id" row).
  * @param purchasePrice Purchase price in USD; omit to keep the analysis's.
@@ -227,6 +236,7 @@ export function whatif(
 /**
  * A grid of one metric across two variables, e.g. cash-on-cash by price and interest rate, computed locally from an analysis: never billed, no call to the service.
  * @customfunction SENSITIVITY
+ * @helpurl https://localhost:3000/help.html#str-sensitivity
  * @cancelable
  * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED, STR.COHOST or STR.ENHANCE.
  * @param rowVariable What varies down the rows: purchasePrice, downPaymentPct, interestRatePct, mortgageYears, scenario, occupancy, nightlyRate, revenue, rent, commissionPct or expenses.
@@ -260,6 +270,7 @@ export function sensitivity(
 /**
  * The highest purchase price at which a metric still meets your target, computed locally from an analysis with STR.WHATIF's model: never billed, no call to the service.
  * @customfunction MAXBID
+ * @helpurl https://localhost:3000/help.html#str-maxbid
  * @cancelable
  * @param analysisId Analysis id from STR.BUY, STR.OWNED or STR.ENHANCE of either (its "Analysis id" row).
  * @param metric What must meet the target: cash-on-cash, DSCR, cap rate or cash flow (year one).
@@ -296,6 +307,7 @@ export function maxbid(
 /**
  * A hold-period projection from an analysis: year by year revenue, expenses, net operating income, debt service, cash flow, loan balance, value and equity, then IRR, equity multiple and profit after a sale. Computed locally: never billed.
  * @customfunction PROJECTION
+ * @helpurl https://localhost:3000/help.html#str-projection
  * @cancelable
  * @param analysisId Analysis id from STR.BUY, STR.OWNED or STR.ENHANCE of either (its "Analysis id" row).
  * @param years Years held before selling, a whole number from 1 to 30.
@@ -341,6 +353,7 @@ export function projection(
 /**
  * The analysis as one cell: an Excel data type whose card shows revenue, financials, comparables and warnings, and whose fields formulas read, e.g. =A2.[Cash flow]. Where Excel cannot show data types, it spills the card instead.
  * @customfunction CARD
+ * @helpurl https://localhost:3000/help.html#str-card
  * @cancelable
  * @param strategy buy, arb, owned or cohost.
  * @param location Address, "lat,lng", or a 1×2 range of latitude and longitude.

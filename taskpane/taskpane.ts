@@ -15,16 +15,19 @@ import "@fluentui/web-components/radio-group.js";
 import "@fluentui/web-components/tab.js";
 import "@fluentui/web-components/tablist.js";
 import "@fluentui/web-components/text-input.js";
-import { setTheme } from "@fluentui/web-components";
-import { webLightTheme } from "@fluentui/tokens";
 import { addinConnection, memoryStorage, officeRuntimeStorage, refreshGate } from "../src/client";
 import { officeExcelRun, officeUndoGroup } from "./excel/host";
+import { openLinksInBrowser } from "./ui/links";
 import { mountPane } from "./ui/pane";
+import { applyTheme, officeTheme } from "./ui/theme";
 
-setTheme(webLightTheme);
+// The browser's preference until Office says which theme it has.
+applyTheme(undefined);
 
 /** Wires the DOM once Office is ready; the behaviour lives in the modules the views call. */
 Office.onReady(() => {
+  applyTheme(officeTheme());
+  openLinksInBrowser(document);
   void mountPane({
     connection: addinConnection(),
     storage: officeRuntimeStorage() ?? memoryStorage(),

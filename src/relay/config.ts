@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { NumberRule, numberField, toFieldIssues } from "../contract";
 import { DAY_MS } from "./staleness";
+import { devCertificate } from "./tls-dev-certs";
 
 /**
  * The relay's configuration, parsed once from the environment (docs/configuration.md).
@@ -130,6 +131,23 @@ const Env = z.object({
   RELAY_STALE_AFTER_DAYS: num({ min: 0, exclusiveMin: true, unit: "days" }),
   RELAY_TLS_CERT: str(),
   RELAY_TLS_KEY: str(),
+  /** Serve https with office-addin-dev-certs' localhost certificate (tls-dev-certs.ts). @default false */
+  RELAY_TLS_DEV_CERTS: z.preprocess(
+    (v) => (typeof v === "string" ? ({ true: true, "1": true, false: false, "0": false }[v.trim()] ?? v) : v),
+    z.boolean({ error: "must be true or false (or 1 or 0)" }).optional(),
+  ),
+  /** Names a non-production deployment: its add-in is "STR Underwriting (<name>)" in Excel. @default unset */
+  RELAY_DEPLOYMENT_NAME: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,31}$/, {
+        error:
+          "must be 1 to 32 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit (Excel shows it as STR Underwriting (<name>))",
+      })
+      .optional(),
+  ),
   /** Redis for pacing, cache and locks shared by replicas (with DATABASE_URL). */
   REDIS_URL: z.preprocess(
     blankIsUnset,
@@ -219,6 +237,8 @@ export interface RelayConfig {
   /** Cached answers at least this old are served marked stale. */
   staleAfterMs: number;
   tls: { cert: string; key: string } | undefined;
+  /** Non-production deployments' name, shown in Excel beside the add-in's (deployment.ts). */
+  deploymentName: string | undefined;
   redisUrl: string | undefined;
   databaseUrl: string | undefined;
   storeNamespace: string;
@@ -259,13 +279,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     problems.push("STR_API_KEY is required with STR_API_BASE_URL (or unset both to run on the sandbox)");
   if (set("RELAY_TLS_CERT") !== set("RELAY_TLS_KEY"))
     problems.push("RELAY_TLS_CERT and RELAY_TLS_KEY go together: set both or neither");
+  if (e.RELAY_TLS_DEV_CERTS && set("RELAY_TLS_CERT"))
+    problems.push("RELAY_TLS_DEV_CERTS and RELAY_TLS_CERT both name a certificate: set one of them");
+  const devCerts = e.RELAY_TLS_DEV_CERTS ? devCertificate(env) : undefined;
+  if (typeof devCerts === "string") problems.push(devCerts);
   if (set("REDIS_URL") !== set("DATABASE_URL"))
     problems.push("REDIS_URL and DATABASE_URL go together (replicas share both): set both or neither");
   if (problems.length > 0) throw new ConfigError(`Invalid relay configuration:\n  - ${problems.join("\n  - ")}`);
 
   const mode = e.STR_API_KEY ? "live" : "sandbox";
   const port = e.RELAY_PORT ?? DEFAULT_PORT;
-  const tls = e.RELAY_TLS_CERT && e.RELAY_TLS_KEY ? { cert: e.RELAY_TLS_CERT, key: e.RELAY_TLS_KEY } : undefined;
+  const tls =
+    e.RELAY_TLS_CERT && e.RELAY_TLS_KEY
+      ? { cert: e.RELAY_TLS_CERT, key: e.RELAY_TLS_KEY }
+      : typeof devCerts === "object"
+        ? devCerts
+        : undefined;
   const publicUrl = (e.RELAY_PUBLIC_URL ?? `${tls ? "https" : "http"}://localhost:${port}`).replace(/\/+$/, "");
   const origins = new Set(e.RELAY_ALLOWED_ORIGINS ?? [DEV_ADDIN_ORIGIN]);
   origins.add(new URL(publicUrl).origin);
@@ -284,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     cacheTtlMs: e.RELAY_CACHE_TTL_HOURS === undefined ? undefined : e.RELAY_CACHE_TTL_HOURS * 3_600_000,
     staleAfterMs: (e.RELAY_STALE_AFTER_DAYS ?? DEFAULT_STALE_AFTER_DAYS) * DAY_MS,
     tls,
+    deploymentName: e.RELAY_DEPLOYMENT_NAME,
     redisUrl: e.REDIS_URL,
     databaseUrl: e.DATABASE_URL,
     storeNamespace: e.RELAY_STORE_NAMESPACE ?? "str_relay",

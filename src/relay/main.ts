@@ -1,5 +1,7 @@
 import net from "node:net";
 import { ConfigError, RelayConfig, loadConfig } from "./config";
+import { plainHttpAdvice } from "./https-advice";
+import { addinBuilt } from "./routes/addin";
 import { createRelay } from "./server";
 import { resolveTokens } from "./tokens";
 import { RELAY_VERSION } from "./version";
@@ -21,6 +23,8 @@ Common variables (every one is in docs/configuration.md):
   RELAY_TOKENS                    comma-separated bearer tokens (unset: one is generated and kept)
   RELAY_BUDGET_USD_PER_DAY        the daily spending cap
   RELAY_TLS_CERT, RELAY_TLS_KEY   serve https directly
+  RELAY_TLS_DEV_CERTS=true        serve https with office-addin-dev-certs' certificate (this computer)
+  RELAY_DEPLOYMENT_NAME           names a non-production deployment: "STR Underwriting (<name>)"
 
 Exit codes: 0 stopped cleanly, 1 stopped on an error, 2 bad configuration.
 `;
@@ -54,6 +58,8 @@ async function main(argv: string[]): Promise<void> {
     `Add-in manifest: ${config.publicUrl}/manifest.xml`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
+  const advice = plainHttpAdvice(config, addinBuilt());
+  if (advice) process.stderr.write(`${advice}\n`);
 
   // A closed stdout (the banner piped into `head`) must not kill the relay before it drains its calls.
   process.stdout.on("error", () => undefined);

@@ -18,6 +18,7 @@ const PUBLIC_URL = "https://relay.example.com";
 
 const source = fs.readFileSync(path.join(ROOT, "manifest.xml"), "utf8");
 const served = manifestFor(source, PUBLIC_URL);
+const staging = manifestFor(source, "https://staging.example.com", { deploymentName: "staging" });
 const hasXmllint = spawnSync("xmllint", ["--version"]).status === 0;
 if (!hasXmllint) {
   console.warn(
@@ -47,9 +48,20 @@ function pngSize(file: string): { width: number; height: number } {
 }
 
 describe.each([
-  { name: "manifest.xml as written", xml: source, base: "https://localhost:3000" },
-  { name: `manifest.xml as the relay serves it for ${PUBLIC_URL}`, xml: served, base: PUBLIC_URL },
-])("$name", ({ xml, base }) => {
+  { name: "manifest.xml as written", xml: source, base: "https://localhost:3000", title: "STR Underwriting (dev)" },
+  {
+    name: `manifest.xml as the relay serves it for ${PUBLIC_URL}`,
+    xml: served,
+    base: PUBLIC_URL,
+    title: "STR Underwriting",
+  },
+  {
+    name: "manifest.xml as a staging relay serves it (RELAY_DEPLOYMENT_NAME=staging)",
+    xml: staging,
+    base: "https://staging.example.com",
+    title: "STR Underwriting (staging)",
+  },
+])("$name", ({ xml, base, title }) => {
   const app = parseXml(xml);
   const host = one(app, "VersionOverrides", "Hosts", "Host");
   const res = resources(app);
@@ -114,7 +126,7 @@ describe.each([
     const tab = one(host, "DesktopFormFactor", "ExtensionPoint", "OfficeTab");
     expect(tab.attributes.id).toBe("TabHome");
     const group = one(tab, "Group");
-    expect(res.shortStrings.get(one(group, "Label").attributes.resid as string)).toBe("STR Underwriting");
+    expect(res.shortStrings.get(one(group, "Label").attributes.resid as string)).toBe(title);
     const button = one(group, "Control");
     expect(button.attributes["xsi:type"]).toBe("Button");
     expect(res.shortStrings.get(one(button, "Label").attributes.resid as string)).toBeTruthy();
@@ -176,12 +188,13 @@ describe.each([
     expect(new Set(ribbonSizes)).toEqual(new Set(["16", "32", "80"]));
   });
 
-  test("a Workbook task pane app that can read and write the document, named STR Underwriting", () => {
+  test("a Workbook task pane app that can read and write the document, named for its deployment", () => {
     expect(app.attributes["xsi:type"]).toBe("TaskPaneApp");
     expect(one(app, "Hosts", "Host").attributes.Name).toBe("Workbook");
     expect(one(app, "Permissions").text).toBe("ReadWriteDocument");
-    expect(one(app, "DisplayName").attributes.DefaultValue).toBe("STR Underwriting");
-    expect(one(app, "Id").text).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(one(app, "DisplayName").attributes.DefaultValue).toBe(title);
+    // The dev add-in's fixed random Id (v4); a relay's is derived from its URL (v5).
+    expect(one(app, "Id").text).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[45][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(one(app, "SupportUrl").attributes.DefaultValue).toBe(`${base}/help.html`);
   });
 });
@@ -191,8 +204,19 @@ describe("the served manifest", () => {
     expect(served).not.toMatch(/localhost/);
   });
 
-  test("differs from the source only in its URLs", () => {
-    expect(served.replaceAll(PUBLIC_URL, "https://localhost:3000")).toBe(source);
+  test("differs from the source only in its URLs, its Id and its name", () => {
+    const id = one(parseXml(served), "Id").text;
+    expect(id).not.toBe(one(parseXml(source), "Id").text);
+    expect(
+      served
+        .replaceAll(PUBLIC_URL, "https://localhost:3000")
+        .replace(id, one(parseXml(source), "Id").text)
+        .replaceAll('"STR Underwriting"', '"STR Underwriting (dev)"'),
+    ).toBe(source);
+  });
+
+  test("production and staging relays serve different Ids, so one Excel can hold both", () => {
+    expect(one(parseXml(staging), "Id").text).not.toBe(one(parseXml(served), "Id").text);
   });
 
   test("the files it names exist in the build's sources", () => {

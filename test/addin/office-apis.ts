@@ -11,6 +11,8 @@ export const REQUIREMENT_SET_DOCS = {
   CustomFunctionsRuntime:
     "https://learn.microsoft.com/javascript/api/requirement-sets/excel/custom-functions-requirement-sets",
   SharedRuntime: "https://learn.microsoft.com/javascript/api/requirement-sets/common/shared-runtime-requirement-sets",
+  OpenBrowserWindowApi:
+    "https://learn.microsoft.com/javascript/api/requirement-sets/common/open-browser-window-api-requirement-sets",
   /** The common API without a set: present wherever an add-in loads at all. */
   Common: "https://learn.microsoft.com/javascript/api/requirement-sets/common/office-add-in-requirement-sets",
 } as const;
@@ -38,6 +40,15 @@ export const OFFICE_APIS: Record<string, OfficeApi> = {
   "Office.context": COMMON,
   "Office.Context.requirements": COMMON,
   "Office.RequirementSetSupport.isSetSupported": COMMON,
+  "Office.Context.ui": COMMON,
+  // Links in the pane open in the system's browser (taskpane/ui/links.ts), after isSetSupported; else window.open.
+  "Office.UI.openBrowserWindow": { set: "OpenBrowserWindowApi", version: "1.1" },
+  // The pane follows Office's theme (taskpane/ui/theme.ts): Excel on Windows, Mac and the web have
+  // it without a set; where it is missing the browser's prefers-color-scheme decides.
+  "Office.Context.officeTheme": COMMON,
+  "Office.OfficeTheme.isDarkTheme": COMMON,
+  "Office.OfficeTheme.bodyBackgroundColor": COMMON,
+  "Office.OfficeTheme.bodyForegroundColor": COMMON,
 
   // Shared runtime: settings live in OfficeRuntime.storage, which the functions and the pane share.
   "OfficeRuntime.storage": { set: "SharedRuntime", version: "1.1" },

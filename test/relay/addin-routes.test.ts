@@ -51,6 +51,20 @@ describe("the relay serves the built add-in on its own origin", () => {
     expect(missing.json().error.code).toBe("STR_NOT_FOUND");
   });
 
+  test("functions.json's help links point at this relay's help page, each at its function's section", async () => {
+    const r = await get("/functions.json");
+    expect(r.statusCode).toBe(200);
+    expect(r.headers["content-type"]).toMatch(/^application\/json/);
+    const functions = JSON.parse(r.body).functions as { id: string; helpUrl: string }[];
+    expect(functions).toHaveLength(11);
+    const page = (await get("/help.html")).body;
+    for (const f of functions) {
+      expect(f.helpUrl).toBe(`https://relay.example.com/help.html#str-${f.id.toLowerCase()}`);
+      // The build minifies the page: attribute quotes may be gone.
+      expect(page).toMatch(new RegExp(`\\bid="?str-${f.id.toLowerCase()}[\\s">]`));
+    }
+  });
+
   test("the public add-in files answer CORS (Excel on the web reads functions.json cross-origin); the API's origin rule stands", async () => {
     // Microsoft's "Manually create JSON metadata for custom functions in Excel": the metadata's host must allow CORS.
     for (const file of ["/functions.json", "/functions.js", "/taskpane.html", "/manifest.xml", "/assets/icon-32.png"]) {
@@ -84,6 +98,36 @@ describe("the relay serves the built add-in on its own origin", () => {
     expect(invalid.json).toMatchObject({ success: false, error: { code: "STR_VALIDATION" } });
     expect(invalid.json.error.fields).toContainEqual(expect.objectContaining({ path: "purchasePriceUSD" }));
   });
+});
+
+describe("one add-in per deployment", () => {
+  const manifestOf = async (env: Record<string, string>) => {
+    const t = await startRelay(env, { addinDir: await addinBuild() });
+    try {
+      const body = (await t.relay.app.inject({ method: "GET", url: "/manifest.xml" })).body;
+      return {
+        id: /<Id>([^<]+)<\/Id>/.exec(body)?.[1],
+        name: /<DisplayName DefaultValue="([^"]+)"/.exec(body)?.[1],
+      };
+    } finally {
+      await t.close();
+    }
+  };
+
+  test("production, staging and a relay on this machine each serve their own Id; only production has the plain name", async () => {
+    const production = await manifestOf({ RELAY_PUBLIC_URL: "https://relay.example.com" });
+    const staging = await manifestOf({
+      RELAY_PUBLIC_URL: "https://staging.example.com",
+      RELAY_DEPLOYMENT_NAME: "staging",
+    });
+    const local = await manifestOf({ RELAY_PUBLIC_URL: "http://localhost:8787" });
+    expect(production.name).toBe("STR Underwriting");
+    expect(staging.name).toBe("STR Underwriting (staging)");
+    expect(local.name).toBe("STR Underwriting (local)");
+    expect(new Set([production.id, staging.id, local.id, "39acac6d-0984-4a68-83e8-9c01a4d36dbe"]).size).toBe(4);
+    // Stable: a restart (or another replica) behind the same URL serves the same Id.
+    expect((await manifestOf({ RELAY_PUBLIC_URL: "https://relay.example.com/" })).id).toBe(production.id);
+  }, 180_000);
 });
 
 describe("without a build", () => {

@@ -112,6 +112,36 @@ describe("relay configuration", () => {
     );
   });
 
+  test("RELAY_DEPLOYMENT_NAME names a non-production deployment; it must be a short plain name", () => {
+    expect(loadConfig({}).deploymentName).toBeUndefined();
+    expect(loadConfig({ RELAY_DEPLOYMENT_NAME: " staging " }).deploymentName).toBe("staging");
+    expect(() => loadConfig({ RELAY_DEPLOYMENT_NAME: "<b>" })).toThrow(/RELAY_DEPLOYMENT_NAME must be .*; got "<b>"/);
+    expect(() => loadConfig({ RELAY_DEPLOYMENT_NAME: "x".repeat(33) })).toThrow(
+      /RELAY_DEPLOYMENT_NAME must be 1 to 32/,
+    );
+  });
+
+  test("RELAY_TLS_DEV_CERTS serves with office-addin-dev-certs' localhost certificate, found in the home folder", () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "str-home-"));
+    const dir = path.join(home, ".office-addin-dev-certs");
+    expect(() => loadConfig({ HOME: home, RELAY_TLS_DEV_CERTS: "true" })).toThrow(
+      /RELAY_TLS_DEV_CERTS .*no .*localhost\.crt.*npx office-addin-dev-certs install/,
+    );
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "localhost.crt"), "cert");
+    fs.writeFileSync(path.join(dir, "localhost.key"), "key");
+    const config = loadConfig({ HOME: home, RELAY_TLS_DEV_CERTS: "1", RELAY_PORT: "9443" });
+    expect(config.tls).toEqual({ cert: path.join(dir, "localhost.crt"), key: path.join(dir, "localhost.key") });
+    expect(config.publicUrl).toBe("https://localhost:9443");
+    expect(loadConfig({ HOME: home, RELAY_TLS_DEV_CERTS: "0" }).tls).toBeUndefined();
+    expect(() => loadConfig({ HOME: home, RELAY_TLS_DEV_CERTS: "yes please" })).toThrow(
+      /RELAY_TLS_DEV_CERTS must be true or false .*; got "yes please"/,
+    );
+    expect(() =>
+      loadConfig({ HOME: home, RELAY_TLS_DEV_CERTS: "1", RELAY_TLS_CERT: "/c.pem", RELAY_TLS_KEY: "/k.pem" }),
+    ).toThrow(/RELAY_TLS_DEV_CERTS .*RELAY_TLS_CERT/);
+  });
+
   test("TLS makes the default public URL https", () => {
     expect(loadConfig({ RELAY_TLS_CERT: "/c.pem", RELAY_TLS_KEY: "/k.pem", RELAY_PORT: "9443" }).publicUrl).toBe(
       "https://localhost:9443",

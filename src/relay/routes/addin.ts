@@ -3,7 +3,7 @@ import path from "node:path";
 import fastifyStatic from "@fastify/static";
 import { FastifyPluginAsync } from "fastify";
 import { PUBLIC } from "../access";
-import { manifestFor } from "../addin-files";
+import { functionsMetadataFor, manifestFor } from "../addin-files";
 import { RelayError } from "../errors";
 import { RouteContext } from "./context";
 
@@ -17,12 +17,22 @@ import { RouteContext } from "./context";
  */
 export const DIST_DIR = path.resolve(__dirname, "..", "..", "..", "dist");
 
+/** Whether `distDir` holds a build of the add-in for the relay to serve. */
+export function addinBuilt(distDir: string = DIST_DIR): boolean {
+  return fs.existsSync(path.join(distDir, "manifest.xml"));
+}
+
 export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { config, addinDir }) => {
   const distDir = addinDir ?? DIST_DIR;
-  const built = fs.existsSync(path.join(distDir, "manifest.xml"));
+  const built = addinBuilt(distDir);
   // Checked at start, so a bad RELAY_PUBLIC_URL stops the relay with its reason rather than at the first download.
   const manifest = built
-    ? manifestFor(fs.readFileSync(path.join(distDir, "manifest.xml"), "utf8"), config.publicUrl)
+    ? manifestFor(fs.readFileSync(path.join(distDir, "manifest.xml"), "utf8"), config.publicUrl, {
+        deploymentName: config.deploymentName,
+      })
+    : undefined;
+  const functionsJson = built
+    ? functionsMetadataFor(fs.readFileSync(path.join(distDir, "functions.json"), "utf8"), config.publicUrl)
     : undefined;
 
   // Every route of this plugin, the static files' included, is public.
@@ -38,7 +48,11 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
       );
     return reply.type("application/xml; charset=utf-8").header("cache-control", "no-cache").send(manifest);
   });
-  if (!built) return;
+  if (!functionsJson) return;
+  // Rewritten like the manifest: its help links point at this relay's help.html.
+  app.get("/functions.json", PUBLIC, async (_request, reply) =>
+    reply.type("application/json; charset=utf-8").header("cache-control", "no-cache").send(functionsJson),
+  );
   await app.register(fastifyStatic, {
     root: distDir,
     cacheControl: true,
@@ -47,7 +61,7 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
     // A route for each file built, not one for every path: `/*` would also take the API's paths the
     // router refuses (an over-long id), answering 404 where the relay answers 400 naming the problem.
     wildcard: false,
-    // The manifest is served above, rewritten; the built copy still points at the dev server.
-    globIgnore: ["manifest.xml"],
+    // The manifest and the functions' metadata are served above, rewritten; the built copies still point at the dev server.
+    globIgnore: ["manifest.xml", "functions.json"],
   });
 };
