@@ -53,8 +53,8 @@ export interface BatcherOptions {
  * setImmediate does not; browsers have no setImmediate, and delay setTimeout(0) only when nested
  * five deep (a recalculation of up to 21,250 calls is read in four slices).
  */
-const nextTask: (fn: () => void) => void =
-  typeof setImmediate === "function" ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+const nextTask: (fn: () => void) => void = immediate ? (fn) => void immediate(fn) : (fn) => void setTimeout(fn, 0);
 
 /** Each slice of calls read is this many times the last (see BatcherOptions). */
 const SLICE_GROWTH = 4;
