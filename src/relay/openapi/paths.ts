@@ -1,87 +1,7 @@
-import { z } from "zod";
-import {
-  BatchRequest,
-  DryRunAnswer,
-  HealthAnswer,
-  OPERATION_PATHS,
-  Operation,
-  REQUEST_SCHEMAS,
-  RelayAnswer,
-  RelayErrorBody,
-  RelayErrorCode,
-  UsageAnswer,
-  isCreate,
-} from "../contract";
-import { ERRORS } from "./errors";
-import { RELAY_VERSION } from "./version";
+import { OPERATION_PATHS, Operation, isCreate } from "../../contract";
+import { CALL_ERRORS, GUARD_ERRORS, Json, errorResponses, json, ref } from "./schemas";
 
-/**
- * The relay's HTTP API as an OpenAPI 3.1 document, generated from the zod contract (the schemas
- * the relay itself validates with), so there is no second copy to drift. Served at GET
- * /openapi.json and written to docs/openapi.json by `npm run openapi`; automation tools (Power
- * Automate custom connectors, n8n, Postman) import it.
- */
-
-type Json = Record<string, unknown>;
-
-/** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), read as a request would be written. */
-function schemaOf(schema: z.ZodType): Json {
-  const json = z.toJSONSchema(schema, {
-    io: "input",
-    unrepresentable: "any",
-    // A custom check (an object the relay reads without copying) is an object on the wire.
-    override: (ctx) => {
-      if ((ctx.zodSchema as { _zod?: { def?: { type?: string } } })._zod?.def?.type === "custom")
-        ctx.jsonSchema.type = "object";
-    },
-  }) as Json;
-  delete json.$schema;
-  return json;
-}
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Json) => ({ "application/json": { schema } });
-
-/** The error answers a route can give, by status, each in the one error shape. */
-function errorResponses(codes: RelayErrorCode[]): Json {
-  const byStatus = new Map<number, RelayErrorCode[]>();
-  for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
-  const out: Json = {};
-  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    out[String(status)] = {
-      description: list.map((c) => `\`${c}\`: ${ERRORS[c].meaning}`).join(" "),
-      content: json(ref("Error")),
-    };
-  }
-  return out;
-}
-
-/** Errors every route that needs a token can answer before its own rules. */
-const GUARD_ERRORS: RelayErrorCode[] = [
-  "STR_BAD_REQUEST",
-  "STR_UNAUTHORIZED",
-  "STR_TOKEN_IN_URL",
-  "STR_ORIGIN_NOT_ALLOWED",
-  "STR_HOST_NOT_ALLOWED",
-  "STR_CALLER_RATE_LIMITED",
-];
-/** Errors of a call that may reach the service. */
-const CALL_ERRORS: RelayErrorCode[] = [
-  ...GUARD_ERRORS,
-  "STR_VALIDATION",
-  "STR_BODY_TOO_LARGE",
-  "STR_UNSUPPORTED_MEDIA_TYPE",
-  "STR_BUDGET_EXCEEDED",
-  "STR_OUTCOME_UNKNOWN",
-  "STR_UPSTREAM_REJECTED",
-  "STR_UPSTREAM_AUTH",
-  "STR_UPSTREAM_THROTTLED",
-  "STR_UPSTREAM_FAILED",
-  "STR_UPSTREAM_BAD_ANSWER",
-  "STR_UPSTREAM_TIMEOUT",
-  "STR_STORE_UNAVAILABLE",
-  "STR_SHUTTING_DOWN",
-];
+/** Every route of the relay as an OpenAPI path item: a table, kept beside the routes it describes. */
 
 function analysisOperation(op: Operation): Json {
   return {
@@ -112,7 +32,7 @@ function analysisOperation(op: Operation): Json {
   };
 }
 
-function paths(): Json {
+export function paths(): Json {
   const out: Json = {};
   for (const [op, path] of Object.entries(OPERATION_PATHS) as [Operation, string][])
     out[path] = { post: analysisOperation(op) };
@@ -232,51 +152,4 @@ function paths(): Json {
     },
   };
   return out;
-}
-
-function components(): Json {
-  const schemas: Json = {
-    RelayAnswer: schemaOf(RelayAnswer),
-    Error: schemaOf(RelayErrorBody),
-    BatchRequest: schemaOf(BatchRequest),
-    DryRunAnswer: schemaOf(DryRunAnswer),
-    UsageAnswer: schemaOf(UsageAnswer),
-    HealthAnswer: schemaOf(HealthAnswer),
-  };
-  for (const op of Object.keys(REQUEST_SCHEMAS) as Operation[])
-    schemas[`${op[0]?.toUpperCase()}${op.slice(1)}Request`] = schemaOf(REQUEST_SCHEMAS[op]);
-  return {
-    schemas,
-    securitySchemes: {
-      relayToken: {
-        type: "http",
-        scheme: "bearer",
-        description: "A relay token (RELAY_TOKENS, or the one the relay generated).",
-      },
-    },
-  };
-}
-
-/** The document, for a relay whose users reach it at `publicUrl`. */
-export function openApiDocument(publicUrl: string): Json {
-  return {
-    openapi: "3.1.0",
-    info: {
-      title: "STR relay",
-      version: RELAY_VERSION,
-      description:
-        "Short-term-rental underwriting through a key-holding relay: analyses are validated, cached, paced and billed once. See docs/http-api.md.",
-      license: { name: "MIT", identifier: "MIT" },
-    },
-    servers: [{ url: publicUrl }],
-    security: [{ relayToken: [] }],
-    tags: [{ name: "analyses" }, { name: "operations" }, { name: "add-in" }],
-    paths: paths(),
-    components: components(),
-  };
-}
-
-/** The OpenAPI path of a fastify route (`:id` → `{id}`, the sandbox wildcard → `{page}`). */
-export function openApiPathOf(route: string): string {
-  return route.replace(/:(\w+)/g, "{$1}").replace(/^\/sandbox\/\*$/, "/sandbox/{page}");
 }
