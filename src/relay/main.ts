@@ -1,12 +1,15 @@
 import net from "node:net";
 import { ConfigError, RelayConfig, loadConfig } from "./config";
+import { EVENTS } from "./events";
 import { createRelay } from "./server";
 import { resolveTokens } from "./tokens";
 import { RELAY_VERSION } from "./version";
 
 /**
- * `npx str-relay`: the relay on its own. Prints where it listens, its mode, its budget and, on
- * first start, the generated relay token. Exit code 2 on a configuration error.
+ * `npx str-relay`: the relay on its own. Standard output is the log, JSON lines only (events.ts), so
+ * a log shipper can parse every line; the banner for a person — where it listens, its mode, its
+ * budget and, on first start, the generated relay token — goes to standard error. Exit code 2 on a
+ * configuration error.
  */
 const HELP = `Usage: str-relay [--help] [--version]
 
@@ -53,15 +56,31 @@ async function main(argv: string[]): Promise<void> {
         : `Relay tokens: ${tokens.length} from RELAY_TOKENS`,
     `Add-in manifest: ${config.publicUrl}/manifest.xml`,
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stderr.write(`${lines.join("\n")}\n`);
+  relay.app.log.info(
+    {
+      event: EVENTS.started,
+      version: RELAY_VERSION,
+      url: `${scheme}://${config.host}:${port}`,
+      publicUrl: config.publicUrl,
+      mode: config.mode,
+      budgetUSDPerDay: config.budgetUSDPerDay,
+      upstreamRps: config.upstreamRps,
+      store: config.databaseUrl ? "redis+postgres" : "sqlite",
+      tokens: tokens.length,
+    },
+    `STR relay ${RELAY_VERSION} started (${config.mode})`,
+  );
 
-  // A closed stdout (the banner piped into `head`) must not kill the relay before it drains its calls.
+  // A closed stdout or stderr (piped into `head`) must not kill the relay before it drains its calls.
   process.stdout.on("error", () => undefined);
+  process.stderr.on("error", () => undefined);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`${signal}: stopping (calls in flight finish first; 30 s at most)\n`);
+    process.stderr.write(`${signal}: stopping (calls in flight finish first; 30 s at most)\n`);
+    relay.app.log.info({ event: EVENTS.stopping, signal }, "stopping: calls in flight finish first (30 s at most)");
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
     relay.close().then(
