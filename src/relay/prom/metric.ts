@@ -1,5 +1,8 @@
 /** prom-client's metric classes and registry, as far as the relay uses them (see index.ts). */
-export type LabelValues<T extends string> = Partial<Record<T, string | number>>;
+/** As prom-client types them: a metric without labels (`never`) takes none, not even `{}`. */
+export type LabelValues<T extends string> = T extends never
+  ? Partial<Record<string, never>>
+  : Partial<Record<T, string | number>>;
 
 export interface MetricValue<T extends string> {
   value: number;
@@ -39,10 +42,6 @@ export class Registry {
     this.#metrics.set(metric.name, metric);
   }
 
-  getSingleMetric(name: string): Metric<string, unknown> | undefined {
-    return this.#metrics.get(name);
-  }
-
   /** Every metric in the Prometheus text format, in the order registered. */
   async metrics(): Promise<string> {
     const texts = await Promise.all([...this.#metrics.values()].map(async (m) => exposition(await m.get())));
@@ -78,7 +77,7 @@ abstract class Metric<T extends string, Self> {
   protected abstract values(): MetricValue<T>[];
 
   /** The series key of a label set, after checking every label is one declared. */
-  protected keyOf(labels: LabelValues<T>): string {
+  protected keyOf(labels: Labels): string {
     for (const name of Object.keys(labels))
       if (!this.labelNames.includes(name as T))
         throw new Error(
@@ -89,12 +88,16 @@ abstract class Metric<T extends string, Self> {
 }
 
 /** (labels, value) or (value) — prom-client's overloads. */
-function split<T extends string>(a?: LabelValues<T> | number, b?: number): [LabelValues<T>, number | undefined] {
-  return typeof a === "object" ? [a, b] : [{}, a];
+function split<T extends string>(a?: LabelValues<T> | number, b?: number): [Labels, number | undefined] {
+  return typeof a === "object" ? [a as Labels, b] : [{}, a];
 }
 
+/** Labels as kept inside; the public signatures type them by the metric's label names. */
+type Labels = Record<string, string | number | undefined>;
+const typed = <T extends string>(labels: Labels) => labels as LabelValues<T>;
+
 abstract class SingleValue<T extends string, Self> extends Metric<T, Self> {
-  protected readonly series = new Map<string, MetricValue<T>>();
+  protected readonly series = new Map<string, { labels: Labels; value: number }>();
 
   constructor(config: MetricConfiguration<T, Self>) {
     super(config);
@@ -102,7 +105,7 @@ abstract class SingleValue<T extends string, Self> extends Metric<T, Self> {
     if (this.labelNames.length === 0) this.series.set("", { labels: {}, value: 0 });
   }
 
-  protected add(labels: LabelValues<T>, by: number): void {
+  protected add(labels: Labels, by: number): void {
     const key = this.keyOf(labels);
     const entry = this.series.get(key);
     if (entry) entry.value += by;
@@ -110,7 +113,7 @@ abstract class SingleValue<T extends string, Self> extends Metric<T, Self> {
   }
 
   protected values(): MetricValue<T>[] {
-    return [...this.series.values()].map((v) => ({ labels: { ...v.labels }, value: v.value }));
+    return [...this.series.values()].map((v) => ({ labels: typed<T>({ ...v.labels }), value: v.value }));
   }
 
   reset(): void {
@@ -119,7 +122,7 @@ abstract class SingleValue<T extends string, Self> extends Metric<T, Self> {
   }
 }
 
-export class Counter<T extends string = string> extends SingleValue<T, Counter<T>> {
+export class Counter<T extends string = never> extends SingleValue<T, Counter<T>> {
   readonly type = "counter";
 
   inc(labels?: LabelValues<T> | number, value?: number): void {
@@ -129,7 +132,7 @@ export class Counter<T extends string = string> extends SingleValue<T, Counter<T
   }
 }
 
-export class Gauge<T extends string = string> extends SingleValue<T, Gauge<T>> {
+export class Gauge<T extends string = never> extends SingleValue<T, Gauge<T>> {
   readonly type = "gauge";
 
   set(labels: LabelValues<T> | number, value?: number): void {
@@ -152,17 +155,17 @@ export interface HistogramConfiguration<T extends string> extends MetricConfigur
   buckets?: number[];
 }
 
-interface HistogramSeries<T extends string> {
-  labels: LabelValues<T>;
+interface HistogramSeries {
+  labels: Labels;
   counts: number[];
   sum: number;
   count: number;
 }
 
-export class Histogram<T extends string = string> extends Metric<T, Histogram<T>> {
+export class Histogram<T extends string = never> extends Metric<T, Histogram<T>> {
   readonly type = "histogram";
   readonly upperBounds: readonly number[];
-  readonly #series = new Map<string, HistogramSeries<T>>();
+  readonly #series = new Map<string, HistogramSeries>();
 
   constructor(config: HistogramConfiguration<T>) {
     super(config);
@@ -186,11 +189,11 @@ export class Histogram<T extends string = string> extends Metric<T, Histogram<T>
   }
 
   /** Starts a timer; the function it returns observes the seconds since, and returns them. */
-  startTimer(labels: LabelValues<T> = {}): (more?: LabelValues<T>) => number {
+  startTimer(labels?: LabelValues<T>): (more?: LabelValues<T>) => number {
     const start = process.hrtime.bigint();
-    return (more = {}) => {
+    return (more) => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      this.observe({ ...labels, ...more }, seconds);
+      this.observe(typed<T>({ ...(labels as Labels), ...(more as Labels) }), seconds);
       return seconds;
     };
   }
@@ -206,16 +209,20 @@ export class Histogram<T extends string = string> extends Metric<T, Histogram<T>
       let cumulative = 0;
       this.upperBounds.forEach((bound, i) => {
         cumulative += s.counts[i] ?? 0;
-        out.push({ metricName: `${this.name}_bucket`, labels: { le: bound, ...s.labels }, value: cumulative });
+        out.push({
+          metricName: `${this.name}_bucket`,
+          labels: typed<T>({ le: bound, ...s.labels }),
+          value: cumulative,
+        });
       });
-      out.push({ metricName: `${this.name}_bucket`, labels: { le: "+Inf", ...s.labels }, value: s.count });
-      out.push({ metricName: `${this.name}_sum`, labels: { ...s.labels }, value: s.sum });
-      out.push({ metricName: `${this.name}_count`, labels: { ...s.labels }, value: s.count });
+      out.push({ metricName: `${this.name}_bucket`, labels: typed<T>({ le: "+Inf", ...s.labels }), value: s.count });
+      out.push({ metricName: `${this.name}_sum`, labels: typed<T>({ ...s.labels }), value: s.sum });
+      out.push({ metricName: `${this.name}_count`, labels: typed<T>({ ...s.labels }), value: s.count });
     }
     return out;
   }
 
-  #empty(labels: LabelValues<T>): HistogramSeries<T> {
+  #empty(labels: Labels): HistogramSeries {
     return { labels: { ...labels }, counts: this.upperBounds.map(() => 0), sum: 0, count: 0 };
   }
 }
