@@ -25,6 +25,9 @@ Common variables (every one is in docs/configuration.md):
   RELAY_BUDGET_USD_PER_DAY        the daily spending cap
   RELAY_TLS_CERT, RELAY_TLS_KEY   serve https directly
 
+Standard output is the log: JSON lines, each with an "event" name (docs/relay.md, Operating: logs).
+The startup banner, with a generated token at first start, goes to standard error.
+
 Exit codes: 0 stopped cleanly, 1 stopped on an error, 2 bad configuration.
 `;
 

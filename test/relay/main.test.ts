@@ -13,6 +13,7 @@ describe("str-relay on the command line", () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: str-relay/);
     expect(help.stdout).toMatch(/docs\/configuration\.md/);
+    expect(help.stdout).toMatch(/Standard output is the log/);
     const version = spawnSync(process.execPath, [BIN, "--version"], {
       env: env({}),
       encoding: "utf8",
