@@ -48,8 +48,9 @@ export function startChild(entry: string, env: Record<string, string>, ready: Re
         });
       }
     };
+    // The relay's banner is on stderr (its stdout is the JSON log); the sandbox's is on stdout.
     child.stdout?.on("data", onData);
-    child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+    child.stderr?.on("data", onData);
     child.once("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`${entry} exited with ${code}:\n${output.join("")}`));

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
-import Fastify, { FastifyInstance, FastifyReply, FastifyServerOptions } from "fastify";
+import Fastify, { FastifyInstance, FastifyReply, FastifyServerOptions, LogController } from "fastify";
 import { RelayConfig } from "./config";
 import { RelayError, asRelayError } from "./errors";
+import { EVENTS, logRefusal } from "./events";
 import { REDACTED, REDACTED_HEADERS, Redactor } from "./redact";
 import { API_HEADERS } from "./security-headers";
 
@@ -54,6 +55,8 @@ export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOp
     },
     ...(config.tls ? { https: { cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) } } : {}),
     logger: loggerOptions(logger, redact),
+    // request-log.ts writes one line a request, with its event name, route pattern and caller.
+    logController: new LogController({ disableRequestLogging: true }),
   } as FastifyServerOptions);
 
   // Set before any route: a route takes the error handler in force when it is loaded.
@@ -65,7 +68,9 @@ export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOp
   });
   app.setErrorHandler(async (error: Error & { code?: string; statusCode?: number }, request, reply) => {
     const e = fromFrameworkError(error, config.bodyLimitBytes, redact);
-    if (e.code === "STR_INTERNAL") request.log.error({ err: error }, "internal error");
+    if (e.code === "STR_INTERNAL")
+      request.log.error({ event: EVENTS.internalError, code: e.code, err: error }, "internal error");
+    else logRefusal(request.log, e, { caller: request.caller });
     if (e.headers) reply.headers(e.headers);
     return reply.code(e.statusCode).type("application/json; charset=utf-8").send(e.toBody());
   });
@@ -124,6 +129,9 @@ function loggerOptions(logger: LoggerOption | undefined, redact: Redactor) {
   return {
     level: base.level ?? "info",
     ...(base.stream ? { stream: base.stream } : {}),
+    // Lines fastify writes itself (the listening address) get an event name too; the relay's own
+    // lines name theirs, which wins.
+    mixin: () => ({ event: EVENTS.server }),
     redact: {
       paths: REDACTED_HEADERS.flatMap((h) => [`req.headers["${h}"]`, `req.headers.${h.replace(/-/g, "_")}`]),
       censor: REDACTED,

@@ -3,18 +3,20 @@ import {
   BatchItem,
   BatchLine,
   BatchRequest,
-  DryRunAnswer,
   MAX_BATCH_ITEMS,
   Operation,
   PendingBody,
   PendingLine,
-  centsToUSD,
+  RelayAnswer,
   dotPath,
   showValue,
   toFieldIssues,
 } from "../contract";
+import type { FastifyBaseLogger } from "fastify";
+import { BatchTally } from "./batch-summary";
 import type { Caller } from "./caller";
 import { RelayError, asRelayError } from "./errors";
+import { RelayEvents } from "./events";
 import { Gateway } from "./gateway";
 
 /**
@@ -84,41 +86,6 @@ export function parseBatch(body: unknown): {
 }
 
 /**
- * What running the batch would do and cost, spending nothing: each item's verdict from the gateway's
- * own plan (the path `analyze` takes), an item identical to an earlier one sharing its call.
- */
-export async function dryRunBatch(gateway: Gateway, items: ParsedItem[], sandbox: boolean): Promise<DryRunAnswer> {
-  const verdicts: DryRunAnswer["verdicts"] = [];
-  // Keys that this batch will send: a later identical item shares that call.
-  const sending = new Set<string>();
-  let cents = 0;
-  for (const item of items) {
-    const plan = item.ok
-      ? await gateway.plan(item.op, item.params, { refresh: item.refresh })
-      : ({ verdict: "invalid" } as const);
-    if (plan.verdict === "invalid") verdicts.push("invalid");
-    else if (sending.has(plan.key)) verdicts.push("duplicate");
-    else if (plan.verdict === "create") {
-      verdicts.push("create");
-      sending.add(plan.key);
-      cents += plan.charge.cents;
-    } else verdicts.push(plan.verdict);
-  }
-  const count = (v: DryRunAnswer["verdicts"][number]) => verdicts.filter((x) => x === v).length;
-  return {
-    items: items.length,
-    cached: count("cached"),
-    toCreate: count("create"),
-    invalid: count("invalid"),
-    unknownOutcome: count("unknown-outcome"),
-    estimatedCostUSD: centsToUSD(cents),
-    budgetRemainingUSD: centsToUSD(await gateway.budget.remainingCents()),
-    sandbox,
-    verdicts,
-  };
-}
-
-/**
  * Items started per turn of the event loop. Cached items are answered with no I/O to wait on (the
  * SQLite store is synchronous), so a batch started whole would hold the event loop until its last
  * line was made: about 0.1 s per 1,000 cached items, with every other caller of this relay waiting
@@ -142,6 +109,8 @@ export interface StreamOptions {
   deadlineMs?: number | undefined;
   /** Who sent the batch (caller.ts). */
   caller?: Caller | undefined;
+  /** Where each item's events and the batch's summary line go (events.ts, batch-summary.ts). */
+  observe?: { log: FastifyBaseLogger; events: RelayEvents } | undefined;
 }
 
 /** Seconds a client waits before asking again for the items a batch left pending. */
@@ -158,10 +127,20 @@ export function streamBatch(
   const receivedAt = Date.now();
   const answered = new Set<number>();
   let open = items.length;
+  const tally = new BatchTally(items.length);
+  const { observe, caller } = options;
+  if (observe) out.once("close", () => tally.log(observe.log, caller));
   const write = (line: BatchLine | PendingLine) => {
     if (out.writableEnded) return;
     answered.add(line.index);
+    tally.add(line);
     out.write(`${JSON.stringify(line)}\n`);
+  };
+  // Only what reaches the caller counts: an item finishing after the deadline was answered as pending.
+  const ended = (item: ParsedItem, result: RelayAnswer | RelayError) => {
+    if (out.writableEnded) return;
+    const context = { caller, operation: item.ok ? item.op : undefined, index: item.index };
+    observe?.events.analysisEnded(observe.log, context, result);
   };
   const settle = () => {
     if (--open === 0) {
@@ -171,6 +150,7 @@ export function streamBatch(
   };
   const run = (item: ParsedItem) => {
     if (!item.ok) {
+      ended(item, item.error);
       write({ index: item.index, status: item.error.statusCode, body: item.error.toBody() });
       settle();
       return;
@@ -180,11 +160,14 @@ export function streamBatch(
         refresh: item.refresh,
         freshSince: item.freshSince,
         signal,
-        caller: options.caller,
+        caller,
         maxComparables: options.maxComparables,
       })
       .then(
-        (answer) => write({ index: item.index, status: 200, body: answer }),
+        (answer) => {
+          ended(item, answer);
+          write({ index: item.index, status: 200, body: answer });
+        },
         (error: unknown) => {
           if (signal.aborted) return;
           const e = asRelayError(error);
@@ -203,6 +186,7 @@ export function streamBatch(
                       : `${prefix}.${f.path}`),
             );
           }
+          ended(item, e);
           write({ index: item.index, status: e.statusCode, body: e.toBody() });
         },
       )
@@ -217,6 +201,7 @@ export function streamBatch(
     for (const item of items) {
       if (answered.has(item.index)) continue;
       const refresh = item.ok && item.refresh;
+      observe?.events.analysisPending();
       write({
         index: item.index,
         status: 202,

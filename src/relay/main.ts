@@ -1,5 +1,6 @@
 import net from "node:net";
 import { ConfigError, RelayConfig, loadConfig } from "./config";
+import { EVENTS } from "./events";
 import { plainHttpAdvice } from "./https-advice";
 import { addinBuilt } from "./routes/addin";
 import { createRelay } from "./server";
@@ -7,8 +8,10 @@ import { resolveTokens } from "./tokens";
 import { RELAY_VERSION } from "./version";
 
 /**
- * `npx str-relay`: the relay on its own. Prints where it listens, its mode, its budget and, on
- * first start, the generated relay token. Exit code 2 on a configuration error.
+ * `npx str-relay`: the relay on its own. Standard output is the log, JSON lines only (events.ts), so
+ * a log shipper can parse every line; the banner for a person — where it listens, its mode, its
+ * budget and, on first start, the generated relay token — goes to standard error. Exit code 2 on a
+ * configuration error.
  */
 const HELP = `Usage: str-relay [--help] [--version]
 
@@ -25,6 +28,9 @@ Common variables (every one is in docs/configuration.md):
   RELAY_TLS_CERT, RELAY_TLS_KEY   serve https directly
   RELAY_TLS_DEV_CERTS=true        serve https with office-addin-dev-certs' certificate (this computer)
   RELAY_DEPLOYMENT_NAME           names a non-production deployment: "STR Underwriting (<name>)"
+
+Standard output is the log: JSON lines, each with an "event" name (docs/relay.md, Operating: logs).
+The startup banner, with a generated token at first start, goes to standard error.
 
 Exit codes: 0 stopped cleanly, 1 stopped on an error, 2 bad configuration.
 `;
@@ -57,17 +63,33 @@ async function main(argv: string[]): Promise<void> {
         : `Relay tokens: ${tokens.length} from RELAY_TOKENS`,
     `Add-in manifest: ${config.publicUrl}/manifest.xml`,
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stderr.write(`${lines.join("\n")}\n`);
   const advice = plainHttpAdvice(config, addinBuilt());
   if (advice) process.stderr.write(`${advice}\n`);
+  relay.app.log.info(
+    {
+      event: EVENTS.started,
+      version: RELAY_VERSION,
+      url: `${scheme}://${config.host}:${port}`,
+      publicUrl: config.publicUrl,
+      mode: config.mode,
+      budgetUSDPerDay: config.budgetUSDPerDay,
+      upstreamRps: config.upstreamRps,
+      store: config.databaseUrl ? "redis+postgres" : "sqlite",
+      tokens: tokens.length,
+    },
+    `STR relay ${RELAY_VERSION} started (${config.mode})`,
+  );
 
-  // A closed stdout (the banner piped into `head`) must not kill the relay before it drains its calls.
+  // A closed stdout or stderr (piped into `head`) must not kill the relay before it drains its calls.
   process.stdout.on("error", () => undefined);
+  process.stderr.on("error", () => undefined);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`${signal}: stopping (calls in flight finish first; 30 s at most)\n`);
+    process.stderr.write(`${signal}: stopping (calls in flight finish first; 30 s at most)\n`);
+    relay.app.log.info({ event: EVENTS.stopping, signal }, "stopping: calls in flight finish first (30 s at most)");
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
     relay.close().then(

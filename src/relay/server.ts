@@ -6,6 +6,7 @@ import { RouteEntry, TOKEN, accessOf } from "./access";
 import { LoggerOption, buildApp } from "./app";
 import { CallerLimit } from "./caller-limit";
 import { RelayConfig } from "./config";
+import { EVENTS, RelayEvents } from "./events";
 import { Gateway, budgetCentsOf } from "./gateway";
 import { installGuards } from "./guards";
 import { RelayMetrics } from "./metrics";
@@ -22,6 +23,7 @@ import { healthRoutes } from "./routes/health";
 import { sandboxPageRoutes } from "./routes/sandbox-pages";
 import { usageRoutes } from "./routes/usage";
 import { openStore } from "./store/open-store";
+import { installRequestLog } from "./request-log";
 import { RelayStore } from "./store/store";
 import { tokenChecker } from "./tokens";
 import { Upstream } from "./upstream";
@@ -103,12 +105,16 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   const metrics = new RelayMetrics({
     queueDepth: () => pacer.waiting,
     inFlight: () => gatewayRef.current?.inFlight ?? 0,
+    budgetRemainingCents: async () => (gatewayRef.current ? gatewayRef.current.budget.remainingCents() : 0),
   });
+  const app = buildApp(config, redact, options.logger);
+  const events = new RelayEvents(app.log, metrics);
   const gateway = new Gateway({
     store,
     pacer,
     upstream,
     metrics,
+    events,
     sandbox: config.mode === "sandbox",
     owner,
     budgetCents: budgetCentsOf(config),
@@ -126,7 +132,6 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     tls: config.tls !== undefined,
     allowedOrigins: config.allowedOrigins,
   });
-  const app = buildApp(config, redact, options.logger);
   installGuards(app, {
     names,
     checkToken: tokenChecker(options.tokens),
@@ -137,11 +142,9 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, access: accessOf(route.config) });
   });
-  app.addHook("onResponse", async (request, reply) => {
-    metrics.requests.inc({ route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
-  });
+  installRequestLog(app, metrics);
 
-  const context: RouteContext = { config, gateway, store, metrics, sandbox, addinDir: options.addinDir };
+  const context: RouteContext = { config, gateway, store, metrics, events, sandbox, addinDir: options.addinDir };
   // A browser's CORS preflight for any API route (it carries no token; the guards answer it).
   app.options("/v1/*", TOKEN, async (_request, reply) => reply.code(204).send());
   app.options("/metrics", TOKEN, async (_request, reply) => reply.code(204).send());
@@ -160,7 +163,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       await gateway.flushLedger();
       await store.settleOrphans(owner, heartbeatMs * 3);
     } catch (error) {
-      app.log.warn({ err: error }, "heartbeat failed");
+      app.log.warn({ event: EVENTS.heartbeatFailed, err: error }, "heartbeat failed");
     }
   };
   await beat();

@@ -12,8 +12,8 @@ const OMITTED = null as unknown as undefined;
 const cell = (grid: unknown[][], label: string) => grid.find((row) => row[0] === label)?.[1];
 
 let t: TestRelay;
-const requests = () =>
-  [...t.relay.metrics.render().matchAll(/^str_relay_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
+const requests = async () =>
+  [...(await t.relay.metrics.render()).matchAll(/^str_relay_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
     (s, m) => s + Number(m[1]),
     0,
   );
@@ -66,11 +66,11 @@ describe("STR.MAXBID: at the price it returns STR.WHATIF meets the target, and 1
   )("%s, %s", async (strategy, _name, m) => {
     const id = cell(await PURCHASES[strategy](), "Analysis id");
     const target = m.targets[strategy];
-    const before = requests();
+    const before = await requests();
     const arrivals = t.sandboxStats().arrivals;
     const bid = await STR.maxbid(id, m.metric, target);
     // Computed in the add-in from the analysis the session holds: nothing reaches the relay.
-    expect(requests()).toBe(before);
+    expect(await requests()).toBe(before);
     expect(t.sandboxStats().arrivals).toBe(arrivals);
     expect(bid).toEqual([[expect.any(Number)]]);
     const price = bid[0]?.[0] as number;
@@ -132,9 +132,9 @@ describe("STR.PROJECTION", () => {
     "%s, 30 years: year one is the card's, and the IRR zeroes the NPV of the spilled flows",
     async (strategy) => {
       const card = await PURCHASES[strategy]();
-      const before = requests();
+      const before = await requests();
       const spill = await STR.projection(cell(card, "Analysis id"), 30);
-      expect(requests()).toBe(before);
+      expect(await requests()).toBe(before);
       expect(spill.every((row) => row.length === 9)).toBe(true);
       const { summary, years } = parts(spill);
       expect(years).toHaveLength(30);

@@ -14,7 +14,7 @@ const cell = (grid: unknown[][], label: string) => grid.find((row) => row[0] ===
 
 describe("the STR.* functions, end to end through the real relay and sandbox", () => {
   let t: TestRelay;
-  const batchRequests = () => t.relay.metrics.requests.get({ route: "/v1/batch", status: "200" });
+  const batchRequests = () => t.relay.metrics.read(t.relay.metrics.requests, { route: "/v1/batch", status: "200" });
 
   beforeAll(async () => {
     t = await startRelay({ RELAY_BUDGET_USD_PER_DAY: "100" });
@@ -106,14 +106,14 @@ describe("the STR.* functions, end to end through the real relay and sandbox", (
   });
 
   test("200 calls in one tick → at most 2 HTTP requests, each cell right; the same 200 again → nothing sent", async () => {
-    const batchesBefore = batchRequests();
+    const batchesBefore = await batchRequests();
     const arrivalsBefore = t.sandboxStats().arrivals;
     const grids = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
         STR.cohost([[`${i} Lake Rd, Asheville NC`]], 2, 1, 4, OMITTED, OMITTED, [["fullAddress, revenue.p50"]]),
       ),
     );
-    expect(batchRequests() - batchesBefore).toBeLessThanOrEqual(2);
+    expect((await batchRequests()) - batchesBefore).toBeLessThanOrEqual(2);
     expect(grids.map((g) => g[0]?.[0])).toEqual(Array.from({ length: 200 }, (_, i) => `${i} Lake Rd, Asheville NC`));
     expect(t.sandboxStats().reports).toBeGreaterThanOrEqual(200);
     const created = t.sandboxStats().arrivals;

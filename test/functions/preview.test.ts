@@ -21,8 +21,8 @@ let t: TestRelay;
 let serial = 0;
 /** An address no other call of this file used: neither the session nor the relay's cache has it. */
 const fresh = () => [[`${100 + serial++} Preview Ln, Austin TX`]];
-const relayRequests = () =>
-  [...t.relay.metrics.render().matchAll(/^str_relay_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
+const relayRequests = async () =>
+  [...(await t.relay.metrics.render()).matchAll(/^str_relay_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
     (s, m) => s + Number(m[1]),
     0,
   );
@@ -74,17 +74,17 @@ test("every STR.* function is listed as billable or free", () => {
 describe.each(Object.keys(BILLABLE))("STR.%s", (name) => {
   test("in value preview: nothing reaches the relay; pressing Enter sends and bills", async () => {
     const call = await (BILLABLE[name] as () => Promise<Call>)();
-    const requests = relayRequests();
+    const requests = await relayRequests();
     const arrivals = t.sandboxStats().arrivals;
     const preview = await call(invocation({ isInValuePreview: "true" }));
     expect(String(preview[0]?.[0])).toMatch(/press Enter/);
-    expect(relayRequests() - requests).toBe(0);
+    expect((await relayRequests()) - requests).toBe(0);
     expect(t.sandboxStats().arrivals - arrivals).toBe(0);
 
     // The same call for real: it does reach the service, so the zero above is not vacuous.
     const billed = t.sandboxStats().billedCents;
     await call(invocation());
-    expect(relayRequests() - requests).toBeGreaterThan(0);
+    expect((await relayRequests()) - requests).toBeGreaterThan(0);
     expect(t.sandboxStats().arrivals - arrivals).toBeGreaterThan(0);
     expect(t.sandboxStats().billedCents).toBeGreaterThan(billed);
   });

@@ -13,9 +13,11 @@ const NUMERIC_ROWS = (grid: unknown[][]) => grid.filter((row) => typeof row[1] =
 
 describe("STR.WHATIF and STR.SENSITIVITY compute locally from a stored analysis", () => {
   let t: TestRelay;
-  const requests = () =>
+  const requests = async () =>
     [
-      ...t.relay.metrics.render().matchAll(/^str_relay_requests_total\{route="([^"]+)",status="(\d+)"\} (\d+)$/gm),
+      ...(await t.relay.metrics.render()).matchAll(
+        /^str_relay_requests_total\{route="([^"]+)",status="(\d+)"\} (\d+)$/gm,
+      ),
     ].reduce((s, m) => s + Number(m[3]), 0);
 
   beforeAll(async () => {
@@ -36,10 +38,10 @@ describe("STR.WHATIF and STR.SENSITIVITY compute locally from a stored analysis"
   ])("%s: WHATIF at the analysis's own inputs gives back the card's figures, and calls nothing", async (_s, make) => {
     const card = await make();
     const id = cell(card, "Analysis id");
-    const before = requests();
+    const before = await requests();
     const arrivals = t.sandboxStats().arrivals;
     const same = await STR.whatif(id);
-    expect(requests()).toBe(before);
+    expect(await requests()).toBe(before);
     expect(t.sandboxStats().arrivals).toBe(arrivals);
     for (const [label, value] of NUMERIC_ROWS(card)) {
       const got = cell(same, label as string) as number;

@@ -184,7 +184,7 @@ describe("a caller that disconnects stops its queued items", () => {
       // At most the one or two already granted a slot go out after the disconnect.
       expect(t.sandboxStats().arrivals).toBeLessThanOrEqual(sentAtDisconnect + 2);
       expect(t.sandboxStats().arrivals).toBeLessThan(10);
-      expect(t.relay.metrics.render()).toMatch(/str_relay_upstream_queue_depth 0/);
+      expect(await t.relay.metrics.render()).toMatch(/str_relay_upstream_queue_depth 0/);
     } finally {
       await t.close();
     }

@@ -123,6 +123,6 @@ describe("upstream faults: every call ends in a result or a clear error, and not
     expect(r.json.error).toMatchObject({ code: "STR_UPSTREAM_FAILED" });
     expect(r.json.error.message).toMatch(/Nothing was billed/);
     expect((await t.relay.store.ledger()).map((row) => row.state)).toEqual(["failed"]);
-    expect(t.relay.metrics.upstreamCalls.get({ status: "UPSTREAM_CONNECT" })).toBe(4);
+    expect(await t.relay.metrics.read(t.relay.metrics.upstreamCalls, { status: "UPSTREAM_CONNECT" })).toBe(4);
   });
 });

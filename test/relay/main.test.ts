@@ -13,6 +13,7 @@ describe("str-relay on the command line", () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: str-relay/);
     expect(help.stdout).toMatch(/docs\/configuration\.md/);
+    expect(help.stdout).toMatch(/Standard output is the log/);
     const version = spawnSync(process.execPath, [BIN, "--version"], {
       env: env({}),
       encoding: "utf8",
@@ -31,11 +32,14 @@ describe("str-relay on the command line", () => {
       env: env({ RELAY_PORT: "0", RELAY_DATA_DIR: dataDir }),
       stdio: ["ignore", "pipe", "pipe"],
     });
+    let stdout = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += String(c)));
     try {
+      // The banner, for a person, is on stderr: stdout is the JSON log.
       let out = "";
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 50_000);
-        child.stdout.on("data", (c: Buffer) => {
+        child.stderr.on("data", (c: Buffer) => {
           out += String(c);
           if (out.includes("Add-in manifest:")) {
             clearTimeout(timer);
@@ -48,11 +52,35 @@ describe("str-relay on the command line", () => {
       expect(port).toBeGreaterThan(0);
       expect(out).toContain(`public URL http://localhost:${port}`);
       expect(out).toContain(`Add-in manifest: http://localhost:${port}/manifest.xml`);
+      const token = /Relay token \(generated[^)]*\): (\S+)/.exec(out)?.[1];
+      expect(token).toMatch(/^rt_/);
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
+      const usage = await fetch(`http://127.0.0.1:${port}/v1/usage`, { headers: { authorization: `Bearer ${token}` } });
+      expect(usage.status).toBe(200);
+      await until(() => stdout.includes('"route":"/v1/usage"'));
+      // Every stdout line is JSON with an event name; none holds the token.
+      const lines = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.every((l) => typeof l.event === "string")).toBe(true);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ event: "relay.started", url: `http://127.0.0.1:${port}`, mode: "sandbox" }),
+      );
+      expect(lines).toContainEqual(expect.objectContaining({ event: "http.request", route: "/healthz", status: 200 }));
+      expect(lines).toContainEqual(
+        expect.objectContaining({ event: "http.request", route: "/v1/usage", status: 200, caller: expect.any(String) }),
+      );
+      expect(stdout).not.toContain(token);
     } finally {
       child.kill("SIGTERM");
       await new Promise((resolve) => child.once("exit", resolve));
     }
+    expect(stdout).toContain('"event":"relay.stopping"');
   }, 60_000);
 });
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
+}

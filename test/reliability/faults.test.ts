@@ -348,7 +348,9 @@ describe("fault injection over batches: results or clear errors, nothing created
     const outcomes = tally(lines);
     expect(Object.keys(outcomes).filter((o) => o !== "200" && o !== "502 STR_UPSTREAM_FAILED")).toEqual([]);
     // Sends while it was down were refused a connection: never sent, so retried.
-    const refusedConnections = relay.relay.metrics.upstreamCalls.get({ status: "UPSTREAM_CONNECT" });
+    const refusedConnections = await relay.relay.metrics.read(relay.relay.metrics.upstreamCalls, {
+      status: "UPSTREAM_CONNECT",
+    });
     expect(refusedConnections).toBeGreaterThan(0);
     await sandboxQuiet(second.url);
 

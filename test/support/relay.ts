@@ -52,7 +52,7 @@ export async function startRelay(
   const relay = await createRelay({
     config,
     tokens: config.tokens ?? [TEST_TOKEN],
-    logger: { level: "info", stream },
+    logger: { level: config.logLevel, stream },
     sandbox: { timeScale: 0, faults: { aiFailureRate: 0, aiTimeoutRate: 0 }, ...options.sandbox },
     ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),

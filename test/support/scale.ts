@@ -206,15 +206,17 @@ export function startChild(
   };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output.join("")}`)), 20_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
+    // The relay's banner is on stderr (its stdout is the JSON log); the sandbox's is on stdout.
+    const read = (chunk: Buffer) => {
       output.push(chunk.toString());
       const match = ready.exec(output.join(""));
       if (match) {
         clearTimeout(timer);
         resolve({ process: child, url: match[1] as string, output, stop: end("SIGTERM"), kill: end("SIGKILL") });
       }
-    });
-    child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
     child.once("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`${entry} exited with ${code}:\n${output.join("")}`));

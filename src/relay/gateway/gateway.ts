@@ -10,6 +10,7 @@ import {
   validateRequest,
 } from "../../contract";
 import { RelayError } from "../errors";
+import type { CallEvents } from "../events";
 import { RelayMetrics } from "../metrics";
 import { Outcome, outcomeOf } from "../outcome";
 import { Pacer } from "../pacer";
@@ -39,6 +40,7 @@ export interface GatewayOptions {
   pacer: Pacer;
   upstream: Upstream;
   metrics: RelayMetrics;
+  events: CallEvents;
   /** True on the embedded sandbox: every answer says so. */
   sandbox: boolean;
   /** This replica's id in the ledger. */
@@ -121,6 +123,7 @@ export class Gateway {
       pacer: options.pacer,
       upstream: options.upstream,
       metrics,
+      events: options.events,
       retryPolicy: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
       callTimeoutMs: options.callTimeoutMs,
     });
@@ -194,7 +197,8 @@ export class Gateway {
       const hit = await this.#cache.read(key, { comparables: options.maxComparables !== 0 });
       if (hit && (freshSince === undefined || hit.fetchedAt >= freshSince)) return this.#cache.hit(hit);
     }
-    const send = (flight: Flight) => this.#send(op, request, key, { refresh, freshSince }, flight);
+    const send = (flight: Flight) =>
+      this.#send(op, request, key, { refresh, freshSince, caller: options.caller }, flight);
     const { answer, joined } = await this.#flights.run(key, send, { signal: options.signal, refresh });
     // The cost belongs to the caller that started the call; those who joined it paid nothing.
     return joined ? { ...answer, relay: { ...answer.relay, costUSD: 0, shared: true } } : answer;
@@ -204,7 +208,7 @@ export class Gateway {
     op: Operation,
     request: AnyRequest,
     key: string,
-    ask: { refresh: boolean; freshSince: number | undefined },
+    ask: { refresh: boolean; freshSince: number | undefined; caller: Caller | undefined },
     flight: Flight,
   ): Promise<RelayAnswer> {
     // A refresh is satisfied by an answer fetched since it was asked for: by another replica
@@ -242,6 +246,7 @@ export class Gateway {
         result instanceof RelayError
           ? { state: "failed", status: undefined, charge: NO_CHARGE, error: result }
           : outcomeOf(op, request, result, this.#o.redact);
+      this.#o.events.callEnded(op, outcome, ask.caller);
       if ("error" in outcome) {
         await this.#ledger.record(row, outcome);
         throw outcome.error;

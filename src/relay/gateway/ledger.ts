@@ -66,7 +66,7 @@ export class Ledger {
   /** Settles a call's row with how it ended. */
   async record(id: string, outcome: Outcome): Promise<void> {
     this.#metrics.outcomes.inc({ state: outcome.state });
-    if (outcome.state === "billed") this.#metrics.billedCents.inc({}, outcome.charge.cents);
+    if (outcome.state === "billed") this.#metrics.billedCents.inc(outcome.charge.cents);
     const unknown = outcome.state === "unknown";
     const end: CallEnd = {
       state: outcome.state,

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { AnyRequest, Operation } from "../../contract";
 import { RelayError } from "../errors";
+import type { CallEvents } from "../events";
 import { RelayMetrics } from "../metrics";
 import { Pacer, Slot } from "../pacer";
 import { RetryPolicy, retryVerdict } from "../retry-rule";
@@ -14,6 +15,7 @@ export interface SenderOptions {
   pacer: Pacer;
   upstream: Upstream;
   metrics: RelayMetrics;
+  events: CallEvents;
   retryPolicy: RetryPolicy;
   /** How long one call may take, retries included, once its send slot is granted. */
   callTimeoutMs: number;
@@ -52,10 +54,11 @@ export class Sender {
     }
     const deadline = Date.now() + this.#o.callTimeoutMs;
     for (let attempt = 1; ; attempt++) {
-      const result = await this.#call(op, request);
+      const result = await this.#call(op, request, attempt);
       const verdict = retryVerdict(result, attempt, this.#o.retryPolicy);
       if (!verdict.retry || Date.now() + verdict.delayMs >= deadline) return result;
       if (result.kind === "answer" && result.status === 429) pacer.throttled(Date.now() + verdict.delayMs);
+      this.#o.events.retrying(op, result, attempt, verdict.delayMs);
       await sleep(verdict.delayMs);
       // A retry takes a new slot, ahead of the calls not sent yet (it holds a lock and a ledger row
       // meanwhile). When none can be had the last answer stands: it is one that did not bill.
@@ -63,13 +66,12 @@ export class Sender {
     }
   }
 
-  async #call(op: Operation, request: AnyRequest): Promise<UpstreamResult> {
+  async #call(op: Operation, request: AnyRequest, attempt: number): Promise<UpstreamResult> {
     this.#inFlight++;
     try {
+      const sentAt = performance.now();
       const result = await this.#o.upstream.call(op, request);
-      this.#o.metrics.upstreamCalls.inc({
-        status: result.kind === "answer" ? String(result.status) : result.failure.code,
-      });
+      this.#o.events.attempted(op, result, attempt, (performance.now() - sentAt) / 1000);
       return result;
     } finally {
       this.#inFlight--;

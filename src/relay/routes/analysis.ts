@@ -6,16 +6,24 @@ import { RelayError } from "../errors";
 import { RouteContext } from "./context";
 
 /** The service's five operations, one POST route each, on the service's own paths (http-api.md). */
-export const analysisRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway }) => {
+export const analysisRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway, events }) => {
   for (const [op, route] of Object.entries(OPERATION_PATHS) as [Operation, string][]) {
     app.post(route, TOKEN, async (request, reply) => {
       // No body at all (and so no content type for the parser to refuse) is not a request to check.
       if (request.body === undefined) throw new RelayError("STR_BAD_REQUEST", "The body is empty; send a JSON object.");
-      return gateway.analyze(op, request.body, {
-        refresh: wantsRefresh(request),
-        signal: callerGone(reply),
-        caller: request.caller,
-      });
+      const context = { caller: request.caller, operation: op };
+      try {
+        const answer = await gateway.analyze(op, request.body, {
+          refresh: wantsRefresh(request),
+          signal: callerGone(reply),
+          caller: request.caller,
+        });
+        events.analysisEnded(request.log, context, answer);
+        return answer;
+      } catch (error) {
+        if (error instanceof RelayError) events.analysisEnded(request.log, context, error);
+        throw error;
+      }
     });
   }
 };

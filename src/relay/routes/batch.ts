@@ -1,11 +1,12 @@
 import { FastifyPluginAsync } from "fastify";
 import { TOKEN } from "../access";
-import { dryRunBatch, parseBatch, streamBatch } from "../batch";
+import { parseBatch, streamBatch } from "../batch";
+import { dryRunBatch } from "../batch-dry-run";
 import { callerGone } from "./analysis";
 import { RouteContext } from "./context";
 
 /** POST /v1/batch: many items in one request, answered as NDJSON lines (or priced, with dryRun). */
-export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway, config }) => {
+export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway, config, events }) => {
   app.post("/v1/batch", TOKEN, async (request, reply) => {
     const { items, dryRun, maxComparables } = parseBatch(request.body);
     if (dryRun) return dryRunBatch(gateway, items, config.mode === "sandbox");
@@ -13,6 +14,7 @@ export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gatew
       maxComparables,
       deadlineMs: config.maxRequestMs,
       caller: request.caller,
+      observe: { log: request.log, events },
     });
     return reply.type("application/x-ndjson; charset=utf-8").send(stream);
   });

@@ -1,5 +1,6 @@
 import { Sandbox } from "../../sandbox/server";
 import { RelayConfig } from "../config";
+import { RelayEvents } from "../events";
 import { Gateway } from "../gateway";
 import { RelayMetrics } from "../metrics";
 import { RelayStore } from "../store/store";
@@ -10,6 +11,8 @@ export interface RouteContext {
   gateway: Gateway;
   store: RelayStore;
   metrics: RelayMetrics;
+  /** Where analyses are counted and logged (events.ts). */
+  events: RelayEvents;
   /** The embedded sandbox, when the relay runs without a key. */
   sandbox: Sandbox | undefined;
   /** The built add-in to serve (default dist/ beside lib/). */

@@ -1,6 +1,7 @@
 import { FastifyPluginAsync } from "fastify";
 import { PROBE, PUBLIC, TOKEN } from "../access";
 import { RelayError } from "../errors";
+import { EVENTS } from "../events";
 import { openApiDocument } from "../openapi";
 import { StoreDownError } from "../store/shared-clients";
 import { RELAY_VERSION } from "../version";
@@ -17,7 +18,10 @@ export const healthRoutes: FastifyPluginAsync<RouteContext> = async (app, { stor
     } catch (error) {
       // 503 takes the replica out of a load balancer; the body also has the error shape the client
       // reads. Without a token it names only the part that is down; the log has the details.
-      request.log.warn({ err: error }, "store unavailable");
+      request.log.warn(
+        { event: EVENTS.storeUnavailable, code: "STR_STORE_UNAVAILABLE", err: error },
+        "store unavailable",
+      );
       const part = error instanceof StoreDownError ? error.part : store.kind;
       const down = new RelayError(
         "STR_STORE_UNAVAILABLE",
@@ -29,7 +33,5 @@ export const healthRoutes: FastifyPluginAsync<RouteContext> = async (app, { stor
   });
   const description = openApiDocument(config.publicUrl);
   app.get("/openapi.json", PUBLIC, async () => description);
-  app.get("/metrics", TOKEN, async (_request, reply) =>
-    reply.type("text/plain; version=0.0.4; charset=utf-8").send(metrics.render()),
-  );
+  app.get("/metrics", TOKEN, async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));
 };
