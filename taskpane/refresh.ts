@@ -1,10 +1,11 @@
 import { RefreshGate, RelayClient } from "../src/client";
-import { PRICE_CENTS, STRATEGIES, Strategy, centsToUSD } from "../src/contract";
+import { STRATEGIES, Strategy, centsToUSD } from "../src/contract";
 import { missingLocation, recognizeColumns } from "../src/inputs";
 import { maskBlock } from "../src/sheet";
 import { ExcelRun } from "./excel/host";
 import { SupportsApi, workbookNumberStyle } from "./excel/number-style";
-import { FormulaCell, RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
+import { FormulaEstimate, FormulaRequest, estimateFormulas, readFormulaRequests } from "./formula-requests";
+import { RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
 import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, planScreening, runScreening } from "./screen";
 
 /**
@@ -16,9 +17,13 @@ import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, planScr
  */
 export interface RefreshPlan {
   targets: RefreshTargets;
-  /** Distinct billed STR calls in the formulas (identical formulas share one call). */
+  /** Each billed call in the formulas, read as the functions read it. */
+  formulaRequests: FormulaRequest[];
+  /** The formulas' calls priced by the relay's dry run (refresh on each). */
+  formulas: FormulaEstimate;
+  /** Distinct billed STR calls in the formulas (identical requests share one call). */
   formulaCalls: number;
-  /** The most the formulas can cost (AI steps asked for in their text counted; those in referenced cells cannot be seen). */
+  /** What the formulas' refresh costs at most: exact unless some arguments could not be read (formulas.unread). */
   formulaCostUSD: number;
   jobs: ScreeningJob[];
   /** Screened tables that cannot be refreshed, and why. */
@@ -34,7 +39,9 @@ export async function planRefresh(
 ): Promise<RefreshPlan> {
   const targets = await findRefreshTargets(deps.run, scope);
   const numbers = await workbookNumberStyle(deps.run, options.supports);
-  const { calls, cents } = formulaCost(targets.formulas);
+  const formulaRequests = await readFormulaRequests(deps.run, targets.formulas);
+  const signal = options.signal ? { signal: options.signal } : {};
+  const formulas = await estimateFormulas(deps.client, formulaRequests, { refresh: true, ...signal });
   const jobs: ScreeningJob[] = [];
   const skipped: RefreshPlan["skipped"] = [];
   for (const table of targets.tables) {
@@ -48,31 +55,16 @@ export async function planRefresh(
     jobs.push(planScreening(table, mapping, { strategy, fields: table.block.fields, refresh: true, numbers }));
   }
   const tables = await estimate(deps.client, jobs, options.signal);
-  return { targets, formulaCalls: calls, formulaCostUSD: centsToUSD(cents), jobs, skipped, tables };
-}
-
-const AI_FLAG_SET = /addAI(?:Comps|ExpenseEstimates)\s*=\s*(?:TRUE|1|yes)\b/gi;
-
-/**
- * The distinct billed calls among formulas and the most they can cost. Formulas are told apart by
- * their text: copies down a column differ by their references, and truly identical formulas share
- * one call (the functions' batcher sends one refresh per distinct request). Two formulas whose
- * different references hold the same inputs are counted twice: the estimate errs high, never low.
- */
-export function formulaCost(formulas: readonly FormulaCell[]): { calls: number; cents: number } {
-  const distinct = new Map<string, FormulaCell>();
-  for (const f of formulas) distinct.set(f.formula.replace(/\s+/g, "").toUpperCase(), f);
-  let calls = 0;
-  let cents = 0;
-  for (const f of distinct.values()) {
-    const ai = [...f.formula.matchAll(AI_FLAG_SET)].length;
-    for (const fn of f.calls) {
-      calls++;
-      // enhance has no base fee and runs both AI steps unless told otherwise; a create is a report plus its AI steps.
-      cents += fn === "ENHANCE" ? 2 * PRICE_CENTS.aiFunction : PRICE_CENTS.report + ai * PRICE_CENTS.aiFunction;
-    }
-  }
-  return { calls, cents };
+  return {
+    targets,
+    formulaRequests,
+    formulas,
+    formulaCalls: formulas.calls,
+    formulaCostUSD: formulas.costUSD,
+    jobs,
+    skipped,
+    tables,
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { CellInput, isBlank } from "../../src/inputs";
+import { BILLED_FUNCTIONS, BilledFunction, CellInput, isBlank } from "../../src/inputs";
 import { ResultBlockSpan, findResultBlock } from "../../src/sheet";
 import { PaneError } from "../errors";
 import { ExcelRun, a1Address } from "./host";
@@ -12,9 +12,7 @@ import { Bounds, TableRow, boundsOf, intersect } from "./read-table";
  */
 export type RefreshScope = "selection" | "sheet" | "workbook";
 
-/** The functions whose calls the service bills. STR.COMPS, WHATIF and SENSITIVITY read stored analyses. */
-export const BILLED_FUNCTIONS = ["BUY", "ARB", "OWNED", "COHOST", "ENHANCE", "CARD"] as const;
-export type BilledFunction = (typeof BILLED_FUNCTIONS)[number];
+// The functions whose calls the service bills (src/inputs/billed-calls.ts). STR.COMPS, WHATIF and SENSITIVITY read stored analyses.
 
 const CALL = new RegExp(`\\bSTR\\.(${BILLED_FUNCTIONS.join("|")})\\s*\\(`, "gi");
 

@@ -135,7 +135,7 @@ function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): vo
       String(targets.formulas.length),
       targets.formulas.length > 0 ? `${plan.formulaCalls} distinct calls on ${sheets.join(", ")}` : undefined,
     ],
-    ["Formulas, cost", usd(plan.formulaCostUSD), "at most; AI steps asked for in referenced cells add $0.10 each"],
+    ["Formulas, cost", usd(plan.formulaCostUSD), formulaCostNote(plan)],
     [
       "Screened tables",
       String(plan.jobs.length),
@@ -162,4 +162,16 @@ function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): vo
     );
   }
   note.replaceChildren(...notes);
+}
+
+/** What the formulas' price rests on: the relay's dry run of the requests they send, and what could not be read. */
+function formulaCostNote(plan: RefreshPlan): string {
+  const { unread, invalid, dryRun } = plan.formulas;
+  const parts = [
+    `the relay's price of the ${dryRun.toCreate} ${dryRun.toCreate === 1 ? "request" : "requests"} they send`,
+  ];
+  if (dryRun.duplicates > 0) parts.push(`${dryRun.duplicates} identical, sent once`);
+  if (unread > 0) parts.push(`${unread} with arguments the pane cannot read, at their most`);
+  if (invalid > 0) parts.push(`${invalid} with bad arguments (#VALUE!), not sent`);
+  return parts.join("; ");
 }

@@ -1,0 +1,105 @@
+import { DryRunTotals, RelayClient, dryRunAll } from "../src/client";
+import { BatchItem, Operation, PRICE_CENTS, centsToUSD } from "../src/contract";
+import { BilledFunction, billedCallRequest } from "../src/inputs";
+import { ArgumentExpression, formulaCalls } from "./excel/formula-arguments";
+import { ExcelRun } from "./excel/host";
+import { FormulaCell } from "./excel/scope";
+
+/**
+ * What the STR.* formulas in a scope would send: each billed call's arguments read as Excel passes
+ * them (literals from the text, references from the sheet) and made into its request by the code
+ * the functions themselves use (src/inputs/billed-calls.ts), then priced by the relay's own dry run —
+ * duplicates, the cache and the ledger included. A call whose arguments the pane cannot read (an
+ * expression, a name) is priced at its most and counted apart, so the estimate never errs low.
+ */
+export type FormulaRequest = { cell: FormulaCell; fn: BilledFunction } & (
+  | { kind: "request"; op: Operation; params: Record<string, unknown> }
+  /** Its arguments fail the functions' own checks: the cell shows #VALUE! and nothing is sent. */
+  | { kind: "invalid" }
+  /** An argument the pane cannot evaluate. */
+  | { kind: "unread" }
+);
+
+export async function readFormulaRequests(run: ExcelRun, cells: readonly FormulaCell[]): Promise<FormulaRequest[]> {
+  if (cells.length === 0) return [];
+  const parsed = cells.map((cell) => ({ cell, calls: formulaCalls(cell.formula) }));
+  return run(async (context) => {
+    const loaded = new Map<string, Excel.Range>();
+    const keyOf = (cell: FormulaCell, a: Extract<ArgumentExpression, { kind: "reference" }>) =>
+      `${a.sheet ?? cell.sheetName}!${a.row},${a.column},${a.rows},${a.columns}`;
+    for (const { cell, calls } of parsed)
+      for (const a of calls.flatMap((c) => c.args)) {
+        if (a.kind !== "reference" || loaded.has(keyOf(cell, a))) continue;
+        const range = context.workbook.worksheets
+          .getItem(a.sheet ?? cell.sheetName)
+          .getRangeByIndexes(a.row, a.column, a.rows, a.columns);
+        range.load("values");
+        loaded.set(keyOf(cell, a), range);
+      }
+    if (loaded.size > 0) await context.sync();
+    const out: FormulaRequest[] = [];
+    for (const { cell, calls } of parsed)
+      for (const call of calls) {
+        if (call.args.some((a) => a.kind === "unread")) {
+          out.push({ cell, fn: call.fn, kind: "unread" });
+          continue;
+        }
+        const args = call.args.map((a) =>
+          a.kind === "omitted"
+            ? null
+            : a.kind === "value"
+              ? a.value
+              : a.kind === "reference"
+                ? (loaded.get(keyOf(cell, a))?.values ?? null)
+                : null,
+        );
+        const built = billedCallRequest(call.fn, args);
+        out.push(
+          built.ok
+            ? { cell, fn: call.fn, kind: "request", op: built.op, params: built.request as Record<string, unknown> }
+            : { cell, fn: call.fn, kind: "invalid" },
+        );
+      }
+    return out;
+  });
+}
+
+export interface FormulaEstimate {
+  /** Billed calls: distinct requests to send, plus those that cannot be read. */
+  calls: number;
+  costUSD: number;
+  /** Calls whose arguments could not be read, priced at their most. */
+  unread: number;
+  /** Calls the functions refuse before sending (#VALUE!): free. */
+  invalid: number;
+  /** The relay's dry run of the requests read, one verdict per request in order. */
+  dryRun: DryRunTotals;
+}
+
+/** The most one call whose arguments are unknown can cost: a report and both AI steps (an enhance: the AI steps). */
+export function mostCents(fn: BilledFunction): number {
+  return (fn === "ENHANCE" ? 0 : PRICE_CENTS.report) + 2 * PRICE_CENTS.aiFunction;
+}
+
+export function batchItems(requests: readonly FormulaRequest[], refresh: boolean): BatchItem[] {
+  return requests.flatMap((r) =>
+    r.kind === "request" ? [{ strategy: r.op, params: r.params, ...(refresh ? { refresh: true } : {}) }] : [],
+  );
+}
+
+export async function estimateFormulas(
+  client: Pick<RelayClient, "dryRun" | "usage">,
+  requests: readonly FormulaRequest[],
+  options: { refresh: boolean; signal?: AbortSignal },
+): Promise<FormulaEstimate> {
+  const dryRun = await dryRunAll(client, batchItems(requests, options.refresh), options.signal);
+  const unread = requests.filter((r) => r.kind === "unread");
+  const cents = Math.round(dryRun.estimatedCostUSD * 100) + unread.reduce((n, r) => n + mostCents(r.fn), 0);
+  return {
+    calls: dryRun.toCreate + unread.length,
+    costUSD: centsToUSD(cents),
+    unread: unread.length,
+    invalid: requests.filter((r) => r.kind === "invalid").length,
+    dryRun,
+  };
+}
