@@ -87,12 +87,27 @@ export function batchItems(requests: readonly FormulaRequest[], refresh: boolean
   );
 }
 
+const NOTHING: DryRunTotals = {
+  items: 0,
+  cached: 0,
+  toCreate: 0,
+  duplicates: 0,
+  invalid: 0,
+  unknownOutcome: 0,
+  estimatedCostUSD: 0,
+  budgetRemainingUSD: 0,
+  sandbox: true,
+  verdicts: [],
+};
+
 export async function estimateFormulas(
   client: Pick<RelayClient, "dryRun" | "usage">,
   requests: readonly FormulaRequest[],
   options: { refresh: boolean; signal?: AbortSignal },
 ): Promise<FormulaEstimate> {
-  const dryRun = await dryRunAll(client, batchItems(requests, options.refresh), options.signal);
+  const items = batchItems(requests, options.refresh);
+  // No request to price: the tables' dry run already says what is left of the budget.
+  const dryRun = items.length > 0 ? await dryRunAll(client, items, options.signal) : NOTHING;
   const unread = requests.filter((r) => r.kind === "unread");
   const cents = Math.round(dryRun.estimatedCostUSD * 100) + unread.reduce((n, r) => n + mostCents(r.fn), 0);
   return {

@@ -1,7 +1,8 @@
 import { RefreshGate, RelayClient } from "../src/client";
 import { STRATEGIES, Strategy, centsToUSD } from "../src/contract";
 import { missingLocation, recognizeColumns } from "../src/inputs";
-import { maskBlock } from "../src/sheet";
+import { maskBlock, resultBlockWidth } from "../src/sheet";
+import { DestinationCheck, Placement, checkDestination, destinationOf, placeBlock } from "./excel/destination";
 import { ExcelRun } from "./excel/host";
 import { SupportsApi, workbookNumberStyle } from "./excel/number-style";
 import { FormulaEstimate, FormulaRequest, estimateFormulas, readFormulaRequests } from "./formula-requests";
@@ -30,6 +31,10 @@ export interface RefreshPlan {
   skipped: { address: string; reason: string }[];
   /** The tables' dry run with refresh on every item. */
   tables: Estimate;
+  /** Each job's earlier block (sheet columns): ours to replace. */
+  blocks: { left: number; width: number }[];
+  /** What of the user's each job's rewrite would cover (read again just before writing). */
+  destinations: DestinationCheck[];
 }
 
 export async function planRefresh(
@@ -43,6 +48,7 @@ export async function planRefresh(
   const signal = options.signal ? { signal: options.signal } : {};
   const formulas = await estimateFormulas(deps.client, formulaRequests, { refresh: true, ...signal });
   const jobs: ScreeningJob[] = [];
+  const blocks: RefreshPlan["blocks"] = [];
   const skipped: RefreshPlan["skipped"] = [];
   for (const table of targets.tables) {
     const mapping = recognizeColumns(maskBlock(table.headers, table.block));
@@ -53,8 +59,10 @@ export async function planRefresh(
     }
     const strategy = strategyOfBlock(table) ?? options.strategy;
     jobs.push(planScreening(table, mapping, { strategy, fields: table.block.fields, refresh: true, numbers }));
+    blocks.push({ left: table.left + table.block.start, width: table.block.width });
   }
   const tables = await estimate(deps.client, jobs, options.signal);
+  const destinations = await checkTableDestinations(deps.run, jobs, blocks);
   return {
     targets,
     formulaRequests,
@@ -64,7 +72,41 @@ export async function planRefresh(
     jobs,
     skipped,
     tables,
+    blocks,
+    destinations,
   };
+}
+
+/**
+ * Whether rewriting each table's block would cover anything of the user's: the block is rewritten as
+ * wide as its fields need, which is wider than the earlier block when its Warnings column was removed,
+ * and a user's column may sit there now.
+ */
+export async function checkTableDestinations(
+  run: ExcelRun,
+  jobs: readonly ScreeningJob[],
+  blocks: readonly { left: number; width: number }[],
+): Promise<DestinationCheck[]> {
+  const checks: DestinationCheck[] = [];
+  for (const [i, job] of jobs.entries()) checks.push(await checkDestination(run, destinationOf(job, blocks[i])));
+  return checks;
+}
+
+/** The jobs as they will write: where nothing of the user's is covered, or over it when the user chose so. */
+export function placeTables(
+  jobs: readonly ScreeningJob[],
+  checks: readonly DestinationCheck[],
+  placement: Placement,
+): ScreeningJob[] {
+  return jobs.map((job, i) => {
+    const check = checks[i];
+    return check ? placeBlock(job, check, placement, resultBlockWidth(job.fields)) : job;
+  });
+}
+
+/** Cells of the user's covered, over all tables. */
+export function coveredCells(checks: readonly DestinationCheck[]): number {
+  return checks.reduce((n, c) => n + c.occupied, 0);
 }
 
 /**

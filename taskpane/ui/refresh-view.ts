@@ -2,7 +2,16 @@ import { RelayCallError } from "../../src/client";
 import { Strategy } from "../../src/contract";
 import { describeError } from "../errors";
 import { RefreshScope } from "../excel/scope";
-import { RefreshPlan, planRefresh, recalculateFormulas, refreshTables } from "../refresh";
+import { DestinationCheck, Placement } from "../excel/destination";
+import {
+  RefreshPlan,
+  checkTableDestinations,
+  coveredCells,
+  placeTables,
+  planRefresh,
+  recalculateFormulas,
+  refreshTables,
+} from "../refresh";
 import { usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, inputValue, say, show } from "./dom";
@@ -20,6 +29,9 @@ export function mountRefresh(ctx: PaneContext): void {
     planBox: byId("refresh-plan"),
     planList: byId("refresh-plan-list"),
     planNote: byId("refresh-plan-note"),
+    overwrite: byId("refresh-overwrite"),
+    overwriteText: byId("refresh-overwrite-text"),
+    placeOver: byId("refresh-place-over"),
     run: byId("refresh-run"),
     progressBox: byId("refresh-progress"),
     cancel: byId("refresh-cancel"),
@@ -46,6 +58,7 @@ export function mountRefresh(ctx: PaneContext): void {
       plan = await planRefresh({ client, run: ctx.run }, scope, { strategy: el.strategy.value as Strategy });
       ctx.setMode(plan.tables.sandbox ? "sandbox" : "live");
       renderPlan(el.planList, el.planNote, plan);
+      renderOverwrite(el, plan.destinations);
       const total = plan.formulaCostUSD + plan.tables.estimatedCostUSD;
       const nothing = plan.targets.formulas.length === 0 && plan.jobs.length === 0;
       el.run.textContent = `Refresh — up to ${usd(total)}`;
@@ -71,6 +84,15 @@ export function mountRefresh(ctx: PaneContext): void {
     const parts: string[] = [];
     try {
       const client = await relayClient(ctx);
+      // Read again before anything is sent: cells typed since the plan are asked about, not overwritten.
+      const now = await checkTableDestinations(ctx.run, current.jobs, current.blocks);
+      if (coveredCells(now) > coveredCells(current.destinations)) {
+        plan = { ...current, destinations: now };
+        renderOverwrite(el, now);
+        show(el.planBox, true);
+        say(el.message, "warning", "Cells of yours appeared where results go: choose, then refresh again.");
+        return;
+      }
       if (current.targets.formulas.length > 0) {
         say(el.message, "info", `Recalculating ${current.targets.formulas.length} STR formulas past the cache…`);
         const { calls } = await recalculateFormulas(ctx.run, ctx.gate, current.targets, { signal: controller.signal });
@@ -82,9 +104,10 @@ export function mountRefresh(ctx: PaneContext): void {
         progress.reset(current.jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind !== "blank").length, 0));
         show(el.progressBox, true);
         el.cancel.focus();
+        const jobs = placeTables(current.jobs, now, placement());
         // The tables' rewrite is one undo step where Excel can group it.
         const group = ctx.undoGroup();
-        const result = await refreshTables({ client, run: group.run }, current.jobs, {
+        const result = await refreshTables({ client, run: group.run }, jobs, {
           signal: controller.signal,
           sandbox: current.tables.sandbox,
           onProgress: progress.update,
@@ -113,6 +136,11 @@ export function mountRefresh(ctx: PaneContext): void {
       ctx.spendChanged();
     }
   });
+
+  const placement = (): Placement =>
+    document.querySelector<HTMLInputElement>('input[name="refresh-placement"]:checked')?.value === "overwrite"
+      ? "overwrite"
+      : "right";
 
   el.cancel.addEventListener("click", () =>
     running?.abort(new RelayCallError("STR_CANCELLED", "Cancelled in the task pane.")),
@@ -174,4 +202,20 @@ function formulaCostNote(plan: RefreshPlan): string {
   if (unread > 0) parts.push(`${unread} with arguments the pane cannot read, at their most`);
   if (invalid > 0) parts.push(`${invalid} with bad arguments (#VALUE!), not sent`);
   return parts.join("; ");
+}
+
+/** The question, when a table's rewrite would cover cells of the user's: where the first is, and the two ways on. */
+function renderOverwrite(
+  el: { overwrite: HTMLElement; overwriteText: HTMLElement; placeOver: HTMLElement },
+  checks: readonly DestinationCheck[],
+): void {
+  const covered = coveredCells(checks);
+  show(el.overwrite, covered > 0);
+  const first = checks.find((c) => c.first)?.first;
+  if (covered === 0 || !first) return;
+  const cells = covered === 1 ? "1 cell" : `${covered.toLocaleString("en-US")} cells`;
+  el.overwriteText.textContent = `The refreshed results would cover ${cells} of yours (first ${first.address}: ${JSON.stringify(first.content)}).`;
+  el.placeOver.textContent = covered === 1 ? "Overwrite that cell" : `Overwrite those ${cells}`;
+  const right = el.overwrite.querySelector<HTMLInputElement>('input[value="right"]');
+  if (right) right.checked = true;
 }

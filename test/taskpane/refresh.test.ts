@@ -4,7 +4,14 @@ import { defaultScreeningFields, resultBlockHeader } from "../../src/sheet";
 import { findRefreshTargets } from "../../taskpane/excel/scope";
 import { formulaCalls } from "../../taskpane/excel/formula-arguments";
 import { estimateFormulas, readFormulaRequests } from "../../taskpane/formula-requests";
-import { planRefresh, recalculateFormulas, strategyOfBlock } from "../../taskpane/refresh";
+import {
+  checkTableDestinations,
+  coveredCells,
+  placeTables,
+  planRefresh,
+  recalculateFormulas,
+  strategyOfBlock,
+} from "../../taskpane/refresh";
 import { mockWorkbook } from "./office-mock";
 
 /**
@@ -235,6 +242,54 @@ describe("what a refresh costs, before anything is sent", () => {
     expect(strategyOfBlock({ block: { start: 0, width: 0, fields: defaultScreeningFields("cohost") } })).toBe("cohost");
     expect(strategyOfBlock({ block: { start: 0, width: 0, fields: buyFields } })).toBeUndefined();
     expect(strategyOfBlock({ block: { start: 0, width: 0, fields: fieldsOf("owned").slice(0, 3) } })).toBeUndefined();
+  });
+});
+
+/** A dry run that says every item would be created at 0.20 USD. */
+const creatingClient = () => ({
+  dryRun: async (items: readonly unknown[]): Promise<DryRunAnswer> => ({
+    items: items.length,
+    cached: 0,
+    toCreate: items.length,
+    invalid: 0,
+    unknownOutcome: 0,
+    estimatedCostUSD: items.length * 0.2,
+    budgetRemainingUSD: 50,
+    sandbox: true,
+    verdicts: items.map(() => "create" as const),
+  }),
+  usage: async () => ({ mode: "sandbox" as const }) as never,
+});
+
+describe("what a table's rewrite would cover", () => {
+  // A table whose Warnings column the user deleted, with their own notes in the column after the last field.
+  const withNotes = (notes: unknown[]) => {
+    const header = block(arbFields).slice(0, -1);
+    const grid: unknown[][] = [["Address", "Rent", "Beds", "Baths", "Guests", ...header, "My notes"]];
+    notes.forEach((note, i) =>
+      grid.push([`${i + 1} Oak Ave, Austin TX`, 2100, 2, 1, 4, "Created", 45800, ...arbFields.map(() => 1), note]),
+    );
+    return mockWorkbook({ sheets: [{ name: "Deals", grid }], activeSheet: "Deals" });
+  };
+
+  test("the user's cells where the block now reaches are found; the block goes right of them unless told to overwrite", async () => {
+    const wb = withNotes(["call the owner", "", '=IF(B4>0,"","x")']);
+    const plan = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", { strategy: "arb" });
+    const notes = 5 + arbFields.length + 2;
+    expect(plan.jobs[0]).toMatchObject({ blockColumn: 5, writeWidth: notes - 5 + 1 });
+    // The header "My notes" and two rows: a note, and a formula that shows nothing.
+    expect(coveredCells(plan.destinations)).toBe(3);
+    expect(plan.destinations[0]?.first?.content).toBe("My notes");
+    const [right] = placeTables(plan.jobs, plan.destinations, "right");
+    expect(right).toMatchObject({ blockColumn: notes + 1, writeWidth: arbFields.length + 3 });
+    expect(placeTables(plan.jobs, plan.destinations, "overwrite")[0]).toBe(plan.jobs[0]);
+  });
+
+  test("a block whose columns hold only our results: nothing to ask", async () => {
+    const wb = workbook();
+    const plan = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", { strategy: "buy" });
+    expect(plan.destinations.map((d) => d.occupied)).toEqual([0, 0]);
+    expect(await checkTableDestinations(wb.run, plan.jobs, plan.blocks)).toEqual(plan.destinations);
   });
 });
 
