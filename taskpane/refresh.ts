@@ -5,6 +5,7 @@ import { maskBlock, resultBlockWidth } from "../src/sheet";
 import { DestinationCheck, Placement, checkDestination, destinationOf, placeBlock } from "./excel/destination";
 import { ExcelRun } from "./excel/host";
 import { SupportsApi, workbookNumberStyle } from "./excel/number-style";
+import { EnhanceRetry, planEnhanceRetry } from "./enhance-retry";
 import { FormulaEstimate, FormulaRequest, estimateFormulas, readFormulaRequests } from "./formula-requests";
 import { RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
 import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, planScreening, runScreening } from "./screen";
@@ -31,6 +32,8 @@ export interface RefreshPlan {
   skipped: { address: string; reason: string }[];
   /** The tables' dry run with refresh on every item. */
   tables: Estimate;
+  /** STR.ENHANCE formulas with no kept answer (every AI step failed), and what trying them again costs. */
+  enhanceRetry: EnhanceRetry;
   /** Each job's earlier block (sheet columns): ours to replace. */
   blocks: { left: number; width: number }[];
   /** What of the user's each job's rewrite would cover (read again just before writing). */
@@ -47,6 +50,7 @@ export async function planRefresh(
   const formulaRequests = await readFormulaRequests(deps.run, targets.formulas);
   const signal = options.signal ? { signal: options.signal } : {};
   const formulas = await estimateFormulas(deps.client, formulaRequests, { refresh: true, ...signal });
+  const enhanceRetry = await planEnhanceRetry(deps.client, formulaRequests, options.signal);
   const jobs: ScreeningJob[] = [];
   const blocks: RefreshPlan["blocks"] = [];
   const skipped: RefreshPlan["skipped"] = [];
@@ -72,6 +76,7 @@ export async function planRefresh(
     jobs,
     skipped,
     tables,
+    enhanceRetry,
     blocks,
     destinations,
   };

@@ -17,7 +17,11 @@ export type RefreshScope = "selection" | "sheet" | "workbook";
 const CALL = new RegExp(`\\bSTR\\.(${BILLED_FUNCTIONS.join("|")})\\s*\\(`, "gi");
 
 export interface FormulaCell {
+  sheetId: string;
   sheetName: string;
+  /** 0-based sheet row and column. */
+  row: number;
+  column: number;
   /** "Sheet1!C4". */
   address: string;
   formula: string;
@@ -135,7 +139,10 @@ export function scanSheet(
       const calls = [...f.matchAll(CALL)].map((m) => (m[1] as string).toUpperCase() as BilledFunction);
       if (calls.length > 0)
         found.push({
+          sheetId: sheet.id,
           sheetName: sheet.name,
+          row: used.row + r,
+          column: used.column + c,
           address: a1Address(sheet.name, used.row + r, used.column + c),
           formula: f,
           calls,

@@ -2,6 +2,7 @@ import { RelayCallError } from "../../src/client";
 import { Strategy } from "../../src/contract";
 import { describeError } from "../errors";
 import { RefreshScope } from "../excel/scope";
+import { EnhanceRetry, retryEnhancements } from "../enhance-retry";
 import { DestinationCheck, Placement } from "../excel/destination";
 import {
   RefreshPlan,
@@ -33,6 +34,9 @@ export function mountRefresh(ctx: PaneContext): void {
     overwriteText: byId("refresh-overwrite-text"),
     placeOver: byId("refresh-place-over"),
     run: byId("refresh-run"),
+    retryBox: byId("refresh-retry"),
+    retryText: byId("refresh-retry-text"),
+    retryRun: byId("refresh-retry-run"),
     progressBox: byId("refresh-progress"),
     cancel: byId("refresh-cancel"),
     message: byId("refresh-message"),
@@ -44,6 +48,7 @@ export function mountRefresh(ctx: PaneContext): void {
   const forget = () => {
     plan = undefined;
     show(el.planBox, false);
+    show(el.retryBox, false);
   };
   el.scope.addEventListener("change", forget);
   el.strategy.addEventListener("change", forget);
@@ -59,6 +64,7 @@ export function mountRefresh(ctx: PaneContext): void {
       ctx.setMode(plan.tables.sandbox ? "sandbox" : "live");
       renderPlan(el.planList, el.planNote, plan);
       renderOverwrite(el, plan.destinations);
+      renderRetry(el, plan.enhanceRetry);
       const total = plan.formulaCostUSD + plan.tables.estimatedCostUSD;
       const nothing = plan.targets.formulas.length === 0 && plan.jobs.length === 0;
       el.run.textContent = `Refresh — up to ${usd(total)}`;
@@ -133,6 +139,24 @@ export function mountRefresh(ctx: PaneContext): void {
       running = undefined;
       show(el.progressBox, false);
       enable(el.find, true);
+      ctx.spendChanged();
+    }
+  });
+
+  el.retryRun.addEventListener("click", async () => {
+    const retry = plan?.enhanceRetry;
+    if (!retry || retry.cells.length === 0 || running) return;
+    show(el.retryBox, false);
+    try {
+      await retryEnhancements(ctx.run, retry.cells);
+      say(
+        el.message,
+        "info",
+        `${retry.cells.length} STR.ENHANCE ${retry.cells.length === 1 ? "cell asks" : "cells ask"} again, up to ${usd(retry.costUSD)}: only AI steps that complete are billed. Find what to refresh again to see any still failing, with the next try's price.`,
+      );
+    } catch (error) {
+      say(el.message, "error", describeError(error));
+    } finally {
       ctx.spendChanged();
     }
   });
@@ -218,4 +242,16 @@ function renderOverwrite(
   el.placeOver.textContent = covered === 1 ? "Overwrite that cell" : `Overwrite those ${cells}`;
   const right = el.overwrite.querySelector<HTMLInputElement>('input[value="right"]');
   if (right) right.checked = true;
+}
+
+/** Enhancements whose AI steps all failed are not kept: offered again, with what the try costs at most. */
+function renderRetry(
+  el: { retryBox: HTMLElement; retryText: HTMLElement; retryRun: HTMLElement },
+  retry: EnhanceRetry,
+): void {
+  const n = retry.cells.length;
+  show(el.retryBox, n > 0);
+  if (n === 0) return;
+  el.retryText.textContent = `${n} STR.ENHANCE ${n === 1 ? "cell has" : "cells have"} no kept answer: every AI step failed (not billed), or it never ran.`;
+  el.retryRun.textContent = `Retry ${n === 1 ? "it" : `those ${n}`} — up to ${usd(retry.costUSD)}`;
 }

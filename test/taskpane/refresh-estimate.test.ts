@@ -8,6 +8,7 @@ const STR = require("../../functions/functions") as typeof import("../../functio
 const { addinConnection, refreshGate } = require("../../src/client") as typeof import("../../src/client");
 const { planRefresh, recalculateFormulas } =
   require("../../taskpane/refresh") as typeof import("../../taskpane/refresh");
+const { retryEnhancements } = require("../../taskpane/enhance-retry") as typeof import("../../taskpane/enhance-retry");
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
@@ -69,7 +70,8 @@ describe("the refresh estimate of STR formulas, against the ledger", () => {
       sheets: [{ name: "Deals", grid }],
       activeSheet: "Deals",
       onCalculate: () => {
-        for (const f of evaluate) answers.push(f());
+        // Settled, as Excel shows a failure in its cell: the bad one's #VALUE! included.
+        for (const f of evaluate) answers.push(f().catch((error: unknown) => error));
       },
     });
     const { client } = await addinConnection().get();
@@ -87,5 +89,45 @@ describe("the refresh estimate of STR formulas, against the ledger", () => {
     expect(answers).toHaveLength(7);
     expect((await spentCents()) - before).toBe(Math.round(plan.formulaCostUSD * 100));
     expect(t.sandboxStats().billedCents - billedBefore).toBe(Math.round(plan.formulaCostUSD * 100));
+  });
+
+  test("an ENHANCE whose AI steps all failed is offered again at its price, and the retry bills what it said", async () => {
+    const body = buyBody(360);
+    const id = cardValue(await STR.buy([[body.fullAddress]], body.purchasePriceUSD, 3, 2, 8), "Analysis id") as string;
+    t.relay.sandbox?.setFaults({ aiFailureRate: 1 });
+    const answers: Promise<unknown>[] = [];
+    const evaluate = () => STR.enhance(id, false, true);
+    answers.push(evaluate());
+    await Promise.allSettled(answers);
+    const grid = [
+      ["Id", "Enhanced"],
+      [id, "=STR.ENHANCE(A2,FALSE,TRUE)"],
+      ["", "=STR.ENHANCE(A2,FALSE,TRUE)"],
+    ];
+    const wb = mockWorkbook({
+      sheets: [{ name: "Deals", grid }],
+      activeSheet: "Deals",
+      onCalculate: () => answers.push(evaluate()),
+    });
+    const { client } = await addinConnection().get();
+    const plan = await planRefresh({ client, run: wb.run }, "sheet", { strategy: "buy" });
+    // Both cells, one request, one AI step.
+    expect(plan.enhanceRetry).toMatchObject({ calls: 1, costUSD: 0.1 });
+    expect(plan.enhanceRetry.cells.map((c) => c.address)).toEqual(["Deals!B2", "Deals!B3"]);
+
+    // A try that fails again is free; one that completes bills the price shown.
+    for (const [failureRate, billed] of [
+      [1, 0],
+      [0, 10],
+    ] as const) {
+      t.relay.sandbox?.setFaults({ aiFailureRate: failureRate });
+      const before = await spentCents();
+      await retryEnhancements(wb.run, plan.enhanceRetry.cells);
+      await Promise.allSettled(answers);
+      expect((await spentCents()) - before).toBe(billed);
+    }
+    // Kept now: nothing left to retry.
+    const after = await planRefresh({ client, run: wb.run }, "sheet", { strategy: "buy" });
+    expect(after.enhanceRetry).toEqual({ cells: [], calls: 0, costUSD: 0 });
   });
 });

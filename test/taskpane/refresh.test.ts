@@ -141,7 +141,15 @@ describe("what a refresh costs, before anything is sent", () => {
   });
 
   test("formulas: priced by the relay's dry run of those requests; unreadable arguments at the most, invalid ones free", async () => {
-    const cell = (formula: string) => ({ sheetName: "Other", address: "Other!A1", formula, calls: [] });
+    const cell = (formula: string) => ({
+      sheetId: "{Other}",
+      sheetName: "Other",
+      row: 0,
+      column: 0,
+      address: "Other!A1",
+      formula,
+      calls: [],
+    });
     const wb = workbook();
     const requests = await readFormulaRequests(wb.run, [
       cell('=STR.BUY("1 Main St, Austin TX", 400000, 3, 2, 6)'),
