@@ -489,7 +489,8 @@ function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy |
 
 function ask(op: Operation, request: RequestSource, call: Call): Promise<SessionAnswer> {
   // The refresh gate is asked when Excel makes the call: it is open only while the pane recalculates.
-  const options = { refresh: refreshGate.admits(), cancelable: call.cancelable };
+  const refresh = refreshGate.admits();
+  const options = { refresh, freshSince: refresh ? refreshGate.freshSince : undefined, cancelable: call.cancelable };
   // Synchronously when the connection is ready: the call is queued in the tick Excel made it.
   const connection = addinConnection();
   const ready = connection.ready;

@@ -81,9 +81,11 @@ export function mostCents(fn: BilledFunction): number {
   return (fn === "ENHANCE" ? 0 : PRICE_CENTS.report) + 2 * PRICE_CENTS.aiFunction;
 }
 
-export function batchItems(requests: readonly FormulaRequest[], refresh: boolean): BatchItem[] {
+/** The batch items the formulas' requests make; `freshSince` (epoch ms) as the refresh gate sends it. */
+export function batchItems(requests: readonly FormulaRequest[], refresh: boolean, freshSince?: number): BatchItem[] {
+  const since = refresh && freshSince !== undefined ? { freshSince: new Date(freshSince).toISOString() } : {};
   return requests.flatMap((r) =>
-    r.kind === "request" ? [{ strategy: r.op, params: r.params, ...(refresh ? { refresh: true } : {}) }] : [],
+    r.kind === "request" ? [{ strategy: r.op, params: r.params, ...(refresh ? { refresh: true } : {}), ...since }] : [],
   );
 }
 
@@ -103,9 +105,9 @@ const NOTHING: DryRunTotals = {
 export async function estimateFormulas(
   client: Pick<RelayClient, "dryRun" | "usage">,
   requests: readonly FormulaRequest[],
-  options: { refresh: boolean; signal?: AbortSignal },
+  options: { refresh: boolean; freshSince?: number; signal?: AbortSignal },
 ): Promise<FormulaEstimate> {
-  const items = batchItems(requests, options.refresh);
+  const items = batchItems(requests, options.refresh, options.freshSince);
   // No request to price: the tables' dry run already says what is left of the budget.
   const dryRun = items.length > 0 ? await dryRunAll(client, items, options.signal) : NOTHING;
   const unread = requests.filter((r) => r.kind === "unread");

@@ -5,6 +5,7 @@ import { maskBlock, resultBlockWidth } from "../src/sheet";
 import { DestinationCheck, Placement, checkDestination, destinationOf, placeBlock } from "./excel/destination";
 import { ExcelRun } from "./excel/host";
 import { SupportsApi, workbookNumberStyle } from "./excel/number-style";
+import { cutoffOf, rowsFetchedBefore } from "./aged";
 import { EnhanceRetry, planEnhanceRetry } from "./enhance-retry";
 import { FormulaEstimate, FormulaRequest, estimateFormulas, readFormulaRequests } from "./formula-requests";
 import { RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
@@ -32,6 +33,8 @@ export interface RefreshPlan {
   skipped: { address: string; reason: string }[];
   /** The tables' dry run with refresh on every item. */
   tables: Estimate;
+  /** Only what was fetched before `freshSince` (epoch ms) is bought again: "older than `days` days". */
+  olderThan: { days: number; freshSince: number } | undefined;
   /** STR.ENHANCE formulas with no kept answer (every AI step failed), and what trying them again costs. */
   enhanceRetry: EnhanceRetry;
   /** Each job's earlier block (sheet columns): ours to replace. */
@@ -43,13 +46,18 @@ export interface RefreshPlan {
 export async function planRefresh(
   deps: { client: Pick<RelayClient, "dryRun" | "usage">; run: ExcelRun },
   scope: RefreshScope,
-  options: { strategy: Strategy; signal?: AbortSignal; supports?: SupportsApi },
+  options: { strategy: Strategy; signal?: AbortSignal; supports?: SupportsApi; olderThanDays?: number; now?: number },
 ): Promise<RefreshPlan> {
+  const olderThan =
+    options.olderThanDays === undefined
+      ? undefined
+      : { days: options.olderThanDays, freshSince: cutoffOf(options.olderThanDays, options.now) };
   const targets = await findRefreshTargets(deps.run, scope);
   const numbers = await workbookNumberStyle(deps.run, options.supports);
   const formulaRequests = await readFormulaRequests(deps.run, targets.formulas);
   const signal = options.signal ? { signal: options.signal } : {};
-  const formulas = await estimateFormulas(deps.client, formulaRequests, { refresh: true, ...signal });
+  const freshSince = olderThan ? { freshSince: olderThan.freshSince } : {};
+  const formulas = await estimateFormulas(deps.client, formulaRequests, { refresh: true, ...freshSince, ...signal });
   const enhanceRetry = await planEnhanceRetry(deps.client, formulaRequests, options.signal);
   const jobs: ScreeningJob[] = [];
   const blocks: RefreshPlan["blocks"] = [];
@@ -62,7 +70,11 @@ export async function planRefresh(
       continue;
     }
     const strategy = strategyOfBlock(table) ?? options.strategy;
-    jobs.push(planScreening(table, mapping, { strategy, fields: table.block.fields, refresh: true, numbers }));
+    const rows = olderThan ? rowsFetchedBefore(table, table.rows, olderThan.freshSince) : table.rows;
+    if (rows.length === 0) continue;
+    jobs.push(
+      planScreening({ ...table, rows }, mapping, { strategy, fields: table.block.fields, refresh: true, numbers }),
+    );
     blocks.push({ left: table.left + table.block.start, width: table.block.width });
   }
   const tables = await estimate(deps.client, jobs, options.signal);
@@ -71,6 +83,7 @@ export async function planRefresh(
     targets,
     formulaRequests,
     formulas,
+    olderThan,
     formulaCalls: formulas.calls,
     formulaCostUSD: formulas.costUSD,
     jobs,
@@ -124,6 +137,8 @@ export function strategyOfBlock(table: Pick<ScreenedTable, "block">): Strategy |
 }
 
 export interface FormulaRefreshOptions {
+  /** Answers fetched since this time (epoch ms) satisfy the refresh, free (RefreshPlan.olderThan). */
+  freshSince?: number;
   /** Close the gate when no STR call has come for this long after the recalculation was sent. @default 2000 */
   quietMs?: number;
   /** Close it after this long whatever happens. @default 120000 */
@@ -145,7 +160,7 @@ export async function recalculateFormulas(
   if (targets.formulas.length === 0) return { calls: 0 };
   const quietMs = options.quietMs ?? 2000;
   const maxMs = options.maxMs ?? 120_000;
-  gate.open(maxMs);
+  gate.open(maxMs, Date.now(), options.freshSince);
   try {
     await run(async (context) => {
       for (const { sheetId, bounds } of targets.recalculate) {

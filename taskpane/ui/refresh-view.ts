@@ -1,6 +1,6 @@
 import { RelayCallError } from "../../src/client";
 import { Strategy } from "../../src/contract";
-import { describeError } from "../errors";
+import { PaneError, describeError } from "../errors";
 import { RefreshScope } from "../excel/scope";
 import { EnhanceRetry, retryEnhancements } from "../enhance-retry";
 import { DestinationCheck, Placement } from "../excel/destination";
@@ -26,6 +26,7 @@ export function mountRefresh(ctx: PaneContext): void {
   const el = {
     scope: byId("refresh-scope"),
     strategy: byId<HTMLSelectElement>("refresh-strategy"),
+    olderThan: byId<HTMLInputElement>("refresh-older-than"),
     find: byId("refresh-find"),
     planBox: byId("refresh-plan"),
     planList: byId("refresh-plan-list"),
@@ -52,6 +53,7 @@ export function mountRefresh(ctx: PaneContext): void {
   };
   el.scope.addEventListener("change", forget);
   el.strategy.addEventListener("change", forget);
+  el.olderThan.addEventListener("input", forget);
 
   el.find.addEventListener("click", async () => {
     forget();
@@ -60,7 +62,11 @@ export function mountRefresh(ctx: PaneContext): void {
     try {
       const scope = (inputValue(el.scope) || "selection") as RefreshScope;
       const client = await relayClient(ctx);
-      plan = await planRefresh({ client, run: ctx.run }, scope, { strategy: el.strategy.value as Strategy });
+      const days = olderThanDays(el.olderThan.value);
+      plan = await planRefresh({ client, run: ctx.run }, scope, {
+        strategy: el.strategy.value as Strategy,
+        ...(days === undefined ? {} : { olderThanDays: days }),
+      });
       ctx.setMode(plan.tables.sandbox ? "sandbox" : "live");
       renderPlan(el.planList, el.planNote, plan);
       renderOverwrite(el, plan.destinations);
@@ -70,7 +76,14 @@ export function mountRefresh(ctx: PaneContext): void {
       el.run.textContent = `Refresh — up to ${usd(total)}`;
       enable(el.run, !nothing);
       show(el.planBox, true);
-      if (nothing) say(el.message, "info", `No STR formulas and no screened tables in ${scopeText(scope, plan)}.`);
+      if (nothing)
+        say(
+          el.message,
+          "info",
+          plan.olderThan
+            ? `Nothing in ${scopeText(scope, plan)} is older than ${plan.olderThan.days} days.`
+            : `No STR formulas and no screened tables in ${scopeText(scope, plan)}.`,
+        );
       else el.run.focus();
     } catch (error) {
       say(el.message, "error", describeError(error));
@@ -101,7 +114,10 @@ export function mountRefresh(ctx: PaneContext): void {
       }
       if (current.targets.formulas.length > 0) {
         say(el.message, "info", `Recalculating ${current.targets.formulas.length} STR formulas past the cache…`);
-        const { calls } = await recalculateFormulas(ctx.run, ctx.gate, current.targets, { signal: controller.signal });
+        const { calls } = await recalculateFormulas(ctx.run, ctx.gate, current.targets, {
+          signal: controller.signal,
+          ...(current.olderThan ? { freshSince: current.olderThan.freshSince } : {}),
+        });
         parts.push(
           `${calls} STR formula ${calls === 1 ? "call was" : "calls were"} sent again; the cells update as the answers arrive.`,
         );
@@ -201,6 +217,15 @@ function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): vo
       `at most; ${tables.toCreate} to create${tables.sandbox ? "; sandbox: simulated money" : ""}`,
     ],
     ["Budget left today", usd(tables.budgetRemainingUSD)],
+    ...(plan.olderThan
+      ? [
+          [
+            "Older than",
+            `${plan.olderThan.days} days`,
+            "only what was fetched before then is bought again; newer answers are kept, free",
+          ] as const,
+        ]
+      : []),
   ]);
   const notes: HTMLElement[] = [];
   for (const s of plan.skipped) notes.push(h("p", { class: "inline-error" }, `${s.address} is left out: ${s.reason}.`));
@@ -254,4 +279,13 @@ function renderRetry(
   if (n === 0) return;
   el.retryText.textContent = `${n} STR.ENHANCE ${n === 1 ? "cell has" : "cells have"} no kept answer: every AI step failed (not billed), or it never ran.`;
   el.retryRun.textContent = `Retry ${n === 1 ? "it" : `those ${n}`} — up to ${usd(retry.costUSD)}`;
+}
+
+/** The "older than" box: blank is everything; anything else must be a whole number of days, 0 or more. */
+function olderThanDays(text: string): number | undefined {
+  if (text.trim() === "") return undefined;
+  const days = Number(text);
+  if (!Number.isInteger(days) || days < 0)
+    throw new PaneError(`Older than must be a whole number of days, 0 or more (or blank for all); got "${text}".`);
+  return days;
 }

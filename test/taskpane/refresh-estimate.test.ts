@@ -130,4 +130,45 @@ describe("the refresh estimate of STR formulas, against the ledger", () => {
     const after = await planRefresh({ client, run: wb.run }, "sheet", { strategy: "buy" });
     expect(after.enhanceRetry).toEqual({ cells: [], calls: 0, costUSD: 0 });
   });
+
+  test("older than N days: only the formulas whose answer was fetched before the cutoff are bought again, at the price shown", async () => {
+    const older = buyBody(380);
+    const newer = buyBody(381);
+    await STR.buy([[older.fullAddress]], older.purchasePriceUSD, 3, 2, 8);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const cutoff = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await STR.buy([[newer.fullAddress]], newer.purchasePriceUSD, 3, 2, 8);
+    const formula = (b: typeof older) => `=STR.BUY("${b.fullAddress}",${b.purchasePriceUSD},3,2,8)`;
+    const answers: Promise<unknown>[] = [];
+    const wb = mockWorkbook({
+      sheets: [{ name: "Deals", grid: [[formula(older)], [formula(newer)]] }],
+      activeSheet: "Deals",
+      onCalculate: () => {
+        for (const b of [older, newer]) answers.push(STR.buy([[b.fullAddress]], b.purchasePriceUSD, 3, 2, 8));
+      },
+    });
+    const { client } = await addinConnection().get();
+    // "Older than 2 days", two days after the cutoff: the first analysis has aged, the second not.
+    const plan = await planRefresh({ client, run: wb.run }, "sheet", {
+      strategy: "buy",
+      olderThanDays: 2,
+      now: cutoff + 2 * 86_400_000,
+    });
+    expect(plan.formulas.dryRun.verdicts).toEqual(["create", "cached"]);
+    expect(plan.formulaCostUSD).toBe(0.2);
+    const before = await spentCents();
+    const arrivals = t.sandboxStats().arrivals;
+    await recalculateFormulas(wb.run, refreshGate, plan.targets, {
+      quietMs: 500,
+      freshSince: plan.olderThan?.freshSince,
+    });
+    const cells = (await Promise.all(answers)) as unknown[][][];
+    expect((await spentCents()) - before).toBe(20);
+    expect(t.sandboxStats().arrivals).toBe(arrivals + 1);
+    expect(cells.map((c) => cardValue(c, "Cached"))).toEqual([
+      "No: fetched now, cost $0.20",
+      "Yes: from the relay's cache, not billed again",
+    ]);
+  });
 });

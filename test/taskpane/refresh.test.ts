@@ -1,6 +1,6 @@
 import { RefreshGate } from "../../src/client";
 import { DryRunAnswer, fieldsOf } from "../../src/contract";
-import { defaultScreeningFields, resultBlockHeader } from "../../src/sheet";
+import { defaultScreeningFields, excelDateTime, resultBlockHeader } from "../../src/sheet";
 import { findRefreshTargets } from "../../taskpane/excel/scope";
 import { formulaCalls } from "../../taskpane/excel/formula-arguments";
 import { estimateFormulas, readFormulaRequests } from "../../taskpane/formula-requests";
@@ -298,6 +298,40 @@ describe("what a table's rewrite would cover", () => {
     const plan = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", { strategy: "buy" });
     expect(plan.destinations.map((d) => d.occupied)).toEqual([0, 0]);
     expect(await checkTableDestinations(wb.run, plan.jobs, plan.blocks)).toEqual(plan.destinations);
+  });
+});
+
+describe("refresh older than N days", () => {
+  test("a screened table: only rows whose STR fetched date is before the cutoff; rows never fetched are left out", async () => {
+    const grid = portfolioSheet();
+    const today = excelDateTime(new Date().toISOString()) as number;
+    (grid[2] as unknown[])[6] = today - 2;
+    (grid[3] as unknown[])[6] = "";
+    (grid[3] as unknown[])[5] = "Failed";
+    const wb = mockWorkbook({ sheets: [{ name: "Portfolio", grid }], activeSheet: "Portfolio" });
+    const plan = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", {
+      strategy: "buy",
+      olderThanDays: 30,
+    });
+    // Rows 2, 5 and 6 were fetched on 45800 (May 2025); row 3 two days ago; row 4 never. The second table has no dates.
+    expect(plan.jobs.map((j) => j.rows.map((r) => r.sheetRow))).toEqual([[1, 4, 5]]);
+    expect(plan.olderThan?.days).toBe(30);
+    const recent = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", {
+      strategy: "buy",
+      olderThanDays: 1,
+    });
+    expect(recent.jobs.map((j) => j.rows.length)).toEqual([4]);
+    await expect(
+      planRefresh({ client: creatingClient(), run: wb.run }, "sheet", { strategy: "buy", olderThanDays: -1 }),
+    ).rejects.toThrow(/older than must be a number of days of 0 or more; got -1/);
+  });
+
+  test("the gate carries the cutoff to the functions while open, and forgets it when closed", () => {
+    const gate = new RefreshGate();
+    gate.open(1000, Date.now(), 123);
+    expect(gate.freshSince).toBe(123);
+    gate.close();
+    expect(gate.freshSince).toBeUndefined();
   });
 });
 
