@@ -242,7 +242,8 @@ function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): vo
 }
 
 /** What the formulas' price rests on: the relay's dry run of the requests they send, and what could not be read. */
-function formulaCostNote(plan: RefreshPlan): string {
+function formulaCostNote(plan: RefreshPlan): string | undefined {
+  if (plan.formulaRequests.length === 0) return undefined;
   const { unread, invalid, dryRun } = plan.formulas;
   const parts = [
     `the relay's price of the ${dryRun.toCreate} ${dryRun.toCreate === 1 ? "request" : "requests"} they send`,
