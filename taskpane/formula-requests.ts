@@ -53,6 +53,11 @@ export async function readFormulaRequests(run: ExcelRun, cells: readonly Formula
                 ? (loaded.get(keyOf(cell, a))?.values ?? null)
                 : null,
         );
+        // Excel does not run a function whose argument is an error value: the cell shows the error, nothing is sent.
+        if (args.some(holdsExcelError)) {
+          out.push({ cell, fn: call.fn, kind: "invalid" });
+          continue;
+        }
         const built = billedCallRequest(call.fn, args);
         out.push(
           built.ok
@@ -62,6 +67,30 @@ export async function readFormulaRequests(run: ExcelRun, cells: readonly Formula
       }
     return out;
   });
+}
+
+/** How `range.values` gives a cell holding an error. */
+const EXCEL_ERRORS = new Set([
+  "#N/A",
+  "#VALUE!",
+  "#REF!",
+  "#DIV/0!",
+  "#NUM!",
+  "#NAME?",
+  "#NULL!",
+  "#SPILL!",
+  "#CALC!",
+  "#BUSY!",
+  "#GETTING_DATA",
+  "#FIELD!",
+  "#BLOCKED!",
+  "#CONNECT!",
+  "#UNKNOWN!",
+]);
+
+function holdsExcelError(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some((row: unknown[]) => row.some(holdsExcelError));
+  return typeof value === "string" && EXCEL_ERRORS.has(value);
 }
 
 export interface FormulaEstimate {

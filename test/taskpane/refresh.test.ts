@@ -158,6 +158,13 @@ describe("what a refresh costs, before anything is sent", () => {
       cell('=STR.BUY("1 Main St, Austin TX", "call agent", 3, 2, 6)'),
     ]);
     expect(requests.map((r) => r.kind)).toEqual(["request", "unread", "unread", "invalid"]);
+    // A referenced cell holding an error: Excel shows the error and does not call the function.
+    const portfolio = (formula: string) => ({ ...cell(formula), sheetId: "{Portfolio}", sheetName: "Portfolio" });
+    const errors = await readFormulaRequests(
+      mockWorkbook({ sheets: [{ name: "Portfolio", grid: [["#N/A", 400000]] }] }).run,
+      [portfolio("=STR.BUY(A1,B1,3,2,6)"), portfolio('=STR.BUY("1 Main St, Austin TX",B1,3,2,6)')],
+    );
+    expect(errors.map((r) => r.kind)).toEqual(["invalid", "request"]);
     const asked: unknown[][] = [];
     const client = {
       dryRun: async (items: readonly unknown[]): Promise<DryRunAnswer> => {
