@@ -99,7 +99,9 @@ async function findPlan(tab: RefreshTab): Promise<void> {
     renderOverwrite(el, plan.destinations);
     renderRetry(el, plan.enhanceRetry);
     const total = plan.formulaCostUSD + plan.tables.estimatedCostUSD;
-    const nothing = plan.targets.formulas.length === 0 && plan.jobs.length === 0;
+    // With "older than", formulas whose answers are all newer have nothing to buy.
+    const noFormulas = plan.targets.formulas.length === 0 || (plan.olderThan && plan.formulas.calls === 0);
+    const nothing = noFormulas === true && plan.jobs.length === 0;
     el.run.textContent = `Refresh — up to ${usd(total)}`;
     enable(el.run, !nothing);
     show(el.planBox, true);
