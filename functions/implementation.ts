@@ -10,7 +10,6 @@ import {
   UNIT_FORMATS,
   WhatIfInputs,
   findField,
-  idField,
   maxBid,
   projectHold,
   validateRequest,
@@ -19,17 +18,16 @@ import {
 import { RelayCallError, RequestSource, addinConnection, refreshGate } from "../src/client";
 import {
   CellInput,
-  POSITIONAL_ARGUMENTS,
   PROJECTION_RATES,
   RangeInput,
-  STRATEGY_NAMES,
   WHATIF_VARIABLES,
+  analysisIdText,
+  cardRequest,
+  enhanceRequest,
   findWhatIfVariable,
   functionRequest,
   readBidMetric,
   readBidTarget,
-  readBoolean,
-  readStrategy,
   readValueList,
   readYears,
   single,
@@ -329,27 +327,11 @@ function create(
   });
 }
 
-/** Both AI flags omitted: run both. One given: run what it says, and the other only if it says TRUE. */
+/** Both AI flags omitted: run both (src/inputs/billed-calls.ts, which the pane prices a refresh by too). */
 function readEnhanceRequest(analysisId: Arg, aiComps: Arg, aiExpenses: Arg): AnyRequest {
-  const comps = readBoolean(single(aiComps));
-  const expenses = readBoolean(single(aiExpenses));
-  const problems = [
-    ...(comps.ok ? [] : [{ path: "aiComps", message: `must be ${comps.message}` }]),
-    ...(expenses.ok ? [] : [{ path: "aiExpenses", message: `must be ${expenses.message}` }]),
-  ];
-  if (problems.length > 0) throw invalidArgument(problems);
-  const neither = comps.ok && expenses.ok && comps.value === undefined && expenses.value === undefined;
-  const request = {
-    analysisId: idText(analysisId),
-    addAIComps: neither || (comps.ok && comps.value === true),
-    addAIExpenseEstimates: neither || (expenses.ok && expenses.value === true),
-  };
-  const valid = validateRequest("enhance", request);
-  if (!valid.ok)
-    throw invalidArgument(
-      valid.issues.map((i) => ({ path: i.path === "addAIComps" ? "aiComps" : i.path, message: i.message })),
-    );
-  return valid.value;
+  const built = enhanceRequest(analysisId, aiComps, aiExpenses);
+  if (!built.ok) throw invalidArgument(built.issues);
+  return built.request;
 }
 
 function readWhatIfInputs(given: readonly [string, Arg][]): WhatIfInputs {
@@ -454,23 +436,9 @@ function readCardRequest(
   location: unknown[][],
   args: unknown[][][],
 ): { strategy: Strategy; request: AnyRequest } {
-  const op = readStrategy(single(strategy));
-  if (!op.ok || op.value === undefined || op.value === "enhance")
-    throw invalidArgument([{ path: "strategy", message: `must be one of ${STRATEGY_NAMES.join(", ")}` }]);
-  const s = op.value as Strategy;
-  const count = POSITIONAL_ARGUMENTS[s].length;
-  if (args.length > count + 1)
-    throw invalidArgument([
-      { path: "values", message: `${s} takes ${count} values and then options; got ${args.length}` },
-    ]);
-  const built = functionRequest(
-    s,
-    location as RangeInput,
-    args.slice(0, count),
-    (args[count] ?? undefined) as RangeInput | undefined,
-  );
+  const built = cardRequest(strategy, location, args);
   if (!built.ok) throw invalidArgument(built.issues);
-  return { strategy: s, request: built.request };
+  return built;
 }
 
 function readId(analysisId: Arg): string {
@@ -480,21 +448,11 @@ function readId(analysisId: Arg): string {
   return id;
 }
 
-/**
- * The analysis id argument as text (an id of digits may arrive as a number). TRUE/FALSE, NaN or ∞
- * is no id: refused here, or it would be sent as "true" or "NaN" and cost a call.
- */
+/** The analysis id argument as text; TRUE/FALSE, NaN or ∞ is refused (src/inputs/billed-calls.ts). */
 function idText(analysisId: Arg): string {
-  const value = single(analysisId);
-  if (typeof value === "boolean" || (typeof value === "number" && !Number.isFinite(value))) {
-    throw invalidArgument([
-      {
-        path: "analysisId",
-        message: `must be ${idField().description}; got ${typeof value === "boolean" ? String(value).toUpperCase() : String(value)}`,
-      },
-    ]);
-  }
-  return String(value ?? "").trim();
+  const id = analysisIdText(analysisId);
+  if (!id.ok) throw invalidArgument(id.issues);
+  return id.value;
 }
 
 /** An analysis by id: from the session when a formula already has it, else from the relay's store (free, no call to the service). */
@@ -531,7 +489,8 @@ function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy |
 
 function ask(op: Operation, request: RequestSource, call: Call): Promise<SessionAnswer> {
   // The refresh gate is asked when Excel makes the call: it is open only while the pane recalculates.
-  const options = { refresh: refreshGate.admits(), cancelable: call.cancelable };
+  const refresh = refreshGate.admits();
+  const options = { refresh, freshSince: refresh ? refreshGate.freshSince : undefined, cancelable: call.cancelable };
   // Synchronously when the connection is ready: the call is queued in the tick Excel made it.
   const connection = addinConnection();
   const ready = connection.ready;

@@ -1,10 +1,14 @@
 import { RefreshGate, RelayClient } from "../src/client";
-import { PRICE_CENTS, STRATEGIES, Strategy, centsToUSD } from "../src/contract";
+import { STRATEGIES, Strategy, centsToUSD } from "../src/contract";
 import { missingLocation, recognizeColumns } from "../src/inputs";
-import { maskBlock } from "../src/sheet";
+import { maskBlock, resultBlockWidth } from "../src/sheet";
+import { DestinationCheck, Placement, checkDestination, destinationOf, placeBlock } from "./excel/destination";
 import { ExcelRun } from "./excel/host";
 import { SupportsApi, workbookNumberStyle } from "./excel/number-style";
-import { FormulaCell, RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
+import { cutoffOf, rowsFetchedBefore } from "./aged";
+import { EnhanceRetry, planEnhanceRetry } from "./enhance-retry";
+import { FormulaEstimate, FormulaRequest, estimateFormulas, readFormulaRequests } from "./formula-requests";
+import { RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
 import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, planScreening, runScreening } from "./screen";
 
 /**
@@ -16,26 +20,47 @@ import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, planScr
  */
 export interface RefreshPlan {
   targets: RefreshTargets;
-  /** Distinct billed STR calls in the formulas (identical formulas share one call). */
+  /** Each billed call in the formulas, read as the functions read it. */
+  formulaRequests: FormulaRequest[];
+  /** The formulas' calls priced by the relay's dry run (refresh on each). */
+  formulas: FormulaEstimate;
+  /** Distinct billed STR calls in the formulas (identical requests share one call). */
   formulaCalls: number;
-  /** The most the formulas can cost (AI steps asked for in their text counted; those in referenced cells cannot be seen). */
+  /** What the formulas' refresh costs at most: exact unless some arguments could not be read (formulas.unread). */
   formulaCostUSD: number;
   jobs: ScreeningJob[];
   /** Screened tables that cannot be refreshed, and why. */
   skipped: { address: string; reason: string }[];
   /** The tables' dry run with refresh on every item. */
   tables: Estimate;
+  /** Only what was fetched before `freshSince` (epoch ms) is bought again: "older than `days` days". */
+  olderThan: { days: number; freshSince: number } | undefined;
+  /** STR.ENHANCE formulas with no kept answer (every AI step failed), and what trying them again costs. */
+  enhanceRetry: EnhanceRetry;
+  /** Each job's earlier block (sheet columns): ours to replace. */
+  blocks: { left: number; width: number }[];
+  /** What of the user's each job's rewrite would cover (read again just before writing). */
+  destinations: DestinationCheck[];
 }
 
 export async function planRefresh(
   deps: { client: Pick<RelayClient, "dryRun" | "usage">; run: ExcelRun },
   scope: RefreshScope,
-  options: { strategy: Strategy; signal?: AbortSignal; supports?: SupportsApi },
+  options: { strategy: Strategy; signal?: AbortSignal; supports?: SupportsApi; olderThanDays?: number; now?: number },
 ): Promise<RefreshPlan> {
+  const olderThan =
+    options.olderThanDays === undefined
+      ? undefined
+      : { days: options.olderThanDays, freshSince: cutoffOf(options.olderThanDays, options.now) };
   const targets = await findRefreshTargets(deps.run, scope);
   const numbers = await workbookNumberStyle(deps.run, options.supports);
-  const { calls, cents } = formulaCost(targets.formulas);
+  const formulaRequests = await readFormulaRequests(deps.run, targets.formulas);
+  const signal = options.signal ? { signal: options.signal } : {};
+  const freshSince = olderThan ? { freshSince: olderThan.freshSince } : {};
+  const formulas = await estimateFormulas(deps.client, formulaRequests, { refresh: true, ...freshSince, ...signal });
+  const enhanceRetry = await planEnhanceRetry(deps.client, formulaRequests, options.signal);
   const jobs: ScreeningJob[] = [];
+  const blocks: RefreshPlan["blocks"] = [];
   const skipped: RefreshPlan["skipped"] = [];
   for (const table of targets.tables) {
     const mapping = recognizeColumns(maskBlock(table.headers, table.block));
@@ -45,34 +70,61 @@ export async function planRefresh(
       continue;
     }
     const strategy = strategyOfBlock(table) ?? options.strategy;
-    jobs.push(planScreening(table, mapping, { strategy, fields: table.block.fields, refresh: true, numbers }));
+    const rows = olderThan ? rowsFetchedBefore(table, table.rows, olderThan.freshSince) : table.rows;
+    if (rows.length === 0) continue;
+    jobs.push(
+      planScreening({ ...table, rows }, mapping, { strategy, fields: table.block.fields, refresh: true, numbers }),
+    );
+    blocks.push({ left: table.left + table.block.start, width: table.block.width });
   }
   const tables = await estimate(deps.client, jobs, options.signal);
-  return { targets, formulaCalls: calls, formulaCostUSD: centsToUSD(cents), jobs, skipped, tables };
+  const destinations = await checkTableDestinations(deps.run, jobs, blocks);
+  return {
+    targets,
+    formulaRequests,
+    formulas,
+    olderThan,
+    formulaCalls: formulas.calls,
+    formulaCostUSD: formulas.costUSD,
+    jobs,
+    skipped,
+    tables,
+    enhanceRetry,
+    blocks,
+    destinations,
+  };
 }
 
-const AI_FLAG_SET = /addAI(?:Comps|ExpenseEstimates)\s*=\s*(?:TRUE|1|yes)\b/gi;
-
 /**
- * The distinct billed calls among formulas and the most they can cost. Formulas are told apart by
- * their text: copies down a column differ by their references, and truly identical formulas share
- * one call (the functions' batcher sends one refresh per distinct request). Two formulas whose
- * different references hold the same inputs are counted twice: the estimate errs high, never low.
+ * Whether rewriting each table's block would cover anything of the user's: the block is rewritten as
+ * wide as its fields need, which is wider than the earlier block when its Warnings column was removed,
+ * and a user's column may sit there now.
  */
-export function formulaCost(formulas: readonly FormulaCell[]): { calls: number; cents: number } {
-  const distinct = new Map<string, FormulaCell>();
-  for (const f of formulas) distinct.set(f.formula.replace(/\s+/g, "").toUpperCase(), f);
-  let calls = 0;
-  let cents = 0;
-  for (const f of distinct.values()) {
-    const ai = [...f.formula.matchAll(AI_FLAG_SET)].length;
-    for (const fn of f.calls) {
-      calls++;
-      // enhance has no base fee and runs both AI steps unless told otherwise; a create is a report plus its AI steps.
-      cents += fn === "ENHANCE" ? 2 * PRICE_CENTS.aiFunction : PRICE_CENTS.report + ai * PRICE_CENTS.aiFunction;
-    }
-  }
-  return { calls, cents };
+export async function checkTableDestinations(
+  run: ExcelRun,
+  jobs: readonly ScreeningJob[],
+  blocks: readonly { left: number; width: number }[],
+): Promise<DestinationCheck[]> {
+  const checks: DestinationCheck[] = [];
+  for (const [i, job] of jobs.entries()) checks.push(await checkDestination(run, destinationOf(job, blocks[i])));
+  return checks;
+}
+
+/** The jobs as they will write: where nothing of the user's is covered, or over it when the user chose so. */
+export function placeTables(
+  jobs: readonly ScreeningJob[],
+  checks: readonly DestinationCheck[],
+  placement: Placement,
+): ScreeningJob[] {
+  return jobs.map((job, i) => {
+    const check = checks[i];
+    return check ? placeBlock(job, check, placement, resultBlockWidth(job.fields)) : job;
+  });
+}
+
+/** Cells of the user's covered, over all tables. */
+export function coveredCells(checks: readonly DestinationCheck[]): number {
+  return checks.reduce((n, c) => n + c.occupied, 0);
 }
 
 /**
@@ -85,6 +137,8 @@ export function strategyOfBlock(table: Pick<ScreenedTable, "block">): Strategy |
 }
 
 export interface FormulaRefreshOptions {
+  /** Answers fetched since this time (epoch ms) satisfy the refresh, free (RefreshPlan.olderThan). */
+  freshSince?: number;
   /** Close the gate when no STR call has come for this long after the recalculation was sent. @default 2000 */
   quietMs?: number;
   /** Close it after this long whatever happens. @default 120000 */
@@ -106,7 +160,7 @@ export async function recalculateFormulas(
   if (targets.formulas.length === 0) return { calls: 0 };
   const quietMs = options.quietMs ?? 2000;
   const maxMs = options.maxMs ?? 120_000;
-  gate.open(maxMs);
+  gate.open(maxMs, Date.now(), options.freshSince);
   try {
     await run(async (context) => {
       for (const { sheetId, bounds } of targets.recalculate) {

@@ -43,15 +43,26 @@ export function addinConnection(): RelayConnection {
 export class RefreshGate {
   #openUntil = 0;
   #calls = 0;
+  #freshSince: number | undefined;
 
-  /** Opens the gate for `ms` milliseconds. */
-  open(ms: number, now: number = Date.now()): void {
+  /**
+   * Opens the gate for `ms` milliseconds. With `freshSince` (epoch ms) an answer fetched since then
+   * satisfies the refresh, free: only what is older is bought again.
+   */
+  open(ms: number, now: number = Date.now(), freshSince?: number): void {
     this.#openUntil = now + ms;
     this.#calls = 0;
+    this.#freshSince = freshSince;
+  }
+
+  /** The refresh's cutoff while open: answers fetched since then are not bought again. */
+  get freshSince(): number | undefined {
+    return this.#openUntil > 0 ? this.#freshSince : undefined;
   }
 
   close(): void {
     this.#openUntil = 0;
+    this.#freshSince = undefined;
   }
 
   /** True while open; counts the calls it let through. */

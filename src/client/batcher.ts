@@ -71,6 +71,8 @@ export interface Cancelable {
 
 export interface RequestOptions {
   refresh?: boolean;
+  /** With `refresh`: an answer fetched since this time (epoch ms) satisfies it (see RefreshGate). */
+  freshSince?: number | undefined;
   /** The call's cancel hook: usually the function's invocation itself. */
   cancelable?: Cancelable | undefined;
 }
@@ -86,6 +88,7 @@ interface Call {
   op: Operation;
   source: RequestSource;
   refresh: boolean;
+  freshSince: number | undefined;
   resolve: (answer: SessionAnswer) => void;
   reject: (error: unknown) => void;
   cancelable: Cancelable | undefined;
@@ -149,6 +152,7 @@ export class BatchingClient {
         op,
         source,
         refresh: options.refresh === true,
+        freshSince: options.refresh === true ? options.freshSince : undefined,
         resolve,
         reject,
         cancelable: options.cancelable,
@@ -227,7 +231,8 @@ export class BatchingClient {
   /** A call read: answered from the session, or joined to the item for its request (gathered or already sent). */
   #gather(call: Call, request: AnyRequest): void {
     const canonical = canonicalRequest(call.op, request);
-    const key = call.refresh ? `${canonical}#refresh` : canonical;
+    const since = call.freshSince === undefined ? undefined : new Date(call.freshSince).toISOString();
+    const key = call.refresh ? `${canonical}#refresh${since ?? ""}` : canonical;
     if (!call.refresh) {
       const remembered = this.#session.get(canonical);
       if (remembered) {
@@ -242,7 +247,12 @@ export class BatchingClient {
       entry = {
         key,
         canonical,
-        item: { strategy: call.op, params: request, ...(call.refresh ? { refresh: true } : {}) },
+        item: {
+          strategy: call.op,
+          params: request,
+          ...(call.refresh ? { refresh: true } : {}),
+          ...(since ? { freshSince: since } : {}),
+        },
         waiters: [call],
         batch: undefined,
         settled: false,

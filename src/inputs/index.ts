@@ -6,3 +6,4 @@ export * from "./arguments";
 export * from "./whatif-variables";
 export * from "./decision-arguments";
 export * from "./plausibility";
+export * from "./billed-calls";

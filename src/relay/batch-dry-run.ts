@@ -13,7 +13,7 @@ export async function dryRunBatch(gateway: Gateway, items: ParsedItem[], sandbox
   let cents = 0;
   for (const item of items) {
     const plan = item.ok
-      ? await gateway.plan(item.op, item.params, { refresh: item.refresh })
+      ? await gateway.plan(item.op, item.params, { refresh: item.refresh, freshSince: item.freshSince })
       : ({ verdict: "invalid" } as const);
     if (plan.verdict === "invalid") verdicts.push("invalid");
     else if (sending.has(plan.key)) verdicts.push("duplicate");

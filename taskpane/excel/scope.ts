@@ -1,4 +1,4 @@
-import { CellInput, isBlank } from "../../src/inputs";
+import { BILLED_FUNCTIONS, BilledFunction, CellInput, isBlank } from "../../src/inputs";
 import { ResultBlockSpan, findResultBlock } from "../../src/sheet";
 import { PaneError } from "../errors";
 import { ExcelRun, a1Address } from "./host";
@@ -12,14 +12,16 @@ import { Bounds, TableRow, boundsOf, intersect } from "./read-table";
  */
 export type RefreshScope = "selection" | "sheet" | "workbook";
 
-/** The functions whose calls the service bills. STR.COMPS, WHATIF and SENSITIVITY read stored analyses. */
-export const BILLED_FUNCTIONS = ["BUY", "ARB", "OWNED", "COHOST", "ENHANCE", "CARD"] as const;
-export type BilledFunction = (typeof BILLED_FUNCTIONS)[number];
+// The functions whose calls the service bills (src/inputs/billed-calls.ts). STR.COMPS, WHATIF and SENSITIVITY read stored analyses.
 
 const CALL = new RegExp(`\\bSTR\\.(${BILLED_FUNCTIONS.join("|")})\\s*\\(`, "gi");
 
 export interface FormulaCell {
+  sheetId: string;
   sheetName: string;
+  /** 0-based sheet row and column. */
+  row: number;
+  column: number;
   /** "Sheet1!C4". */
   address: string;
   formula: string;
@@ -137,7 +139,10 @@ export function scanSheet(
       const calls = [...f.matchAll(CALL)].map((m) => (m[1] as string).toUpperCase() as BilledFunction);
       if (calls.length > 0)
         found.push({
+          sheetId: sheet.id,
           sheetName: sheet.name,
+          row: used.row + r,
+          column: used.column + c,
           address: a1Address(sheet.name, used.row + r, used.column + c),
           formula: f,
           calls,

@@ -342,4 +342,40 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(values[2]?.[7]).toBe("STR status");
     expect(values[3]?.[7]).toBe("Created");
   }, 60_000);
+
+  test("a refresh whose results would now reach the user's cells: the plan asks, and by default they go further right", async () => {
+    // The screened table's Warnings header replaced by a column of the user's notes.
+    await page.evaluate(async () => {
+      const fake = (
+        window as unknown as { __fakeExcel: { run: (batch: (ctx: any) => Promise<void>) => Promise<void> } }
+      ).__fakeExcel;
+      await fake.run(async (ctx) => {
+        const sheet = ctx.workbook.worksheets.getItem("Portfolio");
+        sheet.getRangeByIndexes(0, 17, 1, 1).values = [["My notes"]];
+        sheet.getRangeByIndexes(2, 17, 1, 1).values = [["ring Tuesday"]];
+        await ctx.sync();
+      });
+    });
+    await excel('excel.select("Portfolio", 2, 0, 2, 18)');
+    const reports = t.sandboxStats().reports;
+    await page.locator("#tab-refresh").click();
+    await page.locator("#refresh-find").click();
+    await page.locator("#refresh-overwrite").waitFor({ state: "visible" });
+    expect(await text("#refresh-overwrite")).toMatch(
+      /would cover \d+ cells of yours \(first Portfolio!R1: "My notes"\).*further right.*Overwrite those \d+ cells/s,
+    );
+    await shot("11-refresh-overwrite-question");
+    await page.locator("#refresh-run").click();
+    await page.waitForFunction(
+      () => /Done\./.test(document.getElementById("refresh-message")?.textContent ?? ""),
+      null,
+      { timeout: 30_000 },
+    );
+    expect(t.sandboxStats().reports).toBe(reports + 2);
+    const values = await excel<unknown[][]>('excel.values("Portfolio")');
+    expect(values[0]?.[17]).toBe("My notes");
+    expect(values[2]?.[17]).toBe("ring Tuesday");
+    expect(values[0]?.[18]).toBe("STR status");
+    expect(values[2]?.[18]).toBe("Created");
+  }, 60_000);
 });

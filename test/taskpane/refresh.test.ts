@@ -1,8 +1,17 @@
 import { RefreshGate } from "../../src/client";
 import { DryRunAnswer, fieldsOf } from "../../src/contract";
-import { defaultScreeningFields, resultBlockHeader } from "../../src/sheet";
+import { defaultScreeningFields, excelDateTime, resultBlockHeader } from "../../src/sheet";
 import { findRefreshTargets } from "../../taskpane/excel/scope";
-import { formulaCost, planRefresh, recalculateFormulas, strategyOfBlock } from "../../taskpane/refresh";
+import { formulaCalls } from "../../taskpane/excel/formula-arguments";
+import { estimateFormulas, readFormulaRequests } from "../../taskpane/formula-requests";
+import {
+  checkTableDestinations,
+  coveredCells,
+  placeTables,
+  planRefresh,
+  recalculateFormulas,
+  strategyOfBlock,
+} from "../../taskpane/refresh";
 import { mockWorkbook } from "./office-mock";
 
 /**
@@ -104,12 +113,103 @@ describe("what a refresh scope holds", () => {
 });
 
 describe("what a refresh costs, before anything is sent", () => {
-  test("formulas: distinct calls, a report each, AI steps asked for in the text at $0.10, enhance at most both AI steps", async () => {
+  test("formulas: each call's arguments read as Excel passes them, references from the sheet, into the functions' request", async () => {
     const t = await findRefreshTargets(
       workbook({ sheet: "Other", row: 0, column: 0, rows: 4, columns: 1 }).run,
       "selection",
     );
-    expect(formulaCost(t.formulas)).toEqual({ calls: 2, cents: 20 + 30 });
+    const wb = workbook();
+    const requests = await readFormulaRequests(wb.run, t.formulas);
+    expect(requests.map((r) => [r.fn, r.kind])).toEqual([
+      ["ENHANCE", "request"],
+      ["BUY", "request"],
+      ["BUY", "request"],
+    ]);
+    expect(requests[0]).toMatchObject({
+      op: "enhance",
+      params: { analysisId: "64f1a2b3c4d5e6f7a8b9c0d1", addAIComps: true, addAIExpenseEstimates: true },
+    });
+    expect(requests[1]).toMatchObject({ op: "buy", params: { purchasePriceUSD: 400000, addAIComps: true } });
+    // On the Portfolio sheet, references are read from the cells (A4 is an address, B2 a price).
+    const sheet = await findRefreshTargets(wb.run, "sheet");
+    const read = await readFormulaRequests(wb.run, sheet.formulas);
+    expect(read.map((r) => (r.kind === "request" ? [r.op, r.params.fullAddress] : [r.kind]))).toEqual([
+      ["buy", "1 Main St, Austin TX"],
+      ["arb", "3 Main St, Austin TX"],
+      ["cohost", "3 Main St, Austin TX"],
+    ]);
+  });
+
+  test("formulas: priced by the relay's dry run of those requests; unreadable arguments at the most, invalid ones free", async () => {
+    const cell = (formula: string) => ({
+      sheetId: "{Other}",
+      sheetName: "Other",
+      row: 0,
+      column: 0,
+      address: "Other!A1",
+      formula,
+      calls: [],
+    });
+    const wb = workbook();
+    const requests = await readFormulaRequests(wb.run, [
+      cell('=STR.BUY("1 Main St, Austin TX", 400000, 3, 2, 6)'),
+      cell('=STR.BUY("1 Main St, Austin TX", B2*1.1, 3, 2, 6)'),
+      cell("=STR.ENHANCE(MyId, TRUE)"),
+      cell('=STR.BUY("1 Main St, Austin TX", "call agent", 3, 2, 6)'),
+    ]);
+    expect(requests.map((r) => r.kind)).toEqual(["request", "unread", "unread", "invalid"]);
+    // A referenced cell holding an error: Excel shows the error and does not call the function.
+    const portfolio = (formula: string) => ({ ...cell(formula), sheetId: "{Portfolio}", sheetName: "Portfolio" });
+    const errors = await readFormulaRequests(
+      mockWorkbook({ sheets: [{ name: "Portfolio", grid: [["#N/A", 400000]] }] }).run,
+      [portfolio("=STR.BUY(A1,B1,3,2,6)"), portfolio('=STR.BUY("1 Main St, Austin TX",B1,3,2,6)')],
+    );
+    expect(errors.map((r) => r.kind)).toEqual(["invalid", "request"]);
+    const asked: unknown[][] = [];
+    const client = {
+      dryRun: async (items: readonly unknown[]): Promise<DryRunAnswer> => {
+        asked.push([...items]);
+        return {
+          items: items.length,
+          cached: 0,
+          toCreate: items.length,
+          invalid: 0,
+          unknownOutcome: 0,
+          estimatedCostUSD: 0.2,
+          budgetRemainingUSD: 50,
+          sandbox: true,
+          verdicts: items.map(() => "create" as const),
+        };
+      },
+      usage: async () => {
+        throw new Error("not called when there are items");
+      },
+    };
+    const est = await estimateFormulas(client, requests, { refresh: true });
+    expect(asked).toEqual([
+      [{ strategy: "buy", params: expect.objectContaining({ purchasePriceUSD: 400000 }), refresh: true }],
+    ]);
+    // 0.20 from the relay, 0.40 for the BUY it cannot read, 0.20 for the ENHANCE.
+    expect(est).toMatchObject({ calls: 3, costUSD: 0.8, unread: 2, invalid: 1 });
+  });
+
+  test("formula text: arguments split at top-level commas only; literals, references and the rest told apart", () => {
+    const [call, other] = formulaCalls(
+      `=IF(A1,STR.BUY('My Sheet'!$A$2, "1,000", 2.5E1, TRUE, , Opts!H2:I3, "x"")"), 0)+STR.ENHANCE(SUM(1,2))&"STR.ARB("`,
+    );
+    expect(call?.fn).toBe("BUY");
+    expect(call?.args).toEqual([
+      { kind: "reference", sheet: "My Sheet", row: 1, column: 0, rows: 1, columns: 1 },
+      { kind: "value", value: "1,000" },
+      { kind: "value", value: 25 },
+      { kind: "value", value: true },
+      { kind: "omitted" },
+      { kind: "reference", sheet: "Opts", row: 1, column: 7, rows: 2, columns: 2 },
+      { kind: "value", value: 'x")' },
+    ]);
+    expect(other).toEqual({ fn: "ENHANCE", args: [{ kind: "unread", text: "SUM(1,2)" }] });
+    expect(formulaCalls('="STR.BUY(1)"')).toEqual([]);
+    expect(formulaCalls("=STR.COHOST(A1,2,1,4,15%)")[0]?.args[4]).toEqual({ kind: "value", value: 0.15 });
   });
 
   test("tables: a dry run with refresh on every item, the block's own fields, the strategy its columns tell", async () => {
@@ -135,11 +235,12 @@ describe("what a refresh costs, before anything is sent", () => {
       },
     };
     const plan = await planRefresh({ client, run: wb.run }, "sheet", { strategy: "buy" });
+    // The formulas' three calls, then the tables' seven rows, each dry run with refresh on.
     expect(plan.formulaCalls).toBe(3);
     expect(plan.formulaCostUSD).toBe(0.6);
     expect(plan.jobs.map((j) => j.items.length)).toEqual([5, 2]);
-    expect(sent[0]?.items).toHaveLength(7);
-    for (const item of sent[0]?.items ?? []) expect(item).toMatchObject({ refresh: true });
+    expect(sent.map((s) => s.items.length)).toEqual([3, 7]);
+    for (const item of sent.flatMap((s) => s.items)) expect(item).toMatchObject({ refresh: true });
     expect(plan.jobs[0]?.fields).toEqual(buyFields);
     expect(plan.jobs[1]?.items.map((i) => i.strategy)).toEqual(["arb", "arb"]);
     expect(plan.jobs[1]?.items[0]?.params).toMatchObject({ monthlyRentUSD: 2100, fullAddress: "7 Oak Ave, Austin TX" });
@@ -156,6 +257,88 @@ describe("what a refresh costs, before anything is sent", () => {
     expect(strategyOfBlock({ block: { start: 0, width: 0, fields: defaultScreeningFields("cohost") } })).toBe("cohost");
     expect(strategyOfBlock({ block: { start: 0, width: 0, fields: buyFields } })).toBeUndefined();
     expect(strategyOfBlock({ block: { start: 0, width: 0, fields: fieldsOf("owned").slice(0, 3) } })).toBeUndefined();
+  });
+});
+
+/** A dry run that says every item would be created at 0.20 USD. */
+const creatingClient = () => ({
+  dryRun: async (items: readonly unknown[]): Promise<DryRunAnswer> => ({
+    items: items.length,
+    cached: 0,
+    toCreate: items.length,
+    invalid: 0,
+    unknownOutcome: 0,
+    estimatedCostUSD: items.length * 0.2,
+    budgetRemainingUSD: 50,
+    sandbox: true,
+    verdicts: items.map(() => "create" as const),
+  }),
+  usage: async () => ({ mode: "sandbox" as const }) as never,
+});
+
+describe("what a table's rewrite would cover", () => {
+  // A table whose Warnings column the user deleted, with their own notes in the column after the last field.
+  const withNotes = (notes: unknown[]) => {
+    const header = block(arbFields).slice(0, -1);
+    const grid: unknown[][] = [["Address", "Rent", "Beds", "Baths", "Guests", ...header, "My notes"]];
+    notes.forEach((note, i) =>
+      grid.push([`${i + 1} Oak Ave, Austin TX`, 2100, 2, 1, 4, "Created", 45800, ...arbFields.map(() => 1), note]),
+    );
+    return mockWorkbook({ sheets: [{ name: "Deals", grid }], activeSheet: "Deals" });
+  };
+
+  test("the user's cells where the block now reaches are found; the block goes right of them unless told to overwrite", async () => {
+    const wb = withNotes(["call the owner", "", '=IF(B4>0,"","x")']);
+    const plan = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", { strategy: "arb" });
+    const notes = 5 + arbFields.length + 2;
+    expect(plan.jobs[0]).toMatchObject({ blockColumn: 5, writeWidth: notes - 5 + 1 });
+    // The header "My notes" and two rows: a note, and a formula that shows nothing.
+    expect(coveredCells(plan.destinations)).toBe(3);
+    expect(plan.destinations[0]?.first?.content).toBe("My notes");
+    const [right] = placeTables(plan.jobs, plan.destinations, "right");
+    expect(right).toMatchObject({ blockColumn: notes + 1, writeWidth: arbFields.length + 3 });
+    expect(placeTables(plan.jobs, plan.destinations, "overwrite")[0]).toBe(plan.jobs[0]);
+  });
+
+  test("a block whose columns hold only our results: nothing to ask", async () => {
+    const wb = workbook();
+    const plan = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", { strategy: "buy" });
+    expect(plan.destinations.map((d) => d.occupied)).toEqual([0, 0]);
+    expect(await checkTableDestinations(wb.run, plan.jobs, plan.blocks)).toEqual(plan.destinations);
+  });
+});
+
+describe("refresh older than N days", () => {
+  test("a screened table: only rows whose STR fetched date is before the cutoff; rows never fetched are left out", async () => {
+    const grid = portfolioSheet();
+    const today = excelDateTime(new Date().toISOString()) as number;
+    (grid[2] as unknown[])[6] = today - 2;
+    (grid[3] as unknown[])[6] = "";
+    (grid[3] as unknown[])[5] = "Failed";
+    const wb = mockWorkbook({ sheets: [{ name: "Portfolio", grid }], activeSheet: "Portfolio" });
+    const plan = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", {
+      strategy: "buy",
+      olderThanDays: 30,
+    });
+    // Rows 2, 5 and 6 were fetched on 45800 (May 2025); row 3 two days ago; row 4 never. The second table has no dates.
+    expect(plan.jobs.map((j) => j.rows.map((r) => r.sheetRow))).toEqual([[1, 4, 5]]);
+    expect(plan.olderThan?.days).toBe(30);
+    const recent = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", {
+      strategy: "buy",
+      olderThanDays: 1,
+    });
+    expect(recent.jobs.map((j) => j.rows.length)).toEqual([4]);
+    await expect(
+      planRefresh({ client: creatingClient(), run: wb.run }, "sheet", { strategy: "buy", olderThanDays: -1 }),
+    ).rejects.toThrow(/older than must be a number of days of 0 or more; got -1/);
+  });
+
+  test("the gate carries the cutoff to the functions while open, and forgets it when closed", () => {
+    const gate = new RefreshGate();
+    gate.open(1000, Date.now(), 123);
+    expect(gate.freshSince).toBe(123);
+    gate.close();
+    expect(gate.freshSince).toBeUndefined();
   });
 });
 

@@ -165,7 +165,7 @@ export class Gateway {
    * What `analyze` would do with this request now, spending nothing: the same validation, cache,
    * ledger fallback and unknown-outcome rule, priced by the same charge the budget holds back.
    */
-  async plan(op: Operation, body: unknown, options: { refresh?: boolean } = {}): Promise<Plan> {
+  async plan(op: Operation, body: unknown, options: { refresh?: boolean; freshSince?: number } = {}): Promise<Plan> {
     let request: AnyRequest;
     try {
       request = this.validate(op, body);
@@ -173,11 +173,14 @@ export class Gateway {
       return { verdict: "invalid" };
     }
     const key = cacheKeyOf(op, request);
-    if (!options.refresh) {
-      if (await this.#cache.read(key, { comparables: false })) return { verdict: "cached", key };
+    // A refresh with freshSince is answered by an answer fetched since (the pane's "older than N days").
+    const since = options.refresh ? options.freshSince : undefined;
+    if (!options.refresh || since !== undefined) {
+      const hit = await this.#cache.read(key, { comparables: false });
+      if (hit && (since === undefined || hit.fetchedAt >= since)) return { verdict: "cached", key };
       const last = await this.#ledger.lastCall(key);
       if (mayHaveBilled(last)) return { verdict: "unknown-outcome", key };
-      if (await this.#cache.fromLedger(key, last)) return { verdict: "cached", key };
+      if (since === undefined && (await this.#cache.fromLedger(key, last))) return { verdict: "cached", key };
     }
     return { verdict: "create", key, charge: maxCharge(op, request) };
   }
