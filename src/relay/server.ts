@@ -4,6 +4,7 @@ import { Sandbox, buildSandbox } from "../sandbox/server";
 import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../sandbox/options";
 import { RouteEntry, TOKEN, accessOf } from "./access";
 import { LoggerOption, buildApp } from "./app";
+import { Callers } from "./caller";
 import { CallerLimit } from "./caller-limit";
 import { RelayConfig } from "./config";
 import { Gateway, budgetCentsOf } from "./gateway";
@@ -104,7 +105,9 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     queueDepth: () => pacer.waiting,
     inFlight: () => gatewayRef.current?.inFlight ?? 0,
   });
+  const callers = new Callers(config.callers);
   const gateway = new Gateway({
+    callers,
     store,
     pacer,
     upstream,
@@ -132,6 +135,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     checkToken: tokenChecker(options.tokens),
     holdsToken: secretFinder(options.tokens),
     callerLimit: new CallerLimit(config.callerRps),
+    callers,
   });
   const routes: RouteEntry[] = [];
   app.addHook("onRoute", (route) => {

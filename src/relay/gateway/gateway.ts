@@ -18,7 +18,7 @@ import { markStale } from "../staleness";
 import { RelayStore } from "../store/store";
 import { Upstream } from "../upstream";
 import { AnswerCache, cacheKeyOf, limitComparables } from "./answer-cache";
-import type { Caller } from "../caller";
+import type { Caller, Callers } from "../caller";
 import { Budget } from "./budget";
 import { localDayStart } from "./calendar";
 import { Ledger, mayHaveBilled } from "./ledger";
@@ -55,6 +55,8 @@ export interface GatewayOptions {
   retryPolicy?: RetryPolicy;
   /** Local midnight, for "today" in the budget and usage. */
   dayStart?: (now: number) => number;
+  /** The configured tokens' labels and own budgets. */
+  callers?: Callers | undefined;
 }
 
 export interface AnalyzeOptions {
@@ -109,6 +111,7 @@ export class Gateway {
       dailyCents: options.budgetCents,
       dayStart: options.dayStart ?? localDayStart,
       storeCall: this.#storeCall,
+      callers: options.callers,
     });
     this.#ledger = new Ledger({
       store,
@@ -194,7 +197,8 @@ export class Gateway {
       const hit = await this.#cache.read(key, { comparables: options.maxComparables !== 0 });
       if (hit && (freshSince === undefined || hit.fetchedAt >= freshSince)) return this.#cache.hit(hit);
     }
-    const send = (flight: Flight) => this.#send(op, request, key, { refresh, freshSince }, flight);
+    const send = (flight: Flight) =>
+      this.#send(op, request, key, { refresh, freshSince, caller: options.caller }, flight);
     const { answer, joined } = await this.#flights.run(key, send, { signal: options.signal, refresh });
     // The cost belongs to the caller that started the call; those who joined it paid nothing.
     return joined ? { ...answer, relay: { ...answer.relay, costUSD: 0, shared: true } } : answer;
@@ -204,7 +208,7 @@ export class Gateway {
     op: Operation,
     request: AnyRequest,
     key: string,
-    ask: { refresh: boolean; freshSince: number | undefined },
+    ask: { refresh: boolean; freshSince: number | undefined; caller: Caller | undefined },
     flight: Flight,
   ): Promise<RelayAnswer> {
     // A refresh is satisfied by an answer fetched since it was asked for: by another replica
@@ -216,7 +220,7 @@ export class Gateway {
     const most = maxCharge(op, request);
     // Cheap refusals first, before waiting for the lock.
     if (!ask.refresh) await this.#ledger.refuseUnknownOutcome(key);
-    await this.budget.check(most.cents);
+    await this.budget.check(most.cents, ask.caller);
     await this.#lock(key, flight.signal);
     try {
       // Another replica may have finished this very request meanwhile.
@@ -234,7 +238,7 @@ export class Gateway {
       // ledger checked, so a replica that lost the race for this request spends none.
       const slot = await this.#sender.slot(flight.signal);
       // The ledger row is written before the call is sent, with the budget check in the same step.
-      const row = await this.#ledger.reserve(op, key, most.cents);
+      const row = await this.#ledger.reserve(op, key, most.cents, ask.caller);
       flight.markSent();
       const result = await this.#sender.send(op, request, slot);
       // No slot could be had to send on: nothing was sent, the row settles as failed.
