@@ -145,7 +145,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     metrics.requests.inc({ route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
   });
 
-  const context: RouteContext = { config, gateway, store, metrics, sandbox, addinDir: options.addinDir };
+  const context: RouteContext = { config, gateway, store, metrics, sandbox, callers, addinDir: options.addinDir };
   // A browser's CORS preflight for any API route (it carries no token; the guards answer it).
   app.options("/v1/*", TOKEN, async (_request, reply) => reply.code(204).send());
   app.options("/metrics", TOKEN, async (_request, reply) => reply.code(204).send());

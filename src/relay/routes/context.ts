@@ -1,4 +1,5 @@
 import { Sandbox } from "../../sandbox/server";
+import { Callers } from "../caller";
 import { RelayConfig } from "../config";
 import { Gateway } from "../gateway";
 import { RelayMetrics } from "../metrics";
@@ -12,6 +13,8 @@ export interface RouteContext {
   metrics: RelayMetrics;
   /** The embedded sandbox, when the relay runs without a key. */
   sandbox: Sandbox | undefined;
+  /** The configured tokens' labels and own budgets. */
+  callers?: Callers | undefined;
   /** The built add-in to serve (default dist/ beside lib/). */
   addinDir?: string | undefined;
 }
