@@ -1,6 +1,6 @@
 import { UsageAnswer } from "../../src/contract";
 import { tokenId } from "../../src/relay/tokens";
-import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
+import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 const ALICE = "rt_alice_0123456789abcdef";
 const BOB = "rt_bob_0123456789abcdef01";
@@ -55,5 +55,21 @@ describe("GET /v1/usage breaks today's and this month's spend down by caller", (
     const fromCarol = (await t.get("/v1/usage", as(CAROL))).json as UsageAnswer;
     expect(fromCarol.callers?.filter((c) => c.you).map((c) => c.id)).toEqual([tokenId(CAROL)]);
     expect(fromCarol.callers?.map((c) => c.id).sort()).toEqual([ALICE, BOB, CAROL].map(tokenId).sort());
+  });
+});
+
+describe("a relay with the generated token (RELAY_TOKENS unset)", () => {
+  test("books its calls to that token: one line, you, with no label and no budget of its own", async () => {
+    const t = await startRelay({ RELAY_TOKENS: "" });
+    try {
+      expect((await t.post(BUY_PATH, buyBody(1))).status).toBe(200);
+      const answer = UsageAnswer.parse((await t.get("/v1/usage")).json);
+      expect(answer.callers).toEqual([
+        { id: tokenId(TEST_TOKEN), you: true, today: answer.today, month: answer.month },
+      ]);
+      expect((await t.relay.store.ledger())[0]?.callerId).toBe(tokenId(TEST_TOKEN));
+    } finally {
+      await t.close();
+    }
   });
 });
