@@ -1,5 +1,5 @@
 import { RelayClient } from "../src/client";
-import { UsageAnswer } from "../src/contract";
+import { CallerSpend, UsageAnswer } from "../src/contract";
 
 /**
  * Spend as the relay's ledger has it (GET /v1/usage): today and this month, against the daily
@@ -14,6 +14,23 @@ export interface SpendView {
   remainingUSD: number;
   /** Today's billed, unknown and in-flight spend as a share of the budget, 0–1. */
   usedShare: number;
+  /** The token's own daily budget, when the relay gives it one. */
+  own: { budgetUSD: number; remainingUSD: number } | undefined;
+  /**
+   * Spend by caller, most first, when the relay breaks it down and there is something to tell apart:
+   * more than one caller, or one with a label or a budget of its own.
+   */
+  callers: CallerLine[] | undefined;
+}
+
+/** One caller's line: who (label, else the token's id: never the token), and what it spent. */
+export interface CallerLine {
+  name: string;
+  you: boolean;
+  /** Billed, unknown and in flight today: what counts against a budget. */
+  todayUSD: number;
+  monthUSD: number;
+  budget: { dailyUSD: number; remainingUSD: number } | undefined;
 }
 
 export function spendView(usage: UsageAnswer): SpendView {
@@ -26,8 +43,28 @@ export function spendView(usage: UsageAnswer): SpendView {
     budgetUSD: budget,
     remainingUSD: usage.budget.remainingTodayUSD,
     usedShare: budget > 0 ? Math.min(1, Math.max(0, used / budget)) : 0,
+    own: ownBudget(usage.callers?.find((c) => c.you)),
+    callers: callerLines(usage.callers),
   };
 }
+
+function ownBudget(line: CallerSpend | undefined): SpendView["own"] {
+  return line?.budget && { budgetUSD: line.budget.dailyUSD, remainingUSD: line.budget.remainingTodayUSD };
+}
+
+function callerLines(callers: CallerSpend[] | undefined): CallerLine[] | undefined {
+  if (!callers || !(callers.length > 1 || callers.some((c) => c.label !== undefined || c.budget))) return undefined;
+  return callers.map((c) => ({
+    name: c.label ?? (c.id === null ? "no token recorded" : `token ${c.id}`),
+    you: c.you,
+    todayUSD: cents(c.today.costUSD + c.today.unknownUSD + c.today.pendingUSD),
+    monthUSD: c.month.costUSD,
+    budget: c.budget && { dailyUSD: c.budget.dailyUSD, remainingUSD: c.budget.remainingTodayUSD },
+  }));
+}
+
+/** Sums of dollar amounts, back to whole cents. */
+const cents = (usd: number) => Math.round(usd * 100) / 100;
 
 export async function loadSpend(client: Pick<RelayClient, "usage">, signal?: AbortSignal): Promise<SpendView> {
   return spendView(await client.usage(signal ? { signal } : {}));

@@ -82,6 +82,7 @@ export const RelayErrorCode = z.enum([
   "STR_UNAUTHORIZED",
   "STR_TOKEN_IN_URL",
   "STR_BUDGET_EXCEEDED",
+  "STR_CALLER_BUDGET_EXCEEDED",
   "STR_ORIGIN_NOT_ALLOWED",
   "STR_HOST_NOT_ALLOWED",
   "STR_NOT_FOUND",
@@ -245,15 +246,34 @@ const Period = z.object({
   cacheHits: z.number().int().optional(),
 });
 
+const DailyBudget = z.object({
+  dailyUSD: z.number(),
+  /** Today's budget less what is billed, unknown and in flight. */
+  remainingTodayUSD: z.number(),
+});
+
+/** One caller's (relay token's) share of the spend: named by its label and non-secret id, never the token. */
+export const CallerSpend = z.object({
+  /** The token's id (a hash of it, 12 hex digits); null for calls booked to no token (made before the relay recorded callers). */
+  id: z.string().nullable(),
+  /** The label the operator gave the token (RELAY_TOKENS `label:token`). */
+  label: z.string().optional(),
+  /** True on the line of the token that asked. */
+  you: z.boolean(),
+  today: Period,
+  month: Period,
+  /** The token's own daily budget (RELAY_TOKEN_BUDGETS_USD_PER_DAY), when it has one. */
+  budget: DailyBudget.optional(),
+});
+export type CallerSpend = z.infer<typeof CallerSpend>;
+
 export const UsageAnswer = z.object({
   mode: z.enum(["sandbox", "live"]),
   today: Period,
   month: Period,
-  budget: z.object({
-    dailyUSD: z.number(),
-    /** Today's budget less what is billed, unknown and in flight. */
-    remainingTodayUSD: z.number(),
-  }),
+  budget: DailyBudget,
+  /** Today's and this month's spend by caller; absent from relays older than this field. */
+  callers: z.array(CallerSpend).optional(),
 });
 export type UsageAnswer = z.infer<typeof UsageAnswer>;
 

@@ -1,12 +1,18 @@
 import { DryRunAnswer, centsToUSD } from "../contract";
 import type { ParsedItem } from "./batch";
+import type { Caller } from "./caller";
 import { Gateway } from "./gateway";
 
 /**
  * What running the batch would do and cost, spending nothing: each item's verdict from the gateway's
  * own plan (the path `analyze` takes), an item identical to an earlier one sharing its call.
  */
-export async function dryRunBatch(gateway: Gateway, items: ParsedItem[], sandbox: boolean): Promise<DryRunAnswer> {
+export async function dryRunBatch(
+  gateway: Gateway,
+  items: ParsedItem[],
+  sandbox: boolean,
+  caller?: Caller,
+): Promise<DryRunAnswer> {
   const verdicts: DryRunAnswer["verdicts"] = [];
   // Keys that this batch will send: a later identical item shares that call.
   const sending = new Set<string>();
@@ -31,7 +37,8 @@ export async function dryRunBatch(gateway: Gateway, items: ParsedItem[], sandbox
     invalid: count("invalid"),
     unknownOutcome: count("unknown-outcome"),
     estimatedCostUSD: centsToUSD(cents),
-    budgetRemainingUSD: centsToUSD(await gateway.budget.remainingCents()),
+    // A token with its own budget is told what is left of the smaller of the two.
+    budgetRemainingUSD: centsToUSD(await gateway.budget.remainingCents(Date.now(), caller)),
     sandbox,
     verdicts,
   };

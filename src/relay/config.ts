@@ -4,6 +4,7 @@ import { z } from "zod";
 import { NumberRule, numberField, toFieldIssues } from "../contract";
 import { DAY_MS } from "./staleness";
 import { devCertificate } from "./tls-dev-certs";
+import { CallerRule, budgetList, callerRules, tokenList } from "./token-config";
 
 /**
  * The relay's configuration, parsed once from the environment (docs/configuration.md).
@@ -91,29 +92,13 @@ const Env = z.object({
     blankIsUnset,
     z.string().refine(isSafeUrl, { error: "must be an https URL (http only for localhost)" }).optional(),
   ),
-  /** Comma-separated bearer tokens. Unset → one is generated at first start and kept in the data dir. */
-  RELAY_TOKENS: z.preprocess(
-    blankIsUnset,
-    z
-      .string()
-      .transform((s) =>
-        s
-          .split(",")
-          .map((x) => x.trim())
-          .filter(Boolean),
-      )
-      .pipe(
-        z
-          .array(
-            z
-              .string()
-              .min(16, { error: "must be at least 16 characters" })
-              .regex(/^[\x21-\x7e]+$/, { error: "must be printable ASCII without spaces" }),
-          )
-          .min(1),
-      )
-      .optional(),
-  ),
+  /**
+   * Comma-separated bearer tokens, each optionally `label:token` (token-config.ts). Unset → one is
+   * generated at first start and kept in the data dir.
+   */
+  RELAY_TOKENS: z.preprocess(blankIsUnset, z.string().transform(tokenList).optional()),
+  /** `label:USD` per labelled token: its own daily cap beside the relay's. @default unset: the relay's budget only */
+  RELAY_TOKEN_BUDGETS_USD_PER_DAY: z.preprocess(blankIsUnset, z.string().transform(budgetList).optional()),
   /** Origins allowed to call from a browser. @default https://localhost:3000 (the dev server) and the public URL's origin */
   RELAY_ALLOWED_ORIGINS: z.preprocess(blankIsUnset, z.string().transform(originList).optional()),
   /** The SQLite store and the generated token live here. @default the user's data directory */
@@ -229,6 +214,8 @@ export interface RelayConfig {
   publicUrl: string;
   /** Configured tokens; undefined → generated (see tokens.ts). */
   tokens: string[] | undefined;
+  /** Labels and own budgets of the configured tokens, by token id (token-config.ts). */
+  callers: CallerRule[];
   allowedOrigins: string[];
   dataDir: string;
   upstreamRps: number;
@@ -285,6 +272,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   if (typeof devCerts === "string") problems.push(devCerts);
   if (set("REDIS_URL") !== set("DATABASE_URL"))
     problems.push("REDIS_URL and DATABASE_URL go together (replicas share both): set both or neither");
+  const callers = callersOf(env);
+  problems.push(...callers.problems);
   if (problems.length > 0) throw new ConfigError(`Invalid relay configuration:\n  - ${problems.join("\n  - ")}`);
 
   const mode = e.STR_API_KEY ? "live" : "sandbox";
@@ -305,7 +294,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     host: e.RELAY_HOST ?? "127.0.0.1",
     port,
     publicUrl,
-    tokens: e.RELAY_TOKENS,
+    tokens: e.RELAY_TOKENS?.map((t) => t.token),
+    callers: callers.rules,
     allowedOrigins: [...origins],
     dataDir: path.resolve(e.RELAY_DATA_DIR ?? userDataDir(env)),
     upstreamRps: e.RELAY_UPSTREAM_RPS ?? 100,
@@ -324,4 +314,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     bodyLimitBytes: e.RELAY_BODY_LIMIT_BYTES ?? 8 * 1024 * 1024,
     logLevel: e.RELAY_LOG_LEVEL ?? "info",
   };
+}
+
+/** Each budget named beside a labelled token; checked once both variables parse on their own. */
+function callersOf(env: NodeJS.ProcessEnv): ReturnType<typeof callerRules> {
+  const tokens = Env.shape.RELAY_TOKENS.safeParse(env.RELAY_TOKENS);
+  const budgets = Env.shape.RELAY_TOKEN_BUDGETS_USD_PER_DAY.safeParse(env.RELAY_TOKEN_BUDGETS_USD_PER_DAY);
+  if (!tokens.success || !budgets.success) return { rules: [], problems: [] };
+  return callerRules(tokens.data, budgets.data);
 }

@@ -31,6 +31,12 @@ export const ERRORS: Readonly<Record<RelayErrorCode, { status: number; meaning: 
     meaning: "The call could pass today's budget, so it was not sent.",
     action: "Raise RELAY_BUDGET_USD_PER_DAY, or wait for tomorrow.",
   },
+  STR_CALLER_BUDGET_EXCEEDED: {
+    status: 402,
+    meaning: "The call could pass this token's own budget for today, so it was not sent; other tokens go on.",
+    action:
+      "Ask the relay's operator to raise the token's entry in RELAY_TOKEN_BUDGETS_USD_PER_DAY, or wait for tomorrow.",
+  },
   STR_ORIGIN_NOT_ALLOWED: {
     status: 403,
     meaning: "The calling page's origin is not in RELAY_ALLOWED_ORIGINS.",

@@ -1,10 +1,10 @@
 import { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Access, accessOf } from "./access";
+import { Callers } from "./caller";
 import { CallerLimit } from "./caller-limit";
 import { RelayError } from "./errors";
 import { OwnNames } from "./own-names";
 import { headersFor } from "./security-headers";
-import { tokenId } from "./tokens";
 
 /**
  * The relay's HTTP hooks, in the order a request meets them. Each decides on the route the router
@@ -23,6 +23,8 @@ export interface GuardOptions {
   /** True when the text holds a relay token in any spelling (see redact.ts). */
   holdsToken: (text: string) => boolean;
   callerLimit: CallerLimit;
+  /** Who each configured token is (its label, its own budget). */
+  callers: Callers;
 }
 
 /** Query parameters that carry a credential, whatever their value. */
@@ -109,7 +111,7 @@ function checkToken(request: FastifyRequest, options: GuardOptions): void {
       token === undefined ? "Send the relay token as `Authorization: Bearer <token>`." : "The relay token is wrong.",
     );
   }
-  request.caller = { id: tokenId(token) };
+  request.caller = options.callers.of(token);
   const verdict = options.callerLimit.take(request.caller.id);
   if (!verdict.ok) {
     const seconds = String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));

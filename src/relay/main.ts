@@ -23,8 +23,10 @@ Common variables (every one is in docs/configuration.md):
   STR_API_KEY, STR_API_BASE_URL   the service's key and https base URL (unset: sandbox)
   RELAY_HOST, RELAY_PORT          where to listen (default 127.0.0.1:8787; port 0: any free port)
   RELAY_PUBLIC_URL                where users reach it; the served manifest points there
-  RELAY_TOKENS                    comma-separated bearer tokens (unset: one is generated and kept)
+  RELAY_TOKENS                    comma-separated bearer tokens, each optionally label:token
+                                  (unset: one is generated and kept)
   RELAY_BUDGET_USD_PER_DAY        the daily spending cap
+  RELAY_TOKEN_BUDGETS_USD_PER_DAY a labelled token's own daily cap, as label:USD,… (alice:20,bob:5)
   RELAY_TLS_CERT, RELAY_TLS_KEY   serve https directly
   RELAY_TLS_DEV_CERTS=true        serve https with office-addin-dev-certs' certificate (this computer)
   RELAY_DEPLOYMENT_NAME           names a non-production deployment: "STR Underwriting (<name>)"

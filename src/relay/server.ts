@@ -4,6 +4,7 @@ import { Sandbox, buildSandbox } from "../sandbox/server";
 import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../sandbox/options";
 import { RouteEntry, TOKEN, accessOf } from "./access";
 import { LoggerOption, buildApp } from "./app";
+import { Callers } from "./caller";
 import { CallerLimit } from "./caller-limit";
 import { RelayConfig } from "./config";
 import { EVENTS, RelayEvents } from "./events";
@@ -109,7 +110,9 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   });
   const app = buildApp(config, redact, options.logger);
   const events = new RelayEvents(app.log, metrics);
+  const callers = new Callers(config.callers);
   const gateway = new Gateway({
+    callers,
     store,
     pacer,
     upstream,
@@ -137,6 +140,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     checkToken: tokenChecker(options.tokens),
     holdsToken: secretFinder(options.tokens),
     callerLimit: new CallerLimit(config.callerRps),
+    callers,
   });
   const routes: RouteEntry[] = [];
   app.addHook("onRoute", (route) => {
@@ -144,7 +148,16 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   });
   installRequestLog(app, metrics);
 
-  const context: RouteContext = { config, gateway, store, metrics, events, sandbox, addinDir: options.addinDir };
+  const context: RouteContext = {
+    config,
+    gateway,
+    store,
+    metrics,
+    events,
+    sandbox,
+    callers,
+    addinDir: options.addinDir,
+  };
   // A browser's CORS preflight for any API route (it carries no token; the guards answer it).
   app.options("/v1/*", TOKEN, async (_request, reply) => reply.code(204).send());
   app.options("/metrics", TOKEN, async (_request, reply) => reply.code(204).send());

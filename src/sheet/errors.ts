@@ -132,6 +132,12 @@ export const ERROR_ADVICE: Readonly<Record<RelayErrorCode | ClientErrorCode, Adv
     advice:
       "Today's budget is spent: raise RELAY_BUDGET_USD_PER_DAY on the relay or wait until tomorrow. Nothing was sent.",
   },
+  STR_CALLER_BUDGET_EXCEEDED: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice:
+      "Your token's own budget for today is spent: ask the relay's operator to raise it (RELAY_TOKEN_BUDGETS_USD_PER_DAY) or wait until tomorrow. Nothing was sent.",
+  },
   STR_OUTCOME_UNKNOWN: {
     kind: "notAvailable",
     billing: "unknown",

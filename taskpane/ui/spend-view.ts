@@ -1,9 +1,12 @@
 import { describeError } from "../errors";
-import { SpendView, loadSpend, usd } from "../spend";
+import { CallerLine, SpendView, loadSpend, usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, say } from "./dom";
 
-/** The Spend tab: today's spend against the budget as a meter, the month, and calls of unknown outcome. */
+/**
+ * The Spend tab: today's spend against the budget as a meter, the month, calls of unknown outcome,
+ * and, when the relay breaks it down, each caller's (token's) share and own budget.
+ */
 export function mountSpend(ctx: PaneContext): { reload(): Promise<void> } {
   const el = { update: byId("spend-refresh"), view: byId("spend-view"), message: byId("spend-message") };
 
@@ -37,6 +40,7 @@ function renderSpend(v: SpendView): HTMLElement[] {
     ],
     ...(v.today.pendingUSD > 0 ? [["In flight", usd(v.today.pendingUSD), "at most"] as const] : []),
     ["Budget", usd(v.budgetUSD), `${usd(v.remainingUSD)} left today`],
+    ...(v.own ? [["Your budget", usd(v.own.budgetUSD), `${usd(v.own.remainingUSD)} left today`] as const] : []),
   ]);
   const month = h("dl", { class: "figures" });
   figures(month, [
@@ -71,10 +75,30 @@ function renderSpend(v: SpendView): HTMLElement[] {
     today,
     h("h3", { class: "section-title" }, "This month"),
     month,
+    ...(v.callers ? renderCallers(v.callers) : []),
     h(
       "p",
       { class: "small muted" },
       "Failed calls are never counted: the service bills none. Cached answers cost nothing.",
     ),
   ];
+}
+
+/** Each caller's spend as the relay's ledger books it: named by label or token id, never the token. */
+function renderCallers(callers: CallerLine[]): HTMLElement[] {
+  const list = h("dl", { class: "figures", id: "spend-callers" });
+  figures(
+    list,
+    callers.map((c) => [
+      c.you ? `${c.name} (you)` : c.name,
+      `${usd(c.todayUSD)} today`,
+      [
+        `${usd(c.monthUSD)} this month`,
+        c.budget && `own budget ${usd(c.budget.dailyUSD)}, ${usd(c.budget.remainingUSD)} left`,
+      ]
+        .filter(Boolean)
+        .join(" · "),
+    ]),
+  );
+  return [h("h3", { class: "section-title" }, "By caller"), list];
 }

@@ -67,7 +67,13 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     base = `http://127.0.0.1:${port}`;
     // Paced at 40 a second so a run lasts long enough to watch and to cancel.
     t = await startRelay(
-      { RELAY_PUBLIC_URL: base, RELAY_UPSTREAM_RPS: "40" },
+      {
+        RELAY_PUBLIC_URL: base,
+        RELAY_UPSTREAM_RPS: "40",
+        // Two analysts, the pane's with a budget of its own: the Spend tab shows the split.
+        RELAY_TOKENS: `analyst:${TEST_TOKEN},colleague:rt_colleague_0123456789ab`,
+        RELAY_TOKEN_BUDGETS_USD_PER_DAY: "analyst:500",
+      },
       { addinDir: await addinBuild(), sandbox: { timeScale: 0.002 } },
     );
     await t.relay.app.listen({ host: "127.0.0.1", port });
@@ -154,7 +160,8 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(await figure("Cached")).toBe("0");
     expect(await figure("To create")).toBe(String(ROWS - 1));
     expect(await figure("Estimated cost")).toBe("$59.80");
-    expect(await figure("Budget left today")).toBe("$1,000.00");
+    // The pane's token has its own 500 USD a day: the smaller of that and the relay's 1,000 is what is left.
+    expect(await figure("Budget left today")).toBe("$500.00");
     expect(await text("#screen-run")).toBe("Screen 299 rows — up to $59.80");
     expect(t.sandboxStats().arrivals).toBe(0);
     await shot("3-dry-run");
@@ -297,6 +304,15 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(await page.locator("#spend-view [role=meter]").getAttribute("aria-valuenow")).toBe(
       String(Math.round((Number(billed) / 1000) * 100)),
     );
+    expect(view).toMatch(
+      new RegExp(`Your budget\\s+\\$500\\.00\\s+\\$${(500 - Number(billed)).toFixed(2)} left today`),
+    );
+    const callers = await text("#spend-callers");
+    expect(callers).toMatch(
+      new RegExp(`analyst \\(you\\)\\s+\\$${billed} today\\s+\\$${billed} this month · own budget \\$500\\.00`),
+    );
+    expect(callers).toMatch(/colleague\s+\$0\.00 today\s+\$0\.00 this month/);
+    expect(callers).not.toContain(TEST_TOKEN);
     await shot("9-spend");
   }, 30_000);
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { SqliteStore } from "../../src/relay/store/sqlite-store";
-import { CallEnd } from "../../src/relay/store/store";
+import { CallEnd, LedgerRow } from "../../src/relay/store/store";
 
 /**
  * The SQLite store keeps each day's committed spend as a running total beside the ledger, so the
@@ -43,6 +43,10 @@ function end(state: CallEnd["state"], cents: number): CallEnd {
   };
 }
 
+const CALLERS = ["alice", "bob", undefined];
+const committedOf = (r: LedgerRow) =>
+  r.state === "billed" ? r.cents : r.state === "pending" || r.state === "unknown" ? r.maxCents : 0;
+
 describe("the SQLite store's running day totals", () => {
   test("equal the ledger's sum after any sequence of reserves, finishes and orphaned calls (300 sequences)", async () => {
     await fc.assert(
@@ -57,7 +61,14 @@ describe("the SQLite store's running day totals", () => {
               // A dead replica's calls and a live one's, so orphan settling has both to tell apart.
               const owner = ids.length % 3 === 0 ? "dead" : "alive";
               const r = await store.reserveCall(
-                { op: "buy", cacheKey: `k${ids.length}`, maxCents: s.maxCents, owner, startedAt: day + ids.length },
+                {
+                  op: "buy",
+                  cacheKey: `k${ids.length}`,
+                  maxCents: s.maxCents,
+                  owner,
+                  startedAt: day + ids.length,
+                  callerId: CALLERS[ids.length % CALLERS.length],
+                },
                 1_000_000,
                 day,
               );
@@ -80,6 +91,15 @@ describe("the SQLite store's running day totals", () => {
               (later.billedCents + later.unknownCents + later.pendingCents);
             expect(await store.committedCents(day)).toBe(summed);
           }
+          // Each caller's running total equals the sum of its own ledger rows for the day.
+          const rows = await store.ledger();
+          for (const day of [DAY, NEXT_DAY])
+            for (const caller of ["alice", "bob"]) {
+              const held = rows
+                .filter((r) => r.callerId === caller && r.startedAt >= day && r.startedAt < day + 86_400_000)
+                .reduce((sum, r) => sum + committedOf(r), 0);
+              expect(await store.callerCommittedCents(day, caller)).toBe(held);
+            }
         } finally {
           await store.close();
         }
@@ -97,7 +117,7 @@ describe("the SQLite store's running day totals", () => {
       const b = await reserve(2);
       expect(a.ok && b.ok).toBe(true);
       // 80 held of 100: a third call of up to 40 would pass the budget.
-      expect(await reserve(3)).toEqual({ ok: false, committedCents: 80 });
+      expect(await reserve(3)).toEqual({ ok: false, limit: "relay", committedCents: 80 });
       if (!a.ok || !b.ok) return;
       await store.finishCall(a.id, end("billed", 20));
       await store.finishCall(b.id, end("failed", 0));

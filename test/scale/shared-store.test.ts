@@ -63,6 +63,7 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       expect((await pg.query(`SELECT version FROM "${ns}".migrations ORDER BY version`)).rows).toEqual([
         { version: 1 },
         { version: 2 },
+        { version: 3 },
       ]);
     } finally {
       await pg.end();
@@ -190,7 +191,11 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       pendingCents: 40,
     });
     // The budget counts the same: 30 + 40 + 40 committed, so 40 more does not fit in 140.
-    expect(await store.reserveCall(call(9, { maxCents: 40 }), 140, DAY)).toEqual({ ok: false, committedCents: 110 });
+    expect(await store.reserveCall(call(9, { maxCents: 40 }), 140, DAY)).toEqual({
+      ok: false,
+      limit: "relay",
+      committedCents: 110,
+    });
     const ledger = await store.ledger();
     expect(ledger.map((r) => r.state)).toEqual(["billed", "free", "failed", "unknown", "pending"]);
     expect(ledger[0]).toMatchObject({

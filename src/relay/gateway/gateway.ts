@@ -19,7 +19,7 @@ import { markStale } from "../staleness";
 import { RelayStore } from "../store/store";
 import { Upstream } from "../upstream";
 import { AnswerCache, cacheKeyOf, limitComparables } from "./answer-cache";
-import type { Caller } from "../caller";
+import type { Caller, Callers } from "../caller";
 import { Budget } from "./budget";
 import { localDayStart } from "./calendar";
 import { Ledger, mayHaveBilled } from "./ledger";
@@ -57,6 +57,8 @@ export interface GatewayOptions {
   retryPolicy?: RetryPolicy;
   /** Local midnight, for "today" in the budget and usage. */
   dayStart?: (now: number) => number;
+  /** The configured tokens' labels and own budgets. */
+  callers?: Callers | undefined;
 }
 
 export interface AnalyzeOptions {
@@ -111,6 +113,7 @@ export class Gateway {
       dailyCents: options.budgetCents,
       dayStart: options.dayStart ?? localDayStart,
       storeCall: this.#storeCall,
+      callers: options.callers,
     });
     this.#ledger = new Ledger({
       store,
@@ -223,7 +226,7 @@ export class Gateway {
     const most = maxCharge(op, request);
     // Cheap refusals first, before waiting for the lock.
     if (!ask.refresh) await this.#ledger.refuseUnknownOutcome(key);
-    await this.budget.check(most.cents);
+    await this.budget.check(most.cents, ask.caller);
     await this.#lock(key, flight.signal);
     try {
       // Another replica may have finished this very request meanwhile.
@@ -241,7 +244,7 @@ export class Gateway {
       // ledger checked, so a replica that lost the race for this request spends none.
       const slot = await this.#sender.slot(flight.signal);
       // The ledger row is written before the call is sent, with the budget check in the same step.
-      const row = await this.#ledger.reserve(op, key, most.cents);
+      const row = await this.#ledger.reserve(op, key, most.cents, ask.caller);
       flight.markSent();
       const result = await this.#sender.send(op, request, slot);
       // No slot could be had to send on: nothing was sent, the row settles as failed.

@@ -1,4 +1,5 @@
 import { Operation } from "../../contract";
+import type { Caller } from "../caller";
 import { RelayError } from "../errors";
 import { RelayMetrics } from "../metrics";
 import { Outcome, resendAllowed } from "../outcome";
@@ -49,18 +50,32 @@ export class Ledger {
     return last;
   }
 
-  /** Writes the call's row before it is sent, if today's budget allows its most; its row id. */
-  async reserve(op: Operation, key: string, maxCents: number): Promise<string> {
+  /**
+   * Writes the call's row before it is sent, booked to its caller, if today's budget allows its
+   * most, and the caller's own budget does too; its row id.
+   */
+  async reserve(op: Operation, key: string, maxCents: number, caller?: Caller): Promise<string> {
     const now = Date.now();
     const reservation = await this.#storeCall(() =>
       this.#store.reserveCall(
-        { op, cacheKey: key, maxCents, owner: this.#owner, startedAt: now },
+        {
+          op,
+          cacheKey: key,
+          maxCents,
+          owner: this.#owner,
+          startedAt: now,
+          callerId: caller?.id,
+          callerLabel: caller?.label,
+        },
         this.#budget.dailyCents,
         this.#budget.dayStart(now),
+        this.#budget.callerDailyCents(caller),
       ),
     );
-    if (!reservation.ok) throw this.#budget.exceeded(reservation.committedCents, maxCents);
-    return reservation.id;
+    if (reservation.ok) return reservation.id;
+    throw reservation.limit === "caller" && caller
+      ? this.#budget.callerExceeded(caller, reservation.committedCents, maxCents)
+      : this.#budget.exceeded(reservation.committedCents, maxCents);
   }
 
   /** Settles a call's row with how it ended. */

@@ -9,7 +9,7 @@ import { RouteContext } from "./context";
 export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway, config, events }) => {
   app.post("/v1/batch", TOKEN, async (request, reply) => {
     const { items, dryRun, maxComparables } = parseBatch(request.body);
-    if (dryRun) return dryRunBatch(gateway, items, config.mode === "sandbox");
+    if (dryRun) return dryRunBatch(gateway, items, config.mode === "sandbox", request.caller);
     const stream = streamBatch(gateway, items, callerGone(reply), {
       maxComparables,
       deadlineMs: config.maxRequestMs,

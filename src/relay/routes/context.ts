@@ -1,4 +1,5 @@
 import { Sandbox } from "../../sandbox/server";
+import { Callers } from "../caller";
 import { RelayConfig } from "../config";
 import { RelayEvents } from "../events";
 import { Gateway } from "../gateway";
@@ -15,6 +16,8 @@ export interface RouteContext {
   events: RelayEvents;
   /** The embedded sandbox, when the relay runs without a key. */
   sandbox: Sandbox | undefined;
+  /** The configured tokens' labels and own budgets. */
+  callers?: Callers | undefined;
   /** The built add-in to serve (default dist/ beside lib/). */
   addinDir?: string | undefined;
 }

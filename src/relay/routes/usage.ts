@@ -3,7 +3,9 @@ import { TOKEN } from "../access";
 import { usageOf } from "../usage";
 import { RouteContext } from "./context";
 
-/** GET /v1/usage: today's and this month's spend against the daily budget. */
-export const usageRoutes: FastifyPluginAsync<RouteContext> = async (app, { store, config, gateway }) => {
-  app.get("/v1/usage", TOKEN, async () => usageOf(store, gateway.budget, config.mode));
+/** GET /v1/usage: today's and this month's spend against the daily budget, and by caller. */
+export const usageRoutes: FastifyPluginAsync<RouteContext> = async (app, { store, config, gateway, callers }) => {
+  app.get("/v1/usage", TOKEN, async (request) =>
+    usageOf(store, gateway.budget, config.mode, { caller: request.caller, callers }),
+  );
 };

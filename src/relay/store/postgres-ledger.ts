@@ -1,7 +1,18 @@
 import { Pool } from "pg";
 import { Operation } from "../../contract";
+import { COMMITTED_CENTS, DB_NOW_MS, LOCK_MIGRATE, MIGRATIONS, STEADY_GAP_BEATS } from "./postgres-migrations";
 import { partError } from "./shared-clients";
-import { CallEnd, CallStart, CallState, LastCall, LedgerRow, Reservation, StoredAnalysis, UsageTotals } from "./store";
+import {
+  CallEnd,
+  CallStart,
+  CallState,
+  CallerUsage,
+  LastCall,
+  LedgerRow,
+  Reservation,
+  StoredAnalysis,
+  UsageTotals,
+} from "./store";
 
 /**
  * The Postgres half of the shared store: the ledger of every call, the analyses by id, and the
@@ -9,76 +20,6 @@ import { CallEnd, CallStart, CallState, LastCall, LedgerRow, Reservation, Stored
  * the SQLite store; migrations run on start (and again if the schema disappears), one replica at a
  * time under an advisory lock. Times are epoch milliseconds (bigint), as the interface has them.
  */
-
-interface Migration {
-  version: number;
-  name: string;
-  /** `s` is the quoted schema identifier, `literal` the schema name as an SQL string. */
-  sql: (s: string, literal: string) => string;
-}
-
-/** Advisory lock classes (the second key of pg_advisory_xact_lock; the first is the namespace's hash). */
-const LOCK_MIGRATE = 1;
-const LOCK_RESERVE = 2;
-
-/**
- * The database's clock, in epoch ms: heartbeats and sweeps are timed by it, so replicas whose
- * clocks disagree still agree on who is alive. `now()` is the statement's (autocommit) start.
- */
-const DB_NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint";
-
-/**
- * A replica's beats are steady while each comes within one and a half intervals of the one before:
- * late by half a beat (a busy event loop, a slow statement) but none missed.
- */
-const STEADY_GAP_BEATS = 1.5;
-
-/** billed + unknown + pending, as the budget counts them. */
-const COMMITTED_CENTS =
-  "CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END";
-
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "ledger, analyses and replicas",
-    sql: (s, literal) => `
-      CREATE TABLE ${s}.analyses_v1 (
-        id text PRIMARY KEY, op text NOT NULL, strategy text, data text NOT NULL, warnings text NOT NULL, updated_at bigint NOT NULL);
-      CREATE TABLE ${s}.ledger_v1 (
-        id bigserial PRIMARY KEY, op text NOT NULL, cache_key text NOT NULL,
-        state text NOT NULL CHECK (state IN ('pending','billed','free','failed','unknown')),
-        max_cents integer NOT NULL, owner text NOT NULL, started_at bigint NOT NULL,
-        status integer, cents integer NOT NULL DEFAULT 0, reports integer NOT NULL DEFAULT 0,
-        ai_functions integer NOT NULL DEFAULT 0, analysis_id text, error_code text, finished_at bigint);
-      CREATE INDEX ledger_v1_key ON ${s}.ledger_v1 (cache_key, id);
-      CREATE INDEX ledger_v1_started ON ${s}.ledger_v1 (started_at);
-      CREATE INDEX ledger_v1_pending ON ${s}.ledger_v1 (owner) WHERE state = 'pending';
-      CREATE TABLE ${s}.replicas_v1 (owner text PRIMARY KEY, heartbeat_at bigint NOT NULL);
-      -- The budget check and the pending row in one statement (see reserveCall). In a volatile
-      -- plpgsql function each statement takes a fresh snapshot: the sum below, run once the lock is
-      -- granted, sees every reservation committed before, so two replicas cannot both fit in the
-      -- last of the budget. The lock is held only while the server works, never across a round
-      -- trip to a busy relay, and ends with the transaction.
-      CREATE FUNCTION ${s}.reserve_call_v1(p_op text, p_cache_key text, p_max_cents integer, p_owner text, p_started_at bigint,
-          p_budget_cents bigint, p_day_start bigint, OUT reserved_id bigint, OUT committed_cents bigint)
-        LANGUAGE plpgsql VOLATILE AS $fn$
-        BEGIN
-          PERFORM pg_advisory_xact_lock(hashtext(${literal}), ${LOCK_RESERVE});
-          SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
-          IF committed_cents + p_max_cents <= p_budget_cents THEN
-            INSERT INTO ${s}.ledger_v1 (op, cache_key, state, max_cents, owner, started_at)
-              VALUES (p_op, p_cache_key, 'pending', p_max_cents, p_owner, p_started_at) RETURNING id INTO reserved_id;
-          END IF;
-        END
-        $fn$;`,
-  },
-  {
-    version: 2,
-    name: "heartbeats on the database's clock, with the start of each replica's steady run",
-    // Rows of replicas one version back (their own clocks, no run) are judged by the next beat.
-    sql: (s) => `ALTER TABLE ${s}.replicas_v1 ADD COLUMN beating_since bigint;`,
-  },
-];
 
 /** SQLSTATEs meaning the tables are gone (a wiped or replaced database): migrate again. */
 const MISSING_RELATION = new Set(["42P01", "3F000"]);
@@ -105,6 +46,21 @@ export class PostgresLedger {
     const distinct = [...new Set(sinces)];
     const totals = await Promise.all(distinct.map((since) => this.#usageSince(since)));
     return sinces.map((since) => totals[distinct.indexOf(since)] as UsageTotals);
+  });
+  /** Keys `<dayStart>:<callerId>`; a turn's few distinct callers each get one query. */
+  readonly #callerCommitted = new TurnBatcher<string, number>(async (keys) => {
+    const distinct = [...new Set(keys)];
+    const cents = await Promise.all(
+      distinct.map(async (key) => {
+        const at = key.indexOf(":");
+        const { rows } = await this.#query<{ cents: string }>(
+          `SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) AS cents FROM ${this.#s}.ledger_v1 WHERE caller_id = $2 AND started_at >= $1`,
+          [Number(key.slice(0, at)), key.slice(at + 1)],
+        );
+        return Number(rows[0]?.cents ?? 0);
+      }),
+    );
+    return keys.map((key) => cents[distinct.indexOf(key)] as number);
   });
 
   constructor(pool: Pool, schema: string) {
@@ -153,12 +109,29 @@ export class PostgresLedger {
    * the caller sends nothing without its id, so such a row is settled as failed by the next
    * heartbeat (#settleUnheard), not left pending for ever.
    */
-  async reserveCall(call: CallStart, budgetCents: number, dayStart: number): Promise<Reservation> {
-    let rows: { reserved_id: string | null; committed_cents: string }[];
+  async reserveCall(
+    call: CallStart,
+    budgetCents: number,
+    dayStart: number,
+    callerBudgetCents?: number,
+  ): Promise<Reservation> {
+    type Row = { reserved_id: string | null; committed_cents: string; refused_by: "relay" | "caller" | null };
+    let rows: Row[];
     try {
-      ({ rows } = await this.#query<{ reserved_id: string | null; committed_cents: string }>(
-        `SELECT reserved_id, committed_cents FROM ${this.#s}.reserve_call_v1($1, $2, $3, $4, $5, $6, $7)`,
-        [call.op, call.cacheKey, call.maxCents, call.owner, call.startedAt, budgetCents, dayStart],
+      ({ rows } = await this.#query<Row>(
+        `SELECT reserved_id, committed_cents, refused_by FROM ${this.#s}.reserve_call_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          call.op,
+          call.cacheKey,
+          call.maxCents,
+          call.owner,
+          call.startedAt,
+          budgetCents,
+          dayStart,
+          call.callerId ?? null,
+          call.callerLabel ?? null,
+          callerBudgetCents ?? null,
+        ],
       ));
     } catch (error) {
       this.#unheard.push(call);
@@ -167,7 +140,7 @@ export class PostgresLedger {
     const row = rows[0];
     if (!row) throw partError("Postgres", new Error("the reservation returned no row"));
     return row.reserved_id === null
-      ? { ok: false, committedCents: Number(row.committed_cents) }
+      ? { ok: false, limit: row.refused_by ?? "relay", committedCents: Number(row.committed_cents) }
       : { ok: true, id: String(row.reserved_id) };
   }
 
@@ -200,6 +173,23 @@ export class PostgresLedger {
     return this.#usage.load(since);
   }
 
+  /** Batched like usage: the items of a batch that one caller sends ask once a turn. */
+  callerCommittedCents(dayStart: number, callerId: string): Promise<number> {
+    return this.#callerCommitted.load(`${dayStart}:${callerId}`);
+  }
+
+  async usageByCaller(since: number): Promise<CallerUsage[]> {
+    const { rows } = await this.#query<UsageDbRow & { caller_id: string | null; caller_label: string | null }>(
+      `SELECT caller_id, MAX(caller_label) AS caller_label, ${USAGE_COLUMNS} FROM ${this.#s}.ledger_v1 WHERE started_at >= $1 GROUP BY caller_id`,
+      [since],
+    );
+    return rows.map((r) => ({
+      ...totalsOf(r),
+      callerId: r.caller_id ?? undefined,
+      callerLabel: r.caller_label ?? undefined,
+    }));
+  }
+
   async #lastCallsOf(keys: readonly string[]): Promise<Map<string, LastCall>> {
     const { rows } = await this.#query<{
       cache_key: string;
@@ -225,26 +215,13 @@ export class PostgresLedger {
   }
 
   async #usageSince(since: number): Promise<UsageTotals> {
-    const { rows } = await this.#query<
-      Record<"calls" | "reports" | "ai_functions" | "billed" | "unknown" | "pending", string>
-    >(
-      `SELECT COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions,
-         COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed,
-         COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown,
-         COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending
-       FROM ${this.#s}.ledger_v1 WHERE started_at >= $1`,
+    const { rows } = await this.#query<UsageDbRow>(
+      `SELECT ${USAGE_COLUMNS} FROM ${this.#s}.ledger_v1 WHERE started_at >= $1`,
       [since],
     );
     const r = rows[0];
     if (!r) throw new Error("usage returned no row");
-    return {
-      calls: Number(r.calls),
-      reports: Number(r.reports),
-      aiFunctions: Number(r.ai_functions),
-      billedCents: Number(r.billed),
-      unknownCents: Number(r.unknown),
-      pendingCents: Number(r.pending),
-    };
+    return totalsOf(r);
   }
 
   /**
@@ -312,6 +289,8 @@ export class PostgresLedger {
       analysisId: r.analysis_id ?? undefined,
       errorCode: r.error_code ?? undefined,
       finishedAt: r.finished_at === null ? undefined : Number(r.finished_at),
+      callerId: r.caller_id ?? undefined,
+      callerLabel: r.caller_label ?? undefined,
     }));
   }
 
@@ -441,4 +420,24 @@ interface LedgerDbRow {
   analysis_id: string | null;
   error_code: string | null;
   finished_at: string | null;
+  caller_id: string | null;
+  caller_label: string | null;
+}
+type UsageDbRow = Record<"calls" | "reports" | "ai_functions" | "billed" | "unknown" | "pending", string>;
+
+/** Sums of ledger rows as usage counts them. */
+const USAGE_COLUMNS = `COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions,
+  COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed,
+  COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown,
+  COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending`;
+
+function totalsOf(r: UsageDbRow): UsageTotals {
+  return {
+    calls: Number(r.calls),
+    reports: Number(r.reports),
+    aiFunctions: Number(r.ai_functions),
+    billedCents: Number(r.billed),
+    unknownCents: Number(r.unknown),
+    pendingCents: Number(r.pending),
+  };
 }

@@ -8,6 +8,7 @@ import {
   CachedAnswer,
   CallEnd,
   CallStart,
+  CallerUsage,
   LastCall,
   LedgerRow,
   RelayStore,
@@ -82,13 +83,22 @@ export class SharedStore implements RelayStore {
     return this.#ledger.putAnalysis(analysis);
   }
 
-  reserveCall(call: CallStart, budgetCents: number, dayStart: number): Promise<Reservation> {
-    return this.#ledger.reserveCall(call, budgetCents, dayStart);
+  reserveCall(
+    call: CallStart,
+    budgetCents: number,
+    dayStart: number,
+    callerBudgetCents?: number,
+  ): Promise<Reservation> {
+    return this.#ledger.reserveCall(call, budgetCents, dayStart, callerBudgetCents);
   }
 
   async committedCents(dayStart: number): Promise<number> {
     const today = await this.#ledger.usage(dayStart);
     return today.billedCents + today.unknownCents + today.pendingCents;
+  }
+
+  callerCommittedCents(dayStart: number, callerId: string): Promise<number> {
+    return this.#ledger.callerCommittedCents(dayStart, callerId);
   }
 
   finishCall(id: string, end: CallEnd): Promise<void> {
@@ -101,6 +111,10 @@ export class SharedStore implements RelayStore {
 
   usage(since: number): Promise<UsageTotals> {
     return this.#ledger.usage(since);
+  }
+
+  usageByCaller(since: number): Promise<CallerUsage[]> {
+    return this.#ledger.usageByCaller(since);
   }
 
   heartbeat(owner: string, intervalMs: number): Promise<void> {

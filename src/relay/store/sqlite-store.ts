@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import { Operation } from "../../contract";
 import { joinComparables, splitComparables } from "./cached-envelope";
 import { ensurePrivateDir, ensurePrivateFile } from "./private-files";
+import { SqliteCallerSpend, USAGE_COLUMNS, UsageRow, addCallerColumns, totalsOf } from "./sqlite-caller-spend";
 import { Checkpointer } from "./sqlite-checkpointer";
 import {
   CacheReadOptions,
@@ -10,6 +11,7 @@ import {
   CallEnd,
   CallStart,
   CallState,
+  CallerUsage,
   LastCall,
   LedgerRow,
   RelayStore,
@@ -32,6 +34,7 @@ export class SqliteStore implements RelayStore {
   readonly #reserve;
   readonly #finish;
   readonly #settle;
+  readonly #callers: SqliteCallerSpend;
 
   /** Checkpoints the log on its own thread (a file store only). */
   readonly #checkpointer: Checkpointer | undefined;
@@ -78,6 +81,8 @@ export class SqliteStore implements RelayStore {
       CREATE TABLE IF NOT EXISTS replicas_v1 (owner TEXT PRIMARY KEY, heartbeat_at INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS locks_v1 (key TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL);
     `);
+    addCallerColumns(this.#db);
+    this.#callers = new SqliteCallerSpend(this.#db);
     const db = this.#db;
     this.#stmt = {
       getCached: db.prepare<[string], CacheRow>("SELECT * FROM cache_v2 WHERE key = ?"),
@@ -100,21 +105,16 @@ export class SqliteStore implements RelayStore {
         "INSERT INTO spend_v2 (day, committed_cents) VALUES (@day, @cents) ON CONFLICT (day) DO UPDATE SET committed_cents = committed_cents + excluded.committed_cents",
       ),
       insertCall: db.prepare(
-        "INSERT INTO ledger_v2 (op, cache_key, state, max_cents, owner, started_at, day) VALUES (@op, @cacheKey, 'pending', @maxCents, @owner, @startedAt, @day)",
+        "INSERT INTO ledger_v2 (op, cache_key, state, max_cents, owner, started_at, day, caller_id, caller_label) VALUES (@op, @cacheKey, 'pending', @maxCents, @owner, @startedAt, @day, @callerId, @callerLabel)",
       ),
-      finishCall: db.prepare<FinishParams, { day: number; max_cents: number }>(
-        "UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state IN ('pending', 'unknown') RETURNING day, max_cents",
+      finishCall: db.prepare<FinishParams, { day: number; max_cents: number; caller_id: string | null }>(
+        "UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state IN ('pending', 'unknown') RETURNING day, max_cents, caller_id",
       ),
       lastCall: db.prepare<
         [string],
         { state: CallState; op: string; analysis_id: string | null; finished_at: number | null }
       >("SELECT state, op, analysis_id, finished_at FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1"),
-      usage: db.prepare<[number], UsageRow>(
-        "SELECT COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions, " +
-          "COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed, " +
-          "COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown, " +
-          "COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending FROM ledger_v2 WHERE started_at >= ?",
-      ),
+      usage: db.prepare<[number], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM ledger_v2 WHERE started_at >= ?`),
       heartbeat: db.prepare(
         "INSERT INTO replicas_v1 (owner, heartbeat_at) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
       ),
@@ -134,13 +134,25 @@ export class SqliteStore implements RelayStore {
       releaseLock: db.prepare("DELETE FROM locks_v1 WHERE key = ? AND owner = ?"),
       ping: db.prepare("SELECT 1"),
     };
-    this.#reserve = db.transaction((call: CallStart, budgetCents: number, dayStart: number): Reservation => {
-      const committed = this.#stmt.committed.get(dayStart)?.committed_cents ?? 0;
-      if (committed + call.maxCents > budgetCents) return { ok: false, committedCents: committed };
-      const info = this.#stmt.insertCall.run({ ...call, day: dayStart });
-      this.#stmt.addCommitted.run({ day: dayStart, cents: call.maxCents });
-      return { ok: true, id: String(info.lastInsertRowid) };
-    });
+    this.#reserve = db.transaction(
+      (call: CallStart, budgetCents: number, dayStart: number, callerBudgetCents: number | undefined): Reservation => {
+        const committed = this.#stmt.committed.get(dayStart)?.committed_cents ?? 0;
+        if (committed + call.maxCents > budgetCents) return { ok: false, limit: "relay", committedCents: committed };
+        if (call.callerId !== undefined && callerBudgetCents !== undefined) {
+          const own = this.#callers.committed(dayStart, call.callerId);
+          if (own + call.maxCents > callerBudgetCents) return { ok: false, limit: "caller", committedCents: own };
+        }
+        const info = this.#stmt.insertCall.run({
+          ...call,
+          day: dayStart,
+          callerId: call.callerId ?? null,
+          callerLabel: call.callerLabel ?? null,
+        });
+        this.#stmt.addCommitted.run({ day: dayStart, cents: call.maxCents });
+        this.#callers.add(dayStart, call.callerId, call.maxCents);
+        return { ok: true, id: String(info.lastInsertRowid) };
+      },
+    );
     // A pending call held its most against its day, and so did one a sweep marked unknown while
     // its owner lived (see finishCall); it now holds what it cost (billed), still its most
     // (unknown: it may have billed), or nothing (free, failed).
@@ -148,7 +160,9 @@ export class SqliteStore implements RelayStore {
       const row = this.#stmt.finishCall.get(params);
       if (!row) return;
       const holds = params.state === "billed" ? params.cents : params.state === "unknown" ? row.max_cents : 0;
-      if (holds !== row.max_cents) this.#stmt.addCommitted.run({ day: row.day, cents: holds - row.max_cents });
+      if (holds === row.max_cents) return;
+      this.#stmt.addCommitted.run({ day: row.day, cents: holds - row.max_cents });
+      this.#callers.add(row.day, row.caller_id, holds - row.max_cents);
     });
     // The calls first, then the locks, in one step: whoever takes a freed lock sees its call unknown.
     this.#settle = db.transaction((now: number, cutoff: number): number => {
@@ -240,12 +254,21 @@ export class SqliteStore implements RelayStore {
     });
   }
 
-  async reserveCall(call: CallStart, budgetCents: number, dayStart: number): Promise<Reservation> {
-    return this.#reserve.immediate(call, budgetCents, dayStart);
+  async reserveCall(
+    call: CallStart,
+    budgetCents: number,
+    dayStart: number,
+    callerBudgetCents?: number,
+  ): Promise<Reservation> {
+    return this.#reserve.immediate(call, budgetCents, dayStart, callerBudgetCents);
   }
 
   async committedCents(dayStart: number): Promise<number> {
     return this.#stmt.committed.get(dayStart)?.committed_cents ?? 0;
+  }
+
+  async callerCommittedCents(dayStart: number, callerId: string): Promise<number> {
+    return this.#callers.committed(dayStart, callerId);
   }
 
   /**
@@ -279,15 +302,11 @@ export class SqliteStore implements RelayStore {
   }
 
   async usage(since: number): Promise<UsageTotals> {
-    const r = this.#stmt.usage.get(since) as UsageRow;
-    return {
-      calls: r.calls,
-      reports: r.reports,
-      aiFunctions: r.ai_functions,
-      billedCents: r.billed,
-      unknownCents: r.unknown,
-      pendingCents: r.pending,
-    };
+    return totalsOf(this.#stmt.usage.get(since) as UsageRow);
+  }
+
+  async usageByCaller(since: number): Promise<CallerUsage[]> {
+    return this.#callers.usage(since);
   }
 
   /**
@@ -329,6 +348,8 @@ export class SqliteStore implements RelayStore {
       analysisId: r.analysis_id ?? undefined,
       errorCode: r.error_code ?? undefined,
       finishedAt: r.finished_at ?? undefined,
+      callerId: r.caller_id ?? undefined,
+      callerLabel: r.caller_label ?? undefined,
     }));
   }
 
@@ -395,14 +416,6 @@ interface AnalysisRow {
   warnings: string;
   updated_at: number;
 }
-interface UsageRow {
-  calls: number;
-  reports: number;
-  ai_functions: number;
-  billed: number;
-  unknown: number;
-  pending: number;
-}
 interface LedgerDbRow {
   id: number;
   op: string;
@@ -418,4 +431,6 @@ interface LedgerDbRow {
   analysis_id: string | null;
   error_code: string | null;
   finished_at: number | null;
+  caller_id: string | null;
+  caller_label: string | null;
 }

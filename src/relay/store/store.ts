@@ -59,6 +59,10 @@ export interface CallStart {
   /** The replica that sends it. */
   owner: string;
   startedAt: number;
+  /** Who asked for it (caller.ts): its spend is booked to this token id. Absent for the relay's own work. */
+  callerId?: string | undefined;
+  /** The token's label when the call was made, kept for the audit (usage shows the configured one first). */
+  callerLabel?: string | undefined;
 }
 
 export interface CallEnd {
@@ -103,7 +107,18 @@ export interface UsageTotals {
   pendingCents: number;
 }
 
-export type Reservation = { ok: true; id: string } | { ok: false; committedCents: number };
+/** One caller's share of a period's usage; `callerId` undefined: calls booked to no caller (made before callers were recorded). */
+export interface CallerUsage extends UsageTotals {
+  callerId: string | undefined;
+  /** The latest label the ledger has for it. */
+  callerLabel: string | undefined;
+}
+
+/**
+ * A refusal says whose budget it was: the relay's (`committedCents` is the relay's day) or the
+ * caller's own (`committedCents` is that caller's day).
+ */
+export type Reservation = { ok: true; id: string } | { ok: false; limit: "relay" | "caller"; committedCents: number };
 
 export interface RelayStore {
   readonly kind: "sqlite" | "shared";
@@ -113,16 +128,19 @@ export interface RelayStore {
   putAnalysis(analysis: StoredAnalysis): Promise<void>;
   /**
    * Writes a pending ledger row if today's committed spend (billed + unknown + pending, since
-   * `dayStart`) plus the call's most stays within `budgetCents` — atomically, so concurrent calls
-   * (and replicas) cannot pass the budget together.
+   * `dayStart`) plus the call's most stays within `budgetCents` and, with `callerBudgetCents`, the
+   * caller's own committed spend today plus its most stays within that — atomically, so concurrent
+   * calls (and replicas) cannot pass either budget together.
    */
-  reserveCall(call: CallStart, budgetCents: number, dayStart: number): Promise<Reservation>;
+  reserveCall(call: CallStart, budgetCents: number, dayStart: number, callerBudgetCents?: number): Promise<Reservation>;
   /**
    * The day's committed spend since `dayStart`: billed cents plus the most of every call pending or
    * unknown. What the budget is checked against before a call waits for its send slot; cheap, as it
    * runs once a call.
    */
   committedCents(dayStart: number): Promise<number>;
+  /** The same for one caller (token id): what its own budget is checked against. */
+  callerCommittedCents(dayStart: number, callerId: string): Promise<number>;
   /**
    * Writes how the call ended, as its owner (the only one that holds `id`) saw it. Applies to a
    * call still pending, and to one a sweep marked unknown while its owner was alive but looked dead
@@ -136,6 +154,8 @@ export interface RelayStore {
    */
   lastCall(cacheKey: string): Promise<LastCall | undefined>;
   usage(since: number): Promise<UsageTotals>;
+  /** The same totals split by the caller each call was booked to. */
+  usageByCaller(since: number): Promise<CallerUsage[]>;
   /**
    * Says this replica is alive, on the store's clock (never the replica's: replicas' clocks need
    * not agree); it beats every `intervalMs`, and its pending calls stay pending.

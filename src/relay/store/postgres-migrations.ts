@@ -1,0 +1,106 @@
+/**
+ * The Postgres ledger's schema, as migrations applied in order, once each, per namespace
+ * (postgres-ledger.ts runs them), and the SQL fragments its statements share.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  /** `s` is the quoted schema identifier, `literal` the schema name as an SQL string. */
+  sql: (s: string, literal: string) => string;
+}
+
+/** Advisory lock classes (the second key of pg_advisory_xact_lock; the first is the namespace's hash). */
+export const LOCK_MIGRATE = 1;
+export const LOCK_RESERVE = 2;
+
+/**
+ * The database's clock, in epoch ms: heartbeats and sweeps are timed by it, so replicas whose
+ * clocks disagree still agree on who is alive. `now()` is the statement's (autocommit) start.
+ */
+export const DB_NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint";
+
+/**
+ * A replica's beats are steady while each comes within one and a half intervals of the one before:
+ * late by half a beat (a busy event loop, a slow statement) but none missed.
+ */
+export const STEADY_GAP_BEATS = 1.5;
+
+/** billed + unknown + pending, as the budget counts them. */
+export const COMMITTED_CENTS =
+  "CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END";
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "ledger, analyses and replicas",
+    sql: (s, literal) => `
+      CREATE TABLE ${s}.analyses_v1 (
+        id text PRIMARY KEY, op text NOT NULL, strategy text, data text NOT NULL, warnings text NOT NULL, updated_at bigint NOT NULL);
+      CREATE TABLE ${s}.ledger_v1 (
+        id bigserial PRIMARY KEY, op text NOT NULL, cache_key text NOT NULL,
+        state text NOT NULL CHECK (state IN ('pending','billed','free','failed','unknown')),
+        max_cents integer NOT NULL, owner text NOT NULL, started_at bigint NOT NULL,
+        status integer, cents integer NOT NULL DEFAULT 0, reports integer NOT NULL DEFAULT 0,
+        ai_functions integer NOT NULL DEFAULT 0, analysis_id text, error_code text, finished_at bigint);
+      CREATE INDEX ledger_v1_key ON ${s}.ledger_v1 (cache_key, id);
+      CREATE INDEX ledger_v1_started ON ${s}.ledger_v1 (started_at);
+      CREATE INDEX ledger_v1_pending ON ${s}.ledger_v1 (owner) WHERE state = 'pending';
+      CREATE TABLE ${s}.replicas_v1 (owner text PRIMARY KEY, heartbeat_at bigint NOT NULL);
+      -- The budget check and the pending row in one statement (see reserveCall). In a volatile
+      -- plpgsql function each statement takes a fresh snapshot: the sum below, run once the lock is
+      -- granted, sees every reservation committed before, so two replicas cannot both fit in the
+      -- last of the budget. The lock is held only while the server works, never across a round
+      -- trip to a busy relay, and ends with the transaction.
+      CREATE FUNCTION ${s}.reserve_call_v1(p_op text, p_cache_key text, p_max_cents integer, p_owner text, p_started_at bigint,
+          p_budget_cents bigint, p_day_start bigint, OUT reserved_id bigint, OUT committed_cents bigint)
+        LANGUAGE plpgsql VOLATILE AS $fn$
+        BEGIN
+          PERFORM pg_advisory_xact_lock(hashtext(${literal}), ${LOCK_RESERVE});
+          SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
+          IF committed_cents + p_max_cents <= p_budget_cents THEN
+            INSERT INTO ${s}.ledger_v1 (op, cache_key, state, max_cents, owner, started_at)
+              VALUES (p_op, p_cache_key, 'pending', p_max_cents, p_owner, p_started_at) RETURNING id INTO reserved_id;
+          END IF;
+        END
+        $fn$;`,
+  },
+  {
+    version: 2,
+    name: "heartbeats on the database's clock, with the start of each replica's steady run",
+    // Rows of replicas one version back (their own clocks, no run) are judged by the next beat.
+    sql: (s) => `ALTER TABLE ${s}.replicas_v1 ADD COLUMN beating_since bigint;`,
+  },
+  {
+    version: 3,
+    name: "each call booked to its caller, and a token's own daily budget checked with the relay's",
+    // In place: rows written before have no caller. reserve_call_v1 stays, for replicas one version
+    // back during a rolling upgrade; both take the same lock, so neither passes a budget the other holds.
+    sql: (s, literal) => `
+      ALTER TABLE ${s}.ledger_v1 ADD COLUMN caller_id text, ADD COLUMN caller_label text;
+      CREATE INDEX ledger_v1_caller ON ${s}.ledger_v1 (caller_id, started_at) WHERE caller_id IS NOT NULL;
+      CREATE FUNCTION ${s}.reserve_call_v2(p_op text, p_cache_key text, p_max_cents integer, p_owner text, p_started_at bigint,
+          p_budget_cents bigint, p_day_start bigint, p_caller_id text, p_caller_label text, p_caller_budget_cents bigint,
+          OUT reserved_id bigint, OUT committed_cents bigint, OUT refused_by text)
+        LANGUAGE plpgsql VOLATILE AS $fn$
+        BEGIN
+          PERFORM pg_advisory_xact_lock(hashtext(${literal}), ${LOCK_RESERVE});
+          SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
+          IF committed_cents + p_max_cents > p_budget_cents THEN
+            refused_by := 'relay';
+            RETURN;
+          END IF;
+          IF p_caller_id IS NOT NULL AND p_caller_budget_cents IS NOT NULL THEN
+            SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1
+              WHERE caller_id = p_caller_id AND started_at >= p_day_start;
+            IF committed_cents + p_max_cents > p_caller_budget_cents THEN
+              refused_by := 'caller';
+              RETURN;
+            END IF;
+          END IF;
+          INSERT INTO ${s}.ledger_v1 (op, cache_key, state, max_cents, owner, started_at, caller_id, caller_label)
+            VALUES (p_op, p_cache_key, 'pending', p_max_cents, p_owner, p_started_at, p_caller_id, p_caller_label)
+            RETURNING id INTO reserved_id;
+        END
+        $fn$;`,
+  },
+];
