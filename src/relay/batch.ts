@@ -4,10 +4,12 @@ import {
   BatchLine,
   BatchRequest,
   DryRunAnswer,
+  FORMULA_BATCH_MAX_ITEMS,
   MAX_BATCH_ITEMS,
   Operation,
   PendingBody,
   PendingLine,
+  Priority,
   centsToUSD,
   dotPath,
   showValue,
@@ -30,6 +32,7 @@ export function parseBatch(body: unknown): {
   items: ParsedItem[];
   dryRun: boolean;
   maxComparables: number | undefined;
+  priority: Priority;
 } {
   const count =
     typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items)
@@ -49,7 +52,7 @@ export function parseBatch(body: unknown): {
   }
   const parsed = BatchRequest.safeParse(body);
   if (!parsed.success) {
-    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "maxComparables"]);
+    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "maxComparables", "priority"]);
     throw new RelayError(
       "STR_BAD_REQUEST",
       `Invalid batch: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
@@ -80,7 +83,8 @@ export function parseBatch(body: unknown): {
       freshSince,
     };
   });
-  return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables };
+  const priority = parsed.data.priority ?? (items.length <= FORMULA_BATCH_MAX_ITEMS ? "formula" : "bulk");
+  return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables, priority };
 }
 
 /**
@@ -142,6 +146,8 @@ export interface StreamOptions {
   deadlineMs?: number | undefined;
   /** Who sent the batch (caller.ts). */
   caller?: Caller | undefined;
+  /** Its items' place in the caller's turn for send slots (parseBatch settles the default). */
+  priority?: Priority | undefined;
 }
 
 /** Seconds a client waits before asking again for the items a batch left pending. */
@@ -181,6 +187,7 @@ export function streamBatch(
         freshSince: item.freshSince,
         signal,
         caller: options.caller,
+        priority: options.priority,
         maxComparables: options.maxComparables,
       })
       .then(

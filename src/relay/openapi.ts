@@ -5,6 +5,7 @@ import {
   HealthAnswer,
   OPERATION_PATHS,
   Operation,
+  Priority,
   REQUEST_SCHEMAS,
   RelayAnswer,
   RelayErrorBody,
@@ -99,6 +100,14 @@ function analysisOperation(op: Operation): Json {
         required: false,
         schema: { type: "string", enum: ["no-cache"] },
         description: "`no-cache`: bypass the cache (billed).",
+      },
+      {
+        name: "X-Relay-Priority",
+        in: "header",
+        required: false,
+        schema: { type: "string", enum: [...Priority.options] },
+        description:
+          "When the account's rate is shared: `formula` (the default) is sent before the same caller's `bulk` requests; callers take turns either way.",
       },
     ],
     requestBody: { required: true, content: json(ref(`${op[0]?.toUpperCase()}${op.slice(1)}Request`)) },

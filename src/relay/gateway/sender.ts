@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AnyRequest, Operation } from "../../contract";
 import { RelayError } from "../errors";
 import { RelayMetrics } from "../metrics";
-import { Pacer, Slot } from "../pacer";
+import { AcquireOptions, Pacer, Slot } from "../pacer";
 import { RetryPolicy, retryVerdict } from "../retry-rule";
 import { Upstream, UpstreamResult } from "../upstream";
 
@@ -32,9 +32,9 @@ export class Sender {
     return this.#inFlight;
   }
 
-  /** Waits for a send slot (in the pacer's queue). */
-  slot(signal: AbortSignal): Promise<Slot> {
-    return this.#o.pacer.acquire(signal);
+  /** Waits for a send slot (in the pacer's queue, in `caller`'s turn at its `priority`). */
+  slot(signal: AbortSignal, turn: Pick<AcquireOptions, "caller" | "priority"> = {}): Promise<Slot> {
+    return this.#o.pacer.acquire(signal, turn);
   }
 
   /**

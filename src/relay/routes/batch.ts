@@ -7,12 +7,13 @@ import { RouteContext } from "./context";
 /** POST /v1/batch: many items in one request, answered as NDJSON lines (or priced, with dryRun). */
 export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway, config }) => {
   app.post("/v1/batch", TOKEN, async (request, reply) => {
-    const { items, dryRun, maxComparables } = parseBatch(request.body);
+    const { items, dryRun, maxComparables, priority } = parseBatch(request.body);
     if (dryRun) return dryRunBatch(gateway, items, config.mode === "sandbox");
     const stream = streamBatch(gateway, items, callerGone(reply), {
       maxComparables,
       deadlineMs: config.maxRequestMs,
       caller: request.caller,
+      priority,
     });
     return reply.type("application/x-ndjson; charset=utf-8").send(stream);
   });
