@@ -9,8 +9,9 @@
  * 2. Whose turn it is, across replicas: each replica registers the callers it has waiting (with
  *    their best priority) for `ttl` ms; the slot goes to the registered caller served longest ago
  *    (a shared round-robin), and only to a replica that has that caller waiting at that priority.
- *    Another replica is told to ask again one spacing later. A renewal or retry (`urgent`) skips the
- *    turns, as it does in one process.
+ *    Another replica is told to ask again once no slot has been granted for two spacings: if that
+ *    is still so then (the chosen replica stalled), the slot goes to that replica's own next caller
+ *    rather than unused. A renewal or retry (`urgent`) skips the turns, as it does in one process.
  *
  * KEYS[1]: grant times in the window (a list, oldest first); KEYS[2]: due, paused, slow (a hash);
  * KEYS[3]: registrations (a hash: "replica|caller|priority" → expiry ms); KEYS[4]: turns (a hash:
@@ -77,17 +78,35 @@ end
 local spacing = window / limit
 local due = tonumber(redis.call('HGET', KEYS[2], 'due') or '0')
 if now < due then return wait(due - now) end
-local chosen = ''
-if not urgent then
-  local turn = nil
-  for caller, _ in pairs(best) do
+-- The caller served longest ago among \`among\` (callers → their best priority), ties by name.
+local function nextOf(among)
+  local chosen, turn = '', nil
+  for caller, _ in pairs(among) do
     local served = tonumber(redis.call('HGET', KEYS[4], caller) or '0')
     if turn == nil or served < turn or (served == turn and caller < chosen) then
       chosen, turn = caller, served
     end
   end
+  return chosen
+end
+local chosen = ''
+if not urgent then
+  chosen = nextOf(best)
   local n = mine[chosen]
-  if n == nil or n[best[chosen]] == 0 then return wait(spacing) end
+  if n == nil or n[best[chosen]] == 0 then
+    -- Another replica's turn. If no slot was granted for two spacings (that replica stalled, or is
+    -- slow to poll), the slot goes to this replica's own next caller rather than unused.
+    local last = tonumber(redis.call('LINDEX', KEYS[1], -1) or '0')
+    if now - last <= 2 * spacing then return wait(last + 2 * spacing + 1 - now) end
+    local own = {}
+    for caller, m in pairs(mine) do
+      if m.formula > 0 then own[caller] = 'formula' elseif m.bulk > 0 then own[caller] = 'bulk' end
+    end
+    chosen = nextOf(own)
+    if chosen == '' then return wait(spacing) end
+    best[chosen] = own[chosen]
+  end
+  local n = mine[chosen]
   local prio = best[chosen]
   n[prio] = n[prio] - 1
   redis.call('HSET', KEYS[4], chosen, redis.call('HINCRBY', KEYS[4], '#', 1))

@@ -38,8 +38,8 @@ const STALE_GRANTS_TO_FAIL = 20;
 /**
  * How long a replica's registration of its waiting callers lasts unless renewed. Each poll renews
  * it (polls are at most MAX_NAP_MS apart), and a replica with nobody left waiting removes its own;
- * one that dies leaves its callers registered this long: when their turn comes, no replica takes it
- * until the registration lapses.
+ * one that dies leaves its callers registered this long, their turns passing to the other replicas'
+ * callers after two spacings each (redis-pacer-scripts.ts).
  */
 const REGISTRATION_MS = 1000;
 /** The longest a poll sleeps, so that its registrations are renewed well within REGISTRATION_MS. */

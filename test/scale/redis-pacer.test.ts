@@ -246,6 +246,19 @@ describeShared("the Redis pacer keeps every replica together within the account'
     expect(performance.now() - start).toBeLessThan(400);
   });
 
+  test("a replica that stops asking for its caller's turn (it died) does not hold the others' slots", async () => {
+    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const alive = await replica(rule);
+    // A dead replica's caller, registered for 5 s and never served: its turn comes every other slot.
+    const redis = clients[0] as Redis;
+    const [seconds] = await redis.time();
+    await redis.hset(`${ns}:pacer_v1:waiting`, "dead|Z|bulk", String((Number(seconds) + 5) * 1000));
+    const start = performance.now();
+    await grantOrder(many(20, alive, "B", { caller: "B" }));
+    // Each turn Z cannot take passes to B two spacings later, not when the registration lapses.
+    expect(performance.now() - start).toBeLessThan(1500);
+  });
+
   test("closing rejects the waiters", async () => {
     const pacer = await replica({ limit: 1, windowMs: 10_000 });
     await pacer.acquire();
