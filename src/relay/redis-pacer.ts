@@ -1,6 +1,6 @@
+import { randomBytes } from "node:crypto";
 import Redis from "ioredis";
 import { AcquireOptions, JITTER_MARGIN_MS, Pacer, PacingRule, SLOW_DOWN_MS, Slot } from "./pacer";
-import { randomBytes } from "node:crypto";
 import { FORGET_WAITING, TAKE_SLOT, THROTTLED } from "./redis-pacer-scripts";
 import { RedisScript, partError, redisScript } from "./store/shared-clients";
 import { Waiters } from "./waiters";
