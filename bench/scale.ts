@@ -49,6 +49,13 @@ import { verdict } from "./support";
  * keeps its data in a namespace of its own (a Postgres schema and a Redis key prefix) and drops it
  * at the end, with its processes and temporary directories, however it ends.
  *
+ *   3. What a cache hit costs, from the same rounds: the replicas' CPU time per 1,000 hits, and the
+ *      store round trips per hit (Redis commands, pipelines and Postgres queries, counted inside
+ *      each replica by a preload, bench/count-round-trips.cjs), for one replica and for two. Unlike
+ *      throughput, these do not depend on what the rest of the machine is doing: a second replica
+ *      should add no round trip and little CPU per hit (targets: round trips two ≤ one + 0.05,
+ *      CPU two ≤ 1.25 × one).
+ *
  * Knobs: BENCH_ITEMS (1500), BENCH_SECONDS per measurement (4), BENCH_ROUNDS (5),
  * BENCH_CONCURRENCY callers in total (64).
  */
@@ -155,6 +162,37 @@ const QUIET_CORES = 0.25;
 /** One figure: its name, value, target and verdict, in columns. */
 const figure = (name: string, value: string, target: string, ok: boolean) =>
   `  ${name.padEnd(28)} ${value.padEnd(7)} target ${target.padEnd(40)} ${verdict(ok)}`;
+
+/** The preload that counts each replica's store round trips into a file. */
+const ROUND_TRIPS_PRELOAD = path.join(__dirname, "count-round-trips.cjs");
+
+interface RoundTrips {
+  redis: number;
+  postgres: number;
+}
+
+/** The replicas' round trips so far, summed (their files are rewritten every 100 ms). */
+function roundTrips(files: string[]): RoundTrips {
+  const sum = { redis: 0, postgres: 0 };
+  for (const file of files) {
+    try {
+      const counts = JSON.parse(fs.readFileSync(file, "utf8")) as RoundTrips;
+      sum.redis += counts.redis;
+      sum.postgres += counts.postgres;
+    } catch {
+      // Not written yet: none counted.
+    }
+  }
+  return sum;
+}
+
+/** What the cache hits of one configuration cost in total: replicas' CPU seconds and round trips. */
+interface HitCost {
+  hits: number;
+  cpuSeconds: number;
+  redis: number;
+  postgres: number;
+}
 
 // --- Load ---
 
@@ -273,6 +311,7 @@ async function main(): Promise<void> {
 
   const children: Child[] = [];
   const dataDirs: string[] = [];
+  const tripFiles: string[] = [];
   const pools: Pool[] = [];
   let store: SharedStore | undefined;
   let cleaned: Promise<void> | undefined;
@@ -305,10 +344,15 @@ async function main(): Promise<void> {
     const replica = async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-bench-scale-"));
       dataDirs.push(dir);
-      const child = await startReplica(urls, namespace, sandbox.url, {
-        RELAY_DATA_DIR: dir,
-        RELAY_UPSTREAM_RPS: String(RPS),
-      });
+      const tripsFile = path.join(dir, "round-trips.json");
+      tripFiles.push(tripsFile);
+      const child = await startReplica(
+        urls,
+        namespace,
+        sandbox.url,
+        { RELAY_DATA_DIR: dir, RELAY_UPSTREAM_RPS: String(RPS), ROUND_TRIPS_FILE: tripsFile },
+        { preload: [ROUND_TRIPS_PRELOAD] },
+      );
       children.push(child);
       return child;
     };
@@ -413,6 +457,10 @@ async function main(): Promise<void> {
       two: { done: 0, bytes: 0, errors: 0, notCached: 0, seconds: 0 },
     };
     const usage = { one: [] as ReturnType<typeof coresUsed>[], two: [] as ReturnType<typeof coresUsed>[] };
+    const costs: Record<"one" | "two", HitCost> = {
+      one: { hits: 0, cpuSeconds: 0, redis: 0, postgres: 0 },
+      two: { hits: 0, cpuSeconds: 0, redis: 0, postgres: 0 },
+    };
     let firstError: string | undefined;
     const rounds: { ratio: number; quiet: boolean }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -422,10 +470,20 @@ async function main(): Promise<void> {
       const rate: Record<string, number> = {};
       const others: Record<string, number | undefined> = {};
       for (const name of order) {
+        const tripsBefore = roundTrips(tripFiles);
         const before = sampleCpu(procs);
         const r = await closedLoop([...configs[name]], CONCURRENCY, SECONDS, body);
         const after = sampleCpu(procs);
         const used = coresUsed(before, after, r.seconds);
+        // The counts are written every 100 ms: wait for the last of this measurement's.
+        await sleep(250);
+        const tripsAfter = roundTrips(tripFiles);
+        const cost = costs[name];
+        cost.hits += r.done;
+        // Both replicas in both configurations: the idle one's heartbeats are part of the deployment.
+        cost.cpuSeconds += after.replicas.reduce<number>((s, x, i) => s + (x ?? NaN) - (before.replicas[i] ?? NaN), 0);
+        cost.redis += tripsAfter.redis - tripsBefore.redis;
+        cost.postgres += tripsAfter.postgres - tripsBefore.postgres;
         usage[name].push(used);
         const t = totals[name];
         t.done += r.done;
@@ -502,6 +560,8 @@ async function main(): Promise<void> {
       ),
     );
 
+    printHitCosts(costs);
+
     // What the machine allowed: a replica's JavaScript runs on one thread (about one core), and two
     // replicas share the machine's cores with the load generator and Redis.
     const one1 = mean(usage.one.map((x) => x.replicas[0]));
@@ -525,6 +585,47 @@ async function main(): Promise<void> {
   } finally {
     await cleanup();
   }
+}
+
+/** Section 3: CPU per 1,000 cache hits and round trips per hit, one replica against two. */
+function printHitCosts(costs: Record<"one" | "two", HitCost>): void {
+  const per = (c: HitCost) => ({
+    cpuMs: (c.cpuSeconds / c.hits) * 1e6,
+    redis: c.redis / c.hits,
+    postgres: c.postgres / c.hits,
+  });
+  const one = per(costs.one);
+  const two = per(costs.two);
+  out();
+  out("3. what a cache hit costs, from the rounds above (both replicas counted in both configurations)");
+  for (const [label, c] of [
+    ["one replica ", one],
+    ["two replicas", two],
+  ] as const) {
+    const cpu = Number.isFinite(c.cpuMs) ? `${c.cpuMs.toFixed(0)} ms` : "n/a";
+    out(
+      `  ${label}  CPU ${cpu} per 1,000 hits; round trips per hit: Redis ${c.redis.toFixed(3)}, Postgres ${c.postgres.toFixed(3)}`,
+    );
+  }
+  const tripsOne = one.redis + one.postgres;
+  const tripsTwo = two.redis + two.postgres;
+  out(
+    figure(
+      "round trips per hit two − one",
+      (tripsTwo - tripsOne).toFixed(3),
+      "≤ 0.05: a second replica adds none per hit",
+      tripsTwo - tripsOne <= 0.05,
+    ),
+  );
+  const cpuRatio = two.cpuMs / one.cpuMs;
+  out(
+    figure(
+      "CPU per hit two ÷ one",
+      Number.isFinite(cpuRatio) ? cpuRatio.toFixed(2) : "n/a",
+      "≤ 1.25 (/proc; n/a elsewhere)",
+      Number.isFinite(cpuRatio) && cpuRatio <= 1.25,
+    ),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -283,7 +283,13 @@ export class BatchingClient {
       await this.#client.batch(
         entries.map((e) => e.item),
         // Cards and screening rows show metrics only; STR.COMPS reads the stored analysis by id.
-        { signal: batch.controller.signal, maxComparables: 0, onLine: (line) => this.#settleLine(entries, line) },
+        // Cells wait on these answers: they go before the same token's screening (priority).
+        {
+          signal: batch.controller.signal,
+          maxComparables: 0,
+          priority: "formula",
+          onLine: (line) => this.#settleLine(entries, line),
+        },
       );
     } catch (error) {
       failure = error;

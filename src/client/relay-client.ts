@@ -9,6 +9,7 @@ import {
   HealthAnswer,
   OPERATION_PATHS,
   Operation,
+  Priority,
   RelayAnswer,
   RelayErrorBody,
   UsageAnswer,
@@ -94,10 +95,13 @@ export class RelayClient {
    * outlives what Excel and proxies allow: items still running come back pending. They are asked for
    * again here, in fresh requests that join the same work (never sent to the service twice), until
    * each has its answer — the caller only ever sees answers and real errors.
+   *
+   * `priority`: `formula` for cells waiting on the answers, `bulk` for screening; unset, the relay
+   * decides by the batch's size (relay.md, "Sharing the account's rate").
    */
   async batch(
     items: readonly BatchItem[],
-    options: CallOptions & { onLine: (line: BatchLine) => void; maxComparables?: number },
+    options: CallOptions & { onLine: (line: BatchLine) => void; maxComparables?: number; priority?: Priority },
   ): Promise<void> {
     let round = items.map((item, index) => ({ item, index }));
     let answeredAt = Date.now();
@@ -136,7 +140,11 @@ export class RelayClient {
   /** One batch request, read line by line. */
   async #batchOnce(
     items: readonly BatchItem[],
-    options: CallOptions & { onLine: (line: BatchStreamLine) => void; maxComparables?: number },
+    options: CallOptions & {
+      onLine: (line: BatchStreamLine) => void;
+      maxComparables?: number;
+      priority?: Priority;
+    },
   ): Promise<void> {
     const controller = new AbortController();
     const relayAbort = () => controller.abort(options.signal?.reason);
@@ -146,6 +154,7 @@ export class RelayClient {
       const body = {
         items,
         ...(options.maxComparables !== undefined ? { maxComparables: options.maxComparables } : {}),
+        ...(options.priority ? { priority: options.priority } : {}),
       };
       const response = await this.#send("POST", "/v1/batch", body, { signal: controller.signal }, {}, false);
       if (!response.ok)

@@ -162,6 +162,22 @@ export const BatchItem = z.strictObject({
 });
 export type BatchItem = z.infer<typeof BatchItem>;
 
+/**
+ * How urgent a request is for its caller, when the account's rate is shared (relay.md, "Sharing the
+ * account's rate"): each caller's `formula` requests (cells waiting in Excel) are sent before its
+ * `bulk` ones (screening a table). It orders one caller's own requests only: callers take turns.
+ */
+export const Priority = z.enum(["formula", "bulk"], {
+  error: (issue) => `must be "formula" or "bulk"; got ${JSON.stringify(issue.input) ?? "nothing"}`,
+});
+export type Priority = z.infer<typeof Priority>;
+
+/** The header that sets a single analysis request's priority; without it, `formula`. */
+export const PRIORITY_HEADER = "x-relay-priority";
+
+/** A batch without `priority` of at most this many items is `formula`; a larger one is `bulk`. */
+export const FORMULA_BATCH_MAX_ITEMS = 50;
+
 /** Most items one batch may carry. */
 export const MAX_BATCH_ITEMS = 10_000;
 
@@ -176,6 +192,11 @@ export const BatchRequest = z.strictObject({
    * they show. The cache and GET /v1/analyses/:id keep them all.
    */
   maxComparables: z.number().int().min(0).max(MAX_COMPARABLES).optional(),
+  /**
+   * `formula` for cells waiting on the answers (the add-in's batcher), `bulk` for screening (the pane,
+   * str-screen). Without it, a batch of at most FORMULA_BATCH_MAX_ITEMS items is `formula`, a larger one `bulk`.
+   */
+  priority: Priority.optional(),
 });
 export type BatchRequest = z.infer<typeof BatchRequest>;
 

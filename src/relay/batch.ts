@@ -3,10 +3,12 @@ import {
   BatchItem,
   BatchLine,
   BatchRequest,
+  FORMULA_BATCH_MAX_ITEMS,
   MAX_BATCH_ITEMS,
   Operation,
   PendingBody,
   PendingLine,
+  Priority,
   RelayAnswer,
   dotPath,
   showValue,
@@ -32,6 +34,7 @@ export function parseBatch(body: unknown): {
   items: ParsedItem[];
   dryRun: boolean;
   maxComparables: number | undefined;
+  priority: Priority;
 } {
   const count =
     typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items)
@@ -51,7 +54,7 @@ export function parseBatch(body: unknown): {
   }
   const parsed = BatchRequest.safeParse(body);
   if (!parsed.success) {
-    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "maxComparables"]);
+    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "maxComparables", "priority"]);
     throw new RelayError(
       "STR_BAD_REQUEST",
       `Invalid batch: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
@@ -82,7 +85,8 @@ export function parseBatch(body: unknown): {
       freshSince,
     };
   });
-  return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables };
+  const priority = parsed.data.priority ?? (items.length <= FORMULA_BATCH_MAX_ITEMS ? "formula" : "bulk");
+  return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables, priority };
 }
 
 /**
@@ -111,6 +115,8 @@ export interface StreamOptions {
   caller?: Caller | undefined;
   /** Where each item's events and the batch's summary line go (events.ts, batch-summary.ts). */
   observe?: { log: FastifyBaseLogger; events: RelayEvents } | undefined;
+  /** Its items' place in the caller's turn for send slots (parseBatch settles the default). */
+  priority?: Priority | undefined;
 }
 
 /** Seconds a client waits before asking again for the items a batch left pending. */
@@ -161,6 +167,7 @@ export function streamBatch(
         freshSince: item.freshSince,
         signal,
         caller,
+        priority: options.priority,
         maxComparables: options.maxComparables,
       })
       .then(

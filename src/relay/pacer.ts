@@ -1,4 +1,4 @@
-import { Waiters } from "./waiters";
+import { WaitOptions, Waiters } from "./waiters";
 
 /**
  * Pacing of calls to the service: never more than the account's limit in any sliding window.
@@ -38,10 +38,8 @@ export interface Slot {
   grantedAt: number;
 }
 
-export interface AcquireOptions {
-  /** Ahead of every waiter: for a call that already waited its turn and must renew its slot or retry. */
-  first?: boolean;
-}
+/** Whose call it is and how urgent (waiters.ts chooses the order by them). */
+export type AcquireOptions = WaitOptions;
 
 export interface PacingRule {
   /** Sends allowed per window. */
@@ -99,7 +97,7 @@ export class LocalPacer implements Pacer {
   }
 
   acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<Slot> {
-    const waiting = this.#waiters.wait(signal, options.first);
+    const waiting = this.#waiters.wait(signal, options);
     this.#pump();
     return waiting;
   }

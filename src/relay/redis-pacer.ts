@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import Redis from "ioredis";
 import { AcquireOptions, JITTER_MARGIN_MS, Pacer, PacingRule, SLOW_DOWN_MS, Slot } from "./pacer";
+import { FORGET_WAITING, TAKE_SLOT, THROTTLED } from "./redis-pacer-scripts";
 import { RedisScript, partError, redisScript } from "./store/shared-clients";
 import { Waiters } from "./waiters";
 
@@ -10,59 +12,14 @@ import { Waiters } from "./waiters";
  *
  * One Lua script decides each send slot on Redis's clock (TIME), so replicas whose clocks differ
  * still share one schedule. The script either grants a slot or says how long until one could be
- * granted; each replica queues its own callers and polls for the head of its queue, one script
- * call at a time, so Redis sees one poll per replica rather than one per waiting call.
+ * granted; each replica queues its own callers and polls for them, one script call at a time, so
+ * Redis sees one poll per replica rather than one per waiting call.
+ *
+ * Callers take turns across replicas as they do in one process (waiters.ts): each poll registers
+ * the callers this replica has waiting, for a moment (REGISTRATION_MS), and the script gives the
+ * slot to the caller served longest ago among all registered, on whichever replica has it waiting.
+ * So a caller's share does not depend on which replica its requests reach (relay.md).
  */
-
-/**
- * KEYS[1]: grant times in the window (a list, oldest first); KEYS[2]: due, paused, slow (a hash).
- * ARGV: limit, windowMs, catch-up (as LocalPacer#pump: a late poll's sends catch up; after idle, no
- * burst). Returns {1} when a slot is granted, else {0, ms to wait}.
- */
-const TAKE_SLOT = `
-if redis.replicate_commands then pcall(redis.replicate_commands) end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local catchUp = tonumber(ARGV[3])
-local paused = tonumber(redis.call('HGET', KEYS[2], 'paused') or '0')
-if now < paused then return {0, tostring(paused - now)} end
-while true do
-  local oldest = redis.call('LINDEX', KEYS[1], 0)
-  if not oldest or tonumber(oldest) > now - window then break end
-  redis.call('LPOP', KEYS[1])
-end
-local slow = tonumber(redis.call('HGET', KEYS[2], 'slow') or '0')
-if now < slow then limit = math.max(1, math.floor(limit * 0.9)) end
-local sent = redis.call('LLEN', KEYS[1])
-if sent >= limit then
-  local oldestThatCounts = tonumber(redis.call('LINDEX', KEYS[1], sent - limit))
-  return {0, tostring(oldestThatCounts + window - now)}
-end
-local spacing = window / limit
-local due = tonumber(redis.call('HGET', KEYS[2], 'due') or '0')
-if now < due then return {0, tostring(due - now)} end
-if now - due > spacing * catchUp then due = now end
-redis.call('HSET', KEYS[2], 'due', tostring(due + spacing))
-redis.call('RPUSH', KEYS[1], tostring(now))
-local keep = math.ceil(math.max(window * 2, slow - now + window))
-redis.call('PEXPIRE', KEYS[1], keep)
-redis.call('PEXPIRE', KEYS[2], keep)
-return {1}`;
-
-/** KEYS[1]: the state hash. ARGV: ms until sends may resume, ms of slower sending after that. */
-const THROTTLED = `
-if redis.replicate_commands then pcall(redis.replicate_commands) end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local resume = now + tonumber(ARGV[1])
-local slowUntil = resume + tonumber(ARGV[2])
-local paused = tonumber(redis.call('HGET', KEYS[1], 'paused') or '0')
-local slow = tonumber(redis.call('HGET', KEYS[1], 'slow') or '0')
-redis.call('HSET', KEYS[1], 'paused', tostring(math.max(paused, resume)), 'slow', tostring(math.max(slow, slowUntil)))
-redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(slow, slowUntil) - now + 60000))
-return 1`;
 
 /**
  * How long a slot of the Redis pacer stays good, counted from when it was asked for: Redis decided
@@ -78,12 +35,25 @@ export const SHARED_PACING_MARGIN_MS = JITTER_MARGIN_MS + SHARED_SLOT_LIFETIME_M
 /** Grants in a row that arrive too late to use before the waiting callers are told Redis is too slow. */
 const STALE_GRANTS_TO_FAIL = 20;
 
+/**
+ * How long a replica's registration of its waiting callers lasts unless renewed. Each poll renews
+ * it (polls are at most MAX_NAP_MS apart), and a replica with nobody left waiting removes its own;
+ * one that dies leaves its callers registered this long, their turns passing to the other replicas'
+ * callers after two spacings each (redis-pacer-scripts.ts).
+ */
+const REGISTRATION_MS = 1000;
+/** The longest a poll sleeps, so that its registrations are renewed well within REGISTRATION_MS. */
+const MAX_NAP_MS = 250;
+
 /** As in LocalPacer: how many spacings late a poll may be and still have the sends it delayed catch up. */
 const CATCH_UP = 4;
 
 export class RedisPacer implements Pacer {
   readonly #rule: PacingRule;
-  readonly #keys: { log: string; state: string };
+  readonly #keys: { log: string; state: string; waiting: string; turns: string };
+  readonly #forget: RedisScript;
+  /** This pacer's name in the registrations. */
+  readonly #replica = randomBytes(6).toString("hex");
   readonly #takeSlot: RedisScript;
   readonly #throttled: RedisScript;
   readonly #waiters = new Waiters();
@@ -96,7 +66,13 @@ export class RedisPacer implements Pacer {
   /** `redis` is borrowed: closing the pacer leaves it open. */
   constructor(redis: Redis, rule: PacingRule, prefix: string) {
     this.#rule = rule;
-    this.#keys = { log: `${prefix}:pacer_v1:log`, state: `${prefix}:pacer_v1:state` };
+    this.#keys = {
+      log: `${prefix}:pacer_v1:log`,
+      state: `${prefix}:pacer_v1:state`,
+      waiting: `${prefix}:pacer_v1:waiting`,
+      turns: `${prefix}:pacer_v1:turns`,
+    };
+    this.#forget = redisScript(redis, "strRelayForgetWaiting", FORGET_WAITING);
     this.#takeSlot = redisScript(redis, "strRelayTakeSlot", TAKE_SLOT);
     this.#throttled = redisScript(redis, "strRelayThrottled", THROTTLED);
   }
@@ -108,7 +84,7 @@ export class RedisPacer implements Pacer {
   }
 
   acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<Slot> {
-    const waiting = this.#waiters.wait(signal, options.first);
+    const waiting = this.#waiters.wait(signal, options);
     void this.#poll();
     return waiting;
   }
@@ -136,17 +112,14 @@ export class RedisPacer implements Pacer {
         let answer: unknown;
         const asked = performance.now();
         try {
-          answer = await this.#takeSlot(
-            [this.#keys.log, this.#keys.state],
-            [this.#rule.limit, this.#rule.windowMs, CATCH_UP],
-          );
+          answer = await this.#takeSlot(this.#scriptKeys(), this.#takeSlotArgs());
         } catch (error) {
           // No slot can be had: every caller waiting here gets a clear 503, none is sent unpaced.
           this.#waiters.failAll(partError("Redis", error));
           return;
         }
         if (this.#closed) return;
-        const [granted, waitMs] = answer as [number, string?];
+        const [granted, detail] = answer as [number, string];
         if (granted === 1) {
           // A grant that reached this process late (it stalled, or Redis did) may be old already:
           // sent now, it would leave bunched with grants made since. It stays counted, and is not used.
@@ -165,14 +138,27 @@ export class RedisPacer implements Pacer {
           }
           this.#staleGrants = 0;
           // The caller it was asked for may have left meanwhile: the next one takes the slot.
-          this.#waiters.grant({ grantedAt: asked });
+          this.#waiters.grant({ grantedAt: asked }, detail === "" ? undefined : detail);
           continue;
         }
-        await this.#nap(Math.max(1, Math.ceil(Number(waitMs))));
+        await this.#nap(Math.min(MAX_NAP_MS, Math.max(1, Math.ceil(Number(detail)))));
       }
     } finally {
       this.#polling = false;
+      // Nobody waits here now: other replicas' callers need not wait for this one's registrations to lapse.
+      if (this.#waiters.size === 0) this.#forget([this.#keys.waiting], [this.#replica]).catch(() => undefined);
     }
+  }
+
+  #scriptKeys(): string[] {
+    return [this.#keys.log, this.#keys.state, this.#keys.waiting, this.#keys.turns];
+  }
+
+  #takeSlotArgs(): (string | number)[] {
+    const { limit, windowMs } = this.#rule;
+    const urgent = this.#waiters.hasFirst ? 1 : 0;
+    const mine = this.#waiters.callers().flatMap((w) => [w.caller, w.formula, w.bulk]);
+    return [limit, windowMs, CATCH_UP, this.#replica, REGISTRATION_MS, urgent, ...mine];
   }
 
   #nap(ms: number): Promise<void> {

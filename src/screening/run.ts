@@ -120,6 +120,8 @@ async function sendBatch(
       {
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         maxComparables: hooks.maxComparables,
+        // A table's rows: after the same token's formulas, which cells wait on.
+        priority: "bulk",
         onLine: (line) => {
           const r = rows[line.index];
           if (r === undefined || done.has(r)) return;

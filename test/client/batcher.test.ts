@@ -6,7 +6,7 @@ describe("calls made together go as one batch, and a recalculation sends nothing
   let t: TestRelay;
   let requests: string[];
   /** Items in each batch sent, and how many calls had been read when it went. */
-  let sent: { items: number; readBefore: number }[];
+  let sent: { items: number; readBefore: number; priority?: string }[];
   let reads: number;
   let batcher: BatchingClient;
   let client: RelayClient;
@@ -18,8 +18,10 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     reads = 0;
     const counting: typeof fetch = (input, init) => {
       requests.push(String(input));
-      if (typeof init?.body === "string")
-        sent.push({ items: (JSON.parse(init.body) as { items: unknown[] }).items.length, readBefore: reads });
+      if (typeof init?.body === "string") {
+        const body = JSON.parse(init.body) as { items: unknown[]; priority?: string };
+        sent.push({ items: body.items.length, readBefore: reads, priority: body.priority });
+      }
       return fetch(input, init);
     };
     client = new RelayClient({
@@ -42,6 +44,11 @@ describe("calls made together go as one batch, and a recalculation sends nothing
       Array.from({ length: 200 }, (_, n) => `${12 + n} Main St, Austin TX`),
     );
     expect(t.sandboxStats()).toMatchObject({ reports: 200, duplicates: 0 });
+  });
+
+  test("its batches are formula requests, whatever their size: cells wait on them, ahead of the token's screening", async () => {
+    await Promise.all(Array.from({ length: 120 }, (_, n) => batcher.request("buy", body(n))));
+    expect(sent.map((s) => s.priority)).toEqual(["formula"]);
   });
 
   test("calls are read in growing slices, each sent before the next is read", async () => {

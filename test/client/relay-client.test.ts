@@ -58,6 +58,22 @@ describe("the relay client against a real relay", () => {
     expect(seen.map((s) => s.index).sort()).toEqual([0, 1, 2]);
   });
 
+  test("a batch says its priority when asked to, and leaves it to the relay otherwise", async () => {
+    const bodies: { priority?: string }[] = [];
+    const recording = new RelayClient({
+      baseUrl: client.baseUrl,
+      token: TEST_TOKEN,
+      fetch: (input, init) => {
+        bodies.push(JSON.parse(String(init?.body)) as { priority?: string });
+        return fetch(input, init);
+      },
+    });
+    const items = [{ strategy: "buy" as const, params: buyBody(0) }];
+    await recording.batch(items, { onLine: () => undefined, priority: "bulk" });
+    await recording.batch(items, { onLine: () => undefined });
+    expect(bodies.map((b) => b.priority)).toEqual(["bulk", undefined]);
+  });
+
   test("usage, health and a stored analysis", async () => {
     expect((await client.health()).mode).toBe("sandbox");
     expect((await client.usage()).today.reports).toBeGreaterThanOrEqual(2);

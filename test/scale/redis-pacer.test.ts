@@ -1,6 +1,7 @@
+import { setMaxListeners } from "node:events";
 import net from "node:net";
 import Redis from "ioredis";
-import { JITTER_MARGIN_MS, PacingRule, pacingRule } from "../../src/relay/pacer";
+import { AcquireOptions, JITTER_MARGIN_MS, PacingRule, pacingRule } from "../../src/relay/pacer";
 import { RedisPacer, SHARED_PACING_MARGIN_MS } from "../../src/relay/redis-pacer";
 import { redisClient } from "../../src/relay/store/shared-clients";
 import { SharedUrls, closedPort, describeShared, dropNamespace, testNamespace, withPort } from "../support/scale";
@@ -177,6 +178,85 @@ describeShared("the Redis pacer keeps every replica together within the account'
     const t0 = Date.now();
     await expect(pacer.acquire()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", statusCode: 503 });
     expect(Date.now() - t0).toBeLessThan(500);
+  });
+
+  /** Queues every call at once, then records whose each grant was, in grant order. */
+  const grantOrder = async (calls: [RedisPacer, string, AcquireOptions][]): Promise<string[]> => {
+    const order: string[] = [];
+    await Promise.all(
+      calls.map(([pacer, label, options]) => pacer.acquire(undefined, options).then(() => order.push(label))),
+    );
+    return order;
+  };
+  const many = (n: number, pacer: RedisPacer, label: string, options: AcquireOptions) =>
+    Array.from({ length: n }, (): [RedisPacer, string, AcquireOptions] => [pacer, label, options]);
+
+  test("callers take turns across replicas: B's few calls on one replica are not queued behind A's many on another", async () => {
+    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const [one, two] = [await replica(rule), await replica(rule)];
+    const order = await grantOrder([
+      ...many(150, one, "A", { caller: "A", priority: "bulk" }),
+      ...many(10, two, "B", { caller: "B", priority: "bulk" }),
+    ]);
+    // Turn by turn: B's 10th call is about the 20th grant (FIFO by replica made it wait for A's 150 or not at all).
+    expect(order.lastIndexOf("B")).toBeLessThan(30);
+    expect(order.slice(0, 20).filter((l) => l === "B").length).toBeGreaterThanOrEqual(8);
+  });
+
+  test("a caller's share does not depend on its replica: A on both replicas, B queued behind A on one, each gets half", async () => {
+    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const [one, two] = [await replica(rule), await replica(rule)];
+    const order = await grantOrder([
+      ...many(100, one, "A", { caller: "A", priority: "bulk" }),
+      ...many(50, two, "A", { caller: "A", priority: "bulk" }),
+      ...many(50, two, "B", { caller: "B", priority: "bulk" }),
+    ]);
+    // Shared by replica, B would get none of the first 100: replica two's A calls were ahead of it.
+    const firstHundred = order.slice(0, 100);
+    expect(firstHundred.filter((l) => l === "B").length).toBeGreaterThanOrEqual(40);
+    expect(firstHundred.filter((l) => l === "A").length).toBeGreaterThanOrEqual(40);
+  });
+
+  test("a caller's formula calls on one replica go before its bulk calls on every replica", async () => {
+    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const [one, two] = [await replica(rule), await replica(rule)];
+    const order = await grantOrder([
+      ...many(80, one, "bulk", { caller: "A", priority: "bulk" }),
+      ...many(40, two, "bulk", { caller: "A", priority: "bulk" }),
+      ...many(5, two, "formula", { caller: "A", priority: "formula" }),
+    ]);
+    expect(order.lastIndexOf("formula")).toBeLessThan(10);
+  });
+
+  test("a replica with nobody left waiting withdraws its registrations at once", async () => {
+    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const [one, two] = [await replica(rule), await replica(rule)];
+    const gone = new AbortController();
+    setMaxListeners(0, gone.signal);
+    const left = Promise.all(
+      Array.from({ length: 50 }, () => one.acquire(gone.signal, { caller: "A" }).catch(() => "left")),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    gone.abort(new Error("the caller disconnected"));
+    await left;
+    await new Promise((r) => setTimeout(r, 50));
+    // B, alone now, is not held back waiting for A's registration to lapse.
+    const start = performance.now();
+    await grantOrder(many(10, two, "B", { caller: "B" }));
+    expect(performance.now() - start).toBeLessThan(400);
+  });
+
+  test("a replica that stops asking for its caller's turn (it died) does not hold the others' slots", async () => {
+    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const alive = await replica(rule);
+    // A dead replica's caller, registered for 5 s and never served: its turn comes every other slot.
+    const redis = clients[0] as Redis;
+    const [seconds] = await redis.time();
+    await redis.hset(`${ns}:pacer_v1:waiting`, "dead|Z|bulk", String((Number(seconds) + 5) * 1000));
+    const start = performance.now();
+    await grantOrder(many(20, alive, "B", { caller: "B" }));
+    // Each turn Z cannot take passes to B two spacings later, not when the registration lapses.
+    expect(performance.now() - start).toBeLessThan(1500);
   });
 
   test("closing rejects the waiters", async () => {

@@ -4,6 +4,7 @@ import {
   Charge,
   NO_CHARGE,
   Operation,
+  Priority,
   RelayAnswer,
   describeIssues,
   maxCharge,
@@ -13,7 +14,7 @@ import { RelayError } from "../errors";
 import type { CallEvents } from "../events";
 import { RelayMetrics } from "../metrics";
 import { Outcome, outcomeOf } from "../outcome";
-import { Pacer } from "../pacer";
+import { AcquireOptions, Pacer } from "../pacer";
 import { DEFAULT_RETRY_POLICY, RetryPolicy } from "../retry-rule";
 import { markStale } from "../staleness";
 import { RelayStore } from "../store/store";
@@ -73,6 +74,8 @@ export interface AnalyzeOptions {
   signal?: AbortSignal | undefined;
   /** Who asked (caller.ts); undefined for the relay's own work. */
   caller?: Caller | undefined;
+  /** Its place in its caller's turn for a send slot (waiters.ts); bulk when undefined. */
+  priority?: Priority | undefined;
   /**
    * At most this many of `data.comparables`, the first as the service listed them; 0 leaves the list
    * empty (the key stays). Only the answer is cut: the cache and the stored analysis keep them all.
@@ -203,8 +206,8 @@ export class Gateway {
       const hit = await this.#cache.read(key, { comparables: options.maxComparables !== 0 });
       if (hit && (freshSince === undefined || hit.fetchedAt >= freshSince)) return this.#cache.hit(hit);
     }
-    const send = (flight: Flight) =>
-      this.#send(op, request, key, { refresh, freshSince, caller: options.caller }, flight);
+    const ask = { refresh, freshSince, caller: options.caller, priority: options.priority };
+    const send = (flight: Flight) => this.#send(op, request, key, ask, flight);
     const { answer, joined } = await this.#flights.run(key, send, { signal: options.signal, refresh });
     // The cost belongs to the caller that started the call; those who joined it paid nothing.
     return joined ? { ...answer, relay: { ...answer.relay, costUSD: 0, shared: true } } : answer;
@@ -214,7 +217,12 @@ export class Gateway {
     op: Operation,
     request: AnyRequest,
     key: string,
-    ask: { refresh: boolean; freshSince: number | undefined; caller: Caller | undefined },
+    ask: {
+      refresh: boolean;
+      freshSince: number | undefined;
+      caller: Caller | undefined;
+      priority: Priority | undefined;
+    },
     flight: Flight,
   ): Promise<RelayAnswer> {
     // A refresh is satisfied by an answer fetched since it was asked for: by another replica
@@ -242,7 +250,7 @@ export class Gateway {
       }
       // Only a call that will be sent waits for a send slot: under the lock, with the cache and the
       // ledger checked, so a replica that lost the race for this request spends none.
-      const slot = await this.#sender.slot(flight.signal);
+      const slot = await this.#sender.slot(flight.signal, { caller: ask.caller?.id, priority: ask.priority });
       // The ledger row is written before the call is sent, with the budget check in the same step.
       const row = await this.#ledger.reserve(op, key, most.cents, ask.caller);
       flight.markSent();

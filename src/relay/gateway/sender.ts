@@ -3,7 +3,7 @@ import { AnyRequest, Operation } from "../../contract";
 import { RelayError } from "../errors";
 import type { CallEvents } from "../events";
 import { RelayMetrics } from "../metrics";
-import { Pacer, Slot } from "../pacer";
+import { AcquireOptions, Pacer, Slot } from "../pacer";
 import { RetryPolicy, retryVerdict } from "../retry-rule";
 import { Upstream, UpstreamResult } from "../upstream";
 
@@ -34,9 +34,9 @@ export class Sender {
     return this.#inFlight;
   }
 
-  /** Waits for a send slot (in the pacer's queue). */
-  slot(signal: AbortSignal): Promise<Slot> {
-    return this.#o.pacer.acquire(signal);
+  /** Waits for a send slot (in the pacer's queue, in `caller`'s turn at its `priority`). */
+  slot(signal: AbortSignal, turn: Pick<AcquireOptions, "caller" | "priority"> = {}): Promise<Slot> {
+    return this.#o.pacer.acquire(signal, turn);
   }
 
   /**

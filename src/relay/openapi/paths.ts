@@ -1,4 +1,4 @@
-import { OPERATION_PATHS, Operation, isCreate } from "../../contract";
+import { OPERATION_PATHS, Operation, Priority, isCreate } from "../../contract";
 import { CALL_ERRORS, GUARD_ERRORS, Json, errorResponses, json, ref } from "./schemas";
 
 /** Every route of the relay as an OpenAPI path item: a table, kept beside the routes it describes. */
@@ -19,6 +19,14 @@ function analysisOperation(op: Operation): Json {
         required: false,
         schema: { type: "string", enum: ["no-cache"] },
         description: "`no-cache`: bypass the cache (billed).",
+      },
+      {
+        name: "X-Relay-Priority",
+        in: "header",
+        required: false,
+        schema: { type: "string", enum: [...Priority.options] },
+        description:
+          "When the account's rate is shared: `formula` (the default) is sent before the same caller's `bulk` requests; callers take turns either way.",
       },
     ],
     requestBody: { required: true, content: json(ref(`${op[0]?.toUpperCase()}${op.slice(1)}Request`)) },

@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { OPERATION_PATHS, Operation } from "../../contract";
+import { OPERATION_PATHS, Operation, PRIORITY_HEADER, Priority } from "../../contract";
 import { TOKEN } from "../access";
 import { RelayError } from "../errors";
 import { RouteContext } from "./context";
@@ -17,6 +17,7 @@ export const analysisRoutes: FastifyPluginAsync<RouteContext> = async (app, { ga
           refresh: wantsRefresh(request),
           signal: callerGone(reply),
           caller: request.caller,
+          priority: priorityOf(request),
         });
         events.analysisEnded(request.log, context, answer);
         return answer;
@@ -27,6 +28,18 @@ export const analysisRoutes: FastifyPluginAsync<RouteContext> = async (app, { ga
     });
   }
 };
+
+/** The request's priority header (PRIORITY_HEADER), `formula` without one; a bad value is refused, naming the header. */
+export function priorityOf(request: FastifyRequest): Priority {
+  const value = request.headers[PRIORITY_HEADER];
+  if (value === undefined) return "formula";
+  const parsed = Priority.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const message = `must be "formula" or "bulk"; got ${JSON.stringify(value)}`;
+  throw new RelayError("STR_BAD_REQUEST", `Invalid header ${PRIORITY_HEADER}: ${message}`, {
+    fields: [{ path: `headers.${PRIORITY_HEADER}`, message }],
+  });
+}
 
 /** True when the request asks to bypass the cache (`Cache-Control: no-cache`): a billed refresh. */
 export function wantsRefresh(request: FastifyRequest): boolean {

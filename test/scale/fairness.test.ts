@@ -1,0 +1,116 @@
+import {
+  Figures,
+  bulkAlone,
+  formulaBesideOwnScreening,
+  singlesBesideBulk,
+  spread,
+  startFairReplica,
+  startSoloRelay,
+  twoBulkBatches,
+} from "../support/fairness";
+import {
+  Child,
+  SharedUrls,
+  describeShared,
+  dropNamespace,
+  ensureBuilt,
+  startSandboxProcess,
+  testNamespace,
+} from "../support/scale";
+
+/**
+ * Many analysts, one key (issue 20): callers of one relay, or of replicas sharing Redis, take turns
+ * at the account's 100 requests a second, and a caller's formulas go before its own screening. The
+ * relays and the sandbox are separate processes on loopback; the sandbox admits at most 100
+ * requests in any 1-s window, as the service does, and takes 0.1–0.3 s a report.
+ */
+const SANDBOX_ENV = { SANDBOX_TIME_SCALE: "0.01" };
+
+/** Each wait under 2 s; on failure, every wait (ms) in the message, to tell one slow answer from all. */
+function expectEachWithin2s(figures: Figures, atLeast: number): void {
+  expect(figures.waits.length).toBeGreaterThanOrEqual(atLeast);
+  const waits = figures.waits.map(Math.round);
+  expect(waits.every((ms) => ms < 2000) ? "each within 2 s" : waits).toBe("each within 2 s");
+}
+
+function expectAllAnswered(figures: Figures): void {
+  expect(figures.statuses.filter((s) => s !== 200)).toEqual([]);
+  expect(figures.throttled).toBe(0);
+  expect(figures.maxPerSecond).toBeLessThanOrEqual(100);
+}
+
+describe("one relay shares the account's rate between its callers", () => {
+  let sandbox: Child;
+  let relay: Child;
+  beforeAll(async () => {
+    ensureBuilt();
+    sandbox = await startSandboxProcess(SANDBOX_ENV);
+    relay = await startSoloRelay(sandbox.url);
+  }, 90_000);
+  afterAll(async () => {
+    await relay?.stop();
+    await sandbox?.stop();
+  });
+
+  test("while A's 1,500-item batch runs, each of B's single analyses, one a second, is answered within 2 s", async () => {
+    const figures = await singlesBesideBulk(sandbox.url, relay.url, relay.url);
+    expectAllAnswered(figures);
+    expectEachWithin2s(figures, 10);
+  }, 60_000);
+
+  test("a formula request from the caller whose screening is running is answered within 2 s", async () => {
+    const figures = await formulaBesideOwnScreening(sandbox.url, relay.url);
+    expectAllAnswered(figures);
+    expectEachWithin2s(figures, 4);
+  }, 60_000);
+
+  test("two callers' bulk batches started together finish within 15 % of each other", async () => {
+    const figures = await twoBulkBatches(sandbox.url, relay.url, relay.url);
+    expectAllAnswered(figures);
+    expect(spread(figures.batchMs)).toBeLessThanOrEqual(0.15);
+  }, 60_000);
+
+  test("one bulk batch alone takes at most 1.10 × the pacing floor, with no 429", async () => {
+    const figures = await bulkAlone(sandbox.url, relay.url);
+    expectAllAnswered(figures);
+    expect(figures.overFloor).toBeLessThanOrEqual(1.1);
+  }, 60_000);
+});
+
+describeShared(
+  "replicas on Redis + Postgres share the account's rate by caller, not by replica",
+  (urls: SharedUrls) => {
+    let sandbox: Child;
+    let one: Child;
+    let two: Child;
+    const ns = testNamespace("fair");
+    beforeAll(async () => {
+      ensureBuilt();
+      sandbox = await startSandboxProcess(SANDBOX_ENV);
+      [one, two] = await Promise.all([
+        startFairReplica(urls, ns, sandbox.url),
+        startFairReplica(urls, ns, sandbox.url),
+      ]);
+    }, 90_000);
+    afterAll(async () => {
+      await Promise.all([one?.stop(), two?.stop()]);
+      await sandbox?.stop();
+      await dropNamespace(urls, ns);
+    });
+
+    test("A's 1,500-item batch on one replica, B's singles on the other and on the same one: each within 2 s", async () => {
+      const apart = await singlesBesideBulk(sandbox.url, one.url, two.url);
+      expectAllAnswered(apart);
+      expectEachWithin2s(apart, 10);
+      const together = await singlesBesideBulk(sandbox.url, one.url, one.url);
+      expectAllAnswered(together);
+      expectEachWithin2s(together, 10);
+    }, 90_000);
+
+    test("two callers' bulk batches on different replicas finish within 15 % of each other", async () => {
+      const figures = await twoBulkBatches(sandbox.url, one.url, two.url);
+      expectAllAnswered(figures);
+      expect(spread(figures.batchMs)).toBeLessThanOrEqual(0.15);
+    }, 60_000);
+  },
+);
