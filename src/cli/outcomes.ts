@@ -17,6 +17,8 @@ const LISTING_COLUMN = COMPARABLE_COLUMNS.findIndex((c) => c.key === "listingUrl
 export interface SpooledOutcome extends RowOutcome {
   /** Where its comparables are in the spool. */
   comps: { offset: number; length: number } | undefined;
+  /** An enhancement that came back without figures (every AI step failed, free): its figures are kept after the run. */
+  notEnhanced?: boolean;
   /** Its report kept beside OUT (LocalReports), relative to OUT's folder. */
   reportFile?: string;
 }
@@ -48,7 +50,7 @@ export class Outcomes {
   }
 
   /** Keeps a row's outcome, and the comparables of its answer. */
-  record(row: PlannedRow, outcome: RowOutcome, answer: RelayAnswer | undefined): void {
+  record(row: PlannedRow, outcome: RowOutcome & { notEnhanced?: boolean }, answer: RelayAnswer | undefined): void {
     let comps: SpooledOutcome["comps"];
     const analysis = answer ? analysisOf(answer) : undefined;
     if (this.compsPerRow > 0 && analysis?.comparables && analysis.comparables.length > 0) {
@@ -63,7 +65,7 @@ export class Outcomes {
         );
     }
     const reportFile =
-      answer && this.#reports ? this.#reports.write(answer, row.kind === "blank" ? undefined : row.op) : undefined;
+      answer && this.#reports ? this.#reports.write(answer, "op" in row ? row.op : undefined) : undefined;
     this.#bySheetRow.set(row.sheetRow, { ...outcome, comps, ...(reportFile ? { reportFile } : {}) });
   }
 

@@ -98,7 +98,7 @@ export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]
 }
 
 function strategyText(row: PlannedRow): string {
-  return row.kind === "blank" ? "" : (row.op ?? "");
+  return "op" in row ? (row.op ?? "") : "";
 }
 
 /** Comparables of every answered row, in the table's order: the row, the property, the comparable, then the row's warnings (as STR.COMPS). */
@@ -158,6 +158,17 @@ function screenedWithRow(s: Pick<RunSummary, "strategy" | "decimal">): OutRow {
   return [{ value: SCREENED_WITH }, { value: JSON.stringify(args) }];
 }
 
+function refreshText(s: Pick<RunSummary, "refresh" | "refreshOlderThan" | "enhance">): string {
+  if (s.refresh) return "Yes: every row fetched again (billed)";
+  if (s.refreshOlderThan !== undefined)
+    return `Rows fetched more than ${s.refreshOlderThan} days before: fetched again (billed); the others from the cache`;
+  if (s.enhance) {
+    const steps = [s.enhance.addAIComps ? "AI comparables" : "", s.enhance.addAIExpenseEstimates ? "AI expenses" : ""];
+    return `Enhanced with ${steps.filter((t) => t !== "").join(" and ")} (0.10 USD a step that completes)`;
+  }
+  return "No: analyses already made come from the cache";
+}
+
 /** The Summary sheet: what ran, where, when, what it found and what it cost. */
 export function summaryRows(s: RunSummary): OutRow[] {
   const finished = excelDateTime(s.finishedAt.toISOString());
@@ -177,10 +188,7 @@ export function summaryRows(s: RunSummary): OutRow[] {
       { value: s.perRowStrategy ? `${s.strategy} unless the row's strategy column says otherwise` : s.strategy },
     ],
     screenedWithRow(s),
-    [
-      { value: "Refresh" },
-      { value: s.refresh ? "Yes: every row fetched again (billed)" : "No: analyses already made come from the cache" },
-    ],
+    [{ value: "Refresh" }, { value: refreshText(s) }],
     [{ value: "Relay" }, { value: s.relay }],
     count("Rows", s.rows),
     count("Done", s.done),

@@ -9,3 +9,4 @@ export * from "./outcome";
 export * from "./estimate";
 export * from "./run";
 export * from "./aged";
+export * from "./enhance";
