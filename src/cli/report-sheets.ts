@@ -1,5 +1,6 @@
-import { COMPARABLE_COLUMNS, FieldInfo, UNIT_FORMATS } from "../contract";
+import { COMPARABLE_COLUMNS, FieldInfo } from "../contract";
 import {
+  unitFormat,
   Cell,
   DATE_TIME_FORMAT,
   ERROR_MARK,
@@ -121,7 +122,7 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
         // Text needs no format; leaving it off keeps thousands of rows quick to write.
         else if (typeof value === "string")
           cells.push({ value, ...(column.unit === "url" && isWebLink(value) ? { link: value } : {}) });
-        else cells.push({ value, format: UNIT_FORMATS[column.unit] });
+        else cells.push({ value, format: unitFormat(column.unit, outcome.currency) });
       });
       cells.push(warnings);
       yield cells;
