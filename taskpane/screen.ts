@@ -2,6 +2,8 @@ import { RelayClient } from "../src/client";
 import { FieldInfo, MaxBidRule, Strategy, isMaxBidField, maxBidField } from "../src/contract";
 import { CellInput, ColumnMapping, NumberStyle } from "../src/inputs";
 import {
+  PlannedRow,
+  RowOutcome,
   ScreeningCounts,
   ScreeningEstimate,
   ScreeningPlan,
@@ -130,6 +132,8 @@ export interface RunOptions {
   /** Whether the relay runs on its sandbox: the header then says the figures are simulated. */
   sandbox: boolean;
   onProgress?: (progress: ScreeningProgress) => void;
+  /** Each row's outcome as it is written (the enhancement lists the AI's warnings). */
+  onOutcome?: (row: PlannedRow, outcome: RowOutcome) => void;
   chunkRows?: number;
   maxDelayMs?: number;
 }
@@ -185,6 +189,7 @@ export async function runScreening(
           const { analysisId } = job.items[row.item]?.params as { analysisId: string };
           notEnhanced.push({ row: row.sheetRow, analysisId, warnings: outcome.warnings });
         } else writer.put(row.sheetRow, outcome.cells);
+        options.onOutcome?.(row, outcome);
         options.onProgress?.(progressOf(counts));
       },
     });
