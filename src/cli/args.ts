@@ -38,10 +38,11 @@ Options:
                       on a screened workbook, fetch again (billed) only the rows whose analysis was
                       fetched more than DAYS days ago; the others come from the cache, free
   --max-bid RULE      add a "Max bid" column: the highest price at which a metric still meets a
-                      target, e.g. "cash-on-cash>=8%", "cap-rate>=6%", "dscr>=1.25", "cash-flow>=5000 USD"
+                      target: "cash-on-cash>=8%", "cap-rate>=6%", "dscr>=1.25" or "cash-flow>=5000 USD"
                       (buy and owned rows; computed from each analysis, free)
   --enhance STEPS     on a screened workbook, run AI steps on the rows that have an analysis id:
-                      comps, expenses or comps,expenses (0.10 USD a step that completes; --dry-run prices it)
+                      comps, expenses or comps,expenses (0.10 USD a step that completes;
+                      --dry-run prices it)
   --dry-run           print rows, cached, to create and the estimated cost; send and spend nothing
   --sheet NAME        the sheet to screen in an .xlsx input (default: the first visible sheet)
   --fields LIST       result columns, e.g. "revenue.p50, yearOneCashFlowUSD, Cap rate"
@@ -72,7 +73,8 @@ Examples:
   str-screen deals.csv -o results.json --force           for a script: replace last night's results
   str-screen deals.csv -o out.xlsx --strategy arb --fields "revenue.p50, yearOneCashFlowUSD"
   str-screen deals.csv -o deals.xlsx --max-bid "cash-on-cash>=8%"   each row's maximum offer
-  str-screen deals.xlsx -o deals.xlsx --enhance comps,expenses   AI steps on the screened rows
+  str-screen deals.xlsx -o deals.xlsx --refresh-older-than 30        re-buy analyses over 30 days old
+  str-screen deals.xlsx -o deals.xlsx --enhance comps,expenses       AI steps on the screened rows
 
 Every option, column name and exit code: docs/cli.md.`;
 

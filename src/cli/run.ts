@@ -55,23 +55,9 @@ export const EXIT = { done: 0, failed: 1, usage: 2, internal: 3 } as const;
 
 export async function run(argv: readonly string[], io: RunIO): Promise<number> {
   const say = (line: string) => void io.stderr.write(`${line}\n`);
-  let options: ScreenOptions;
-  try {
-    options = parseArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    say(`str-screen: ${error.message}`);
-    say("Run str-screen --help for usage.");
-    return EXIT.usage;
-  }
-  if (options.help) {
-    io.stdout.write(`${HELP}\n`);
-    return EXIT.done;
-  }
-  if (options.version) {
-    io.stdout.write(`${RELAY_VERSION}\n`);
-    return EXIT.done;
-  }
+  const commandLine = readCommandLine(argv, io, say);
+  if (typeof commandLine === "number") return commandLine;
+  let options = commandLine;
 
   const started = Date.now();
   let target: RelayTarget | undefined;
@@ -113,19 +99,8 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     target = { ...target, close: () => closing };
 
     const summary = summarize(plan, counts, {
-      mode: target.mode,
-      finishedAt: new Date(),
+      ...summaryBase(options, table, output, target),
       elapsedSeconds: (Date.now() - started) / 1000,
-      input: path.basename(table.file),
-      sheet: table.sheetName,
-      out: path.basename(output.out),
-      inPlace: output.inPlace,
-      strategy: options.strategy,
-      decimal: options.decimal,
-      refresh: options.refresh,
-      refreshOlderThan: options.refreshOlderThan,
-      enhance: options.enhance,
-      relay: target.description,
       stopped,
     });
     if (stopped && summary.done === 0) {
@@ -148,6 +123,47 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     outcomes?.close();
     await target?.close();
   }
+}
+
+/** The options; or the exit code when the command line is all there is to do (help, version, a usage error). */
+function readCommandLine(argv: readonly string[], io: RunIO, say: (line: string) => void): ScreenOptions | number {
+  let options: ScreenOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    say(`str-screen: ${error.message}`);
+    say("Run str-screen --help for usage.");
+    return EXIT.usage;
+  }
+  if (options.help || options.version) {
+    io.stdout.write(`${options.help ? HELP : RELAY_VERSION}\n`);
+    return EXIT.done;
+  }
+  return options;
+}
+
+/** What the Summary says of the run's settings and where it ran. */
+function summaryBase(
+  options: ScreenOptions,
+  table: InputTable,
+  output: { out: string; inPlace: boolean },
+  target: RelayTarget,
+): Omit<Parameters<typeof summarize>[2], "elapsedSeconds" | "stopped"> {
+  return {
+    mode: target.mode,
+    finishedAt: new Date(),
+    input: path.basename(table.file),
+    sheet: table.sheetName,
+    out: path.basename(output.out),
+    inPlace: output.inPlace,
+    strategy: options.strategy,
+    decimal: options.decimal,
+    refresh: options.refresh,
+    refreshOlderThan: options.refreshOlderThan,
+    enhance: options.enhance,
+    relay: target.description,
+  };
 }
 
 /** OUT, in the format its extension names. */
