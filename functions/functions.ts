@@ -172,7 +172,7 @@ export function enhance(
 }
 
 /**
- * Lists the comparable listings behind an analysis under a header row: size, guests, annual revenue, nightly rate, occupancy, distance and link.
+ * Lists the comparable listings behind an analysis under a header row: size, guests, annual revenue, nightly rate, occupancy, distance, link and first photo URL (for IMAGE()).
  * @customfunction COMPS
  * @cancelable
  * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED, STR.COHOST or STR.ENHANCE (its "Analysis id" row).
