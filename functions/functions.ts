@@ -179,7 +179,7 @@ export function enhance(
 }
 
 /**
- * Lists the comparable listings behind an analysis under a header row: size, guests, annual revenue, nightly rate, occupancy, distance and link.
+ * Lists the comparable listings behind an analysis under a header row: size, guests, annual revenue, nightly rate, occupancy, distance, link and first photo URL (for IMAGE()).
  * @customfunction COMPS
  * @helpurl https://localhost:3000/help.html#str-comps
  * @cancelable

@@ -1,14 +1,18 @@
 import { RelayClient } from "../src/client";
-import { FieldInfo, Strategy } from "../src/contract";
+import { FieldInfo, MaxBidRule, Strategy, isMaxBidField, maxBidField } from "../src/contract";
 import { CellInput, ColumnMapping, NumberStyle } from "../src/inputs";
 import {
+  PlannedRow,
+  RowOutcome,
   ScreeningCounts,
   ScreeningEstimate,
   ScreeningPlan,
   estimateScreening,
+  isNotEnhanced,
   planRows,
   resultFields,
   screenRows,
+  storedOutcome,
 } from "../src/screening";
 import { LEADING_COLUMNS, ResultBlockSpan, maskBlock, resultBlockHeader, resultBlockWidth } from "../src/sheet";
 import { ExcelRun } from "./excel/host";
@@ -56,6 +60,8 @@ export interface PlanOptions {
   numbers: NumberStyle;
   /** The user ticked "Also send unusual rows": rows outside the plausibility bounds are sent too. */
   acceptUnusual?: boolean;
+  /** A "Max bid" column after the fields: STR.MAXBID of each row's analysis, free. */
+  maxBid?: MaxBidRule | undefined;
 }
 
 export function planScreening(table: TableInput, mapping: ColumnMapping, options: PlanOptions): ScreeningJob {
@@ -66,7 +72,8 @@ export function planScreening(table: TableInput, mapping: ColumnMapping, options
     acceptUnusual: options.acceptUnusual === true,
     ...(options.refresh ? { refresh: true } : {}),
   });
-  const fields = resultFields(planned.strategy, { chosen: options.fields });
+  const chosen = resultFields(planned.strategy, { chosen: options.fields });
+  const fields = options.maxBid ? [...chosen.filter((f) => !isMaxBidField(f)), maxBidField(options.maxBid)] : chosen;
   const block = table.block;
   return {
     ...planned,
@@ -125,6 +132,8 @@ export interface RunOptions {
   /** Whether the relay runs on its sandbox: the header then says the figures are simulated. */
   sandbox: boolean;
   onProgress?: (progress: ScreeningProgress) => void;
+  /** Each row's outcome as it is written (the enhancement lists the AI's warnings). */
+  onOutcome?: (row: PlannedRow, outcome: RowOutcome) => void;
   chunkRows?: number;
   maxDelayMs?: number;
 }
@@ -140,7 +149,8 @@ export interface RunResult {
 }
 
 export async function runScreening(
-  deps: { client: Pick<RelayClient, "batch">; run: ExcelRun },
+  /** With `analysis`, a row whose enhancement failed entirely keeps its stored figures and shows why (else it is left as it was). */
+  deps: { client: Pick<RelayClient, "batch"> & Partial<Pick<RelayClient, "analysis">>; run: ExcelRun },
   job: ScreeningJob,
   options: RunOptions,
 ): Promise<RunResult> {
@@ -165,6 +175,7 @@ export async function runScreening(
   for (const row of job.rows) if (row.kind === "blank") writer.put(row.sheetRow, []);
 
   let run: Awaited<ReturnType<typeof screenRows>>;
+  const notEnhanced: { row: number; analysisId: string; warnings: string[] }[] = [];
   try {
     run = await screenRows(deps.client, job, {
       signal: controller.signal,
@@ -172,11 +183,21 @@ export async function runScreening(
       maxComparables: 0,
       again: "screen the table again",
       acceptUnusual: `tick "${SEND_UNUSUAL_LABEL}" and screen the table again to send it`,
-      onOutcome: (row, outcome, _answer, counts) => {
-        writer.put(row.sheetRow, outcome.cells);
+      onOutcome: (row, outcome, answer, counts) => {
+        // An enhancement without figures would blank the row's: its stored figures are written after the run.
+        if (isNotEnhanced(answer) && row.kind === "request") {
+          const { analysisId } = job.items[row.item]?.params as { analysisId: string };
+          notEnhanced.push({ row: row.sheetRow, analysisId, warnings: outcome.warnings });
+        } else writer.put(row.sheetRow, outcome.cells);
+        options.onOutcome?.(row, outcome);
         options.onProgress?.(progressOf(counts));
       },
     });
+    const stored = deps.client.analysis ? (deps.client as Pick<RelayClient, "analysis">) : undefined;
+    for (const n of stored ? notEnhanced : []) {
+      const kept = await storedOutcome(stored as Pick<RelayClient, "analysis">, n.analysisId, job.fields, n.warnings);
+      if (kept) writer.put(n.row, kept.outcome.cells);
+    }
   } finally {
     options.signal?.removeEventListener("abort", stop);
   }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
-import { FieldInfo, MAX_COMPARABLES, STRATEGIES, Strategy } from "../contract";
+import { FieldInfo, MAX_COMPARABLES, MaxBidRule, STRATEGIES, Strategy, parseMaxBidRule } from "../contract";
+import { EnhanceSteps, parseEnhanceSteps, readAgeDays } from "../screening";
 import { parseFieldList } from "../sheet";
 import { OUTPUT_FORMATS, OutputFormat, outputFormatOf } from "./output-format";
 
@@ -33,6 +34,15 @@ Options:
   --force             replace OUT when it exists (not needed to refresh the input in place)
   --strategy NAME     buy, arb, owned or cohost, for rows without a strategy column (default buy)
   --refresh           fetch every row again, bypassing the cache (billed)
+  --refresh-older-than DAYS
+                      on a screened workbook, fetch again (billed) only the rows whose analysis was
+                      fetched more than DAYS days ago; the others come from the cache, free
+  --max-bid RULE      add a "Max bid" column: the highest price at which a metric still meets a
+                      target: "cash-on-cash>=8%", "cap-rate>=6%", "dscr>=1.25" or "cash-flow>=5000 USD"
+                      (buy and owned rows; computed from each analysis, free)
+  --enhance STEPS     on a screened workbook, run AI steps on the rows that have an analysis id:
+                      comps, expenses or comps,expenses (0.10 USD a step that completes;
+                      --dry-run prices it)
   --dry-run           print rows, cached, to create and the estimated cost; send and spend nothing
   --sheet NAME        the sheet to screen in an .xlsx input (default: the first visible sheet)
   --fields LIST       result columns, e.g. "revenue.p50, yearOneCashFlowUSD, Cap rate"
@@ -62,6 +72,9 @@ Examples:
   str-screen deals.xlsx -o deals.xlsx                    refresh a screened workbook in place
   str-screen deals.csv -o results.json --force           for a script: replace last night's results
   str-screen deals.csv -o out.xlsx --strategy arb --fields "revenue.p50, yearOneCashFlowUSD"
+  str-screen deals.csv -o deals.xlsx --max-bid "cash-on-cash>=8%"   each row's maximum offer
+  str-screen deals.xlsx -o deals.xlsx --refresh-older-than 30        re-buy analyses over 30 days old
+  str-screen deals.xlsx -o deals.xlsx --enhance comps,expenses       AI steps on the screened rows
 
 Every option, column name and exit code: docs/cli.md.`;
 
@@ -76,6 +89,12 @@ export interface ScreenOptions {
   /** True when --strategy was given (a field list is then checked against it). */
   strategyGiven: boolean;
   refresh: boolean;
+  /** --refresh-older-than DAYS: only rows fetched more than DAYS days ago are fetched again. */
+  refreshOlderThan: number | undefined;
+  /** --max-bid RULE: the max-bid column's rule. */
+  maxBid: MaxBidRule | undefined;
+  /** --enhance STEPS: the AI steps run on the screened rows' analyses, instead of screening them. */
+  enhance: EnhanceSteps | undefined;
   dryRun: boolean;
   sheet: string | undefined;
   /** Undefined: the default fields for the table's strategies. */
@@ -93,7 +112,16 @@ export interface ScreenOptions {
 }
 
 /** Every option, without its dashes (docs/cli.md lists each; a test holds it to this list). */
-export const VALUE_OPTIONS = ["out", "strategy", "sheet", "fields", "comps"] as const;
+export const VALUE_OPTIONS = [
+  "out",
+  "strategy",
+  "sheet",
+  "fields",
+  "comps",
+  "refresh-older-than",
+  "max-bid",
+  "enhance",
+] as const;
 export const FLAG_OPTIONS = [
   "force",
   "refresh",
@@ -238,6 +266,8 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
       `--sheet applies to .xlsx input only; ${JSON.stringify(path.basename(o.input))} is a CSV file`,
     );
 
+  const decisions = readDecisionOptions(values, o.refresh);
+
   let fields: readonly FieldInfo[] | undefined;
   if (o.fields !== undefined) {
     const list = parseFieldList(o.fields, o.strategy ? { strategy: o.strategy } : {});
@@ -252,6 +282,7 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     strategy: o.strategy ?? "buy",
     strategyGiven: o.strategy !== undefined,
     refresh: o.refresh,
+    ...decisions,
     dryRun: o.dryRun,
     sheet: o.sheet,
     fields,
@@ -263,6 +294,40 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     help: false,
     version: false,
   };
+}
+
+/** --refresh-older-than, --max-bid and --enhance, each checked, and the combinations that contradict each other refused. */
+function readDecisionOptions(
+  values: Partial<Record<OptionName, string>>,
+  refresh: boolean,
+): Pick<ScreenOptions, "refreshOlderThan" | "maxBid" | "enhance"> {
+  let refreshOlderThan: number | undefined;
+  if (values["refresh-older-than"] !== undefined) {
+    const days = readAgeDays(values["refresh-older-than"]);
+    if (!days.ok) throw new UsageError(`--refresh-older-than ${days.message}`);
+    refreshOlderThan = days.days;
+  }
+  let maxBid: MaxBidRule | undefined;
+  if (values["max-bid"] !== undefined) {
+    const rule = parseMaxBidRule(values["max-bid"]);
+    if (!rule.ok) throw new UsageError(`--max-bid: ${rule.message}`);
+    maxBid = rule.rule;
+  }
+  let enhance: EnhanceSteps | undefined;
+  if (values.enhance !== undefined) {
+    const steps = parseEnhanceSteps(values.enhance);
+    if (!steps.ok) throw new UsageError(`--enhance ${steps.message}`);
+    enhance = steps.steps;
+  }
+  if (refresh && refreshOlderThan !== undefined)
+    throw new UsageError(
+      "--refresh and --refresh-older-than cannot both be given: --refresh fetches every row again, --refresh-older-than only the aged ones",
+    );
+  if (enhance && (refresh || refreshOlderThan !== undefined))
+    throw new UsageError(
+      `--enhance cannot be given with ${refresh ? "--refresh" : "--refresh-older-than"}: an enhancement adds AI steps to the analyses the workbook holds; refresh them in a run of their own first`,
+    );
+  return { refreshOlderThan, maxBid, enhance };
 }
 
 function optionList(): string {
@@ -278,6 +343,9 @@ function emptyOptions(): ScreenOptions {
     strategy: "buy",
     strategyGiven: false,
     refresh: false,
+    refreshOlderThan: undefined,
+    maxBid: undefined,
+    enhance: undefined,
     dryRun: false,
     sheet: undefined,
     fields: undefined,

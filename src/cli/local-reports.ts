@@ -12,6 +12,8 @@ import { reportPage } from "../sandbox/pages";
  * simulated), so their cells say so instead of linking.
  */
 export const NO_LISTING_PAGE = "simulated listing: no page once the run ends";
+/** What a comparable's photo cell says instead of a URL into a relay gone with the run. */
+export const NO_PHOTO = "simulated photo: gone once the run ends";
 
 export class LocalReports {
   /** The folder, relative to OUT's folder (as cells hold it). */

@@ -4,9 +4,13 @@ import path from "node:path";
 import { COMPARABLE_COLUMNS, RelayAnswer } from "../contract";
 import { PlannedRow, RowOutcome } from "../screening";
 import { Cell, analysisOf, comparablesTable } from "../sheet";
-import { LocalReports, NO_LISTING_PAGE } from "./local-reports";
+import { LocalReports, NO_LISTING_PAGE, NO_PHOTO } from "./local-reports";
 
-const LISTING_COLUMN = COMPARABLE_COLUMNS.findIndex((c) => c.key === "listingUrl");
+/** Links into the run's own relay, dead once it ends: what each says instead. */
+const GONE_LINKS = new Map([
+  [COMPARABLE_COLUMNS.findIndex((c) => c.key === "listingUrl"), NO_LISTING_PAGE],
+  [COMPARABLE_COLUMNS.findIndex((c) => c.key === "photo_urls.0"), NO_PHOTO],
+]);
 
 /**
  * The run's row outcomes (src/screening) kept for the output workbook, by sheet row. An answer's
@@ -15,8 +19,12 @@ const LISTING_COLUMN = COMPARABLE_COLUMNS.findIndex((c) => c.key === "listingUrl
  * not thousands of analyses.
  */
 export interface SpooledOutcome extends RowOutcome {
+  /** Its answer's currency, which sets the money formats of its comparables. */
+  currency?: string | undefined;
   /** Where its comparables are in the spool. */
   comps: { offset: number; length: number } | undefined;
+  /** An enhancement that came back without figures (every AI step failed, free): its figures are kept after the run. */
+  notEnhanced?: boolean;
   /** Its report kept beside OUT (LocalReports), relative to OUT's folder. */
   reportFile?: string;
 }
@@ -48,7 +56,7 @@ export class Outcomes {
   }
 
   /** Keeps a row's outcome, and the comparables of its answer. */
-  record(row: PlannedRow, outcome: RowOutcome, answer: RelayAnswer | undefined): void {
+  record(row: PlannedRow, outcome: RowOutcome & { notEnhanced?: boolean }, answer: RelayAnswer | undefined): void {
     let comps: SpooledOutcome["comps"];
     const analysis = answer ? analysisOf(answer) : undefined;
     if (this.compsPerRow > 0 && analysis?.comparables && analysis.comparables.length > 0) {
@@ -58,13 +66,21 @@ export class Outcomes {
           table.grid
             .slice(1)
             .map((r) =>
-              r.map((c, i) => (this.#reports && i === LISTING_COLUMN && c.value !== "" ? NO_LISTING_PAGE : c.value)),
+              r.map((c, i) =>
+                this.#reports && GONE_LINKS.has(i) && c.value !== "" ? (GONE_LINKS.get(i) as string) : c.value,
+              ),
             ),
         );
     }
     const reportFile =
-      answer && this.#reports ? this.#reports.write(answer, row.kind === "blank" ? undefined : row.op) : undefined;
-    this.#bySheetRow.set(row.sheetRow, { ...outcome, comps, ...(reportFile ? { reportFile } : {}) });
+      answer && this.#reports ? this.#reports.write(answer, "op" in row ? row.op : undefined) : undefined;
+    const currency = typeof analysis?.currency === "string" ? analysis.currency : undefined;
+    this.#bySheetRow.set(row.sheetRow, {
+      ...outcome,
+      comps,
+      ...(currency ? { currency } : {}),
+      ...(reportFile ? { reportFile } : {}),
+    });
   }
 
   /** The comparables of a row, as cell values in COMPARABLE_COLUMNS order. */

@@ -1,5 +1,6 @@
-import { COMPARABLE_COLUMNS, FieldInfo, UNIT_FORMATS } from "../contract";
+import { COMPARABLE_COLUMNS, FieldInfo } from "../contract";
 import {
+  unitFormat,
   Cell,
   DATE_TIME_FORMAT,
   ERROR_MARK,
@@ -98,7 +99,7 @@ export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]
 }
 
 function strategyText(row: PlannedRow): string {
-  return row.kind === "blank" ? "" : (row.op ?? "");
+  return "op" in row ? (row.op ?? "") : "";
 }
 
 /** Comparables of every answered row, in the table's order: the row, the property, the comparable, then the row's warnings (as STR.COMPS). */
@@ -121,7 +122,7 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
         // Text needs no format; leaving it off keeps thousands of rows quick to write.
         else if (typeof value === "string")
           cells.push({ value, ...(column.unit === "url" && isWebLink(value) ? { link: value } : {}) });
-        else cells.push({ value, format: UNIT_FORMATS[column.unit] });
+        else cells.push({ value, format: unitFormat(column.unit, outcome.currency) });
       });
       cells.push(warnings);
       yield cells;
@@ -158,6 +159,17 @@ function screenedWithRow(s: Pick<RunSummary, "strategy" | "decimal">): OutRow {
   return [{ value: SCREENED_WITH }, { value: JSON.stringify(args) }];
 }
 
+function refreshText(s: Pick<RunSummary, "refresh" | "refreshOlderThan" | "enhance">): string {
+  if (s.refresh) return "Yes: every row fetched again (billed)";
+  if (s.refreshOlderThan !== undefined)
+    return `Rows fetched more than ${s.refreshOlderThan} days before: fetched again (billed); the others from the cache`;
+  if (s.enhance) {
+    const steps = [s.enhance.addAIComps ? "AI comparables" : "", s.enhance.addAIExpenseEstimates ? "AI expenses" : ""];
+    return `Enhanced with ${steps.filter((t) => t !== "").join(" and ")} (0.10 USD a step that completes)`;
+  }
+  return "No: analyses already made come from the cache";
+}
+
 /** The Summary sheet: what ran, where, when, what it found and what it cost. */
 export function summaryRows(s: RunSummary): OutRow[] {
   const finished = excelDateTime(s.finishedAt.toISOString());
@@ -177,10 +189,7 @@ export function summaryRows(s: RunSummary): OutRow[] {
       { value: s.perRowStrategy ? `${s.strategy} unless the row's strategy column says otherwise` : s.strategy },
     ],
     screenedWithRow(s),
-    [
-      { value: "Refresh" },
-      { value: s.refresh ? "Yes: every row fetched again (billed)" : "No: analyses already made come from the cache" },
-    ],
+    [{ value: "Refresh" }, { value: refreshText(s) }],
     [{ value: "Relay" }, { value: s.relay }],
     count("Rows", s.rows),
     count("Done", s.done),

@@ -5,15 +5,20 @@ import { RELAY_VERSION } from "../relay/version";
 import { describeIssues } from "../contract";
 import {
   PlannedRow,
+  RowOutcome,
   ScreeningCounts,
   ScreeningEstimate,
   estimateScreening,
+  isNotEnhanced,
+  notEnhancedCells,
   refusedRows,
   screenRows,
+  storedOutcome,
   unusualRows,
 } from "../screening";
 import { columnName, isInBlock } from "../sheet";
 import { HELP, ScreenOptions, UsageError, parseArgs } from "./args";
+import { earlierCells, keptOutcome, withDecisions } from "./decisions";
 import { earlierRun, withEarlierRun } from "./earlier-run";
 import { LocalReports } from "./local-reports";
 import { checkOutput } from "./output-checks";
@@ -50,23 +55,9 @@ export const EXIT = { done: 0, failed: 1, usage: 2, internal: 3 } as const;
 
 export async function run(argv: readonly string[], io: RunIO): Promise<number> {
   const say = (line: string) => void io.stderr.write(`${line}\n`);
-  let options: ScreenOptions;
-  try {
-    options = parseArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    say(`str-screen: ${error.message}`);
-    say("Run str-screen --help for usage.");
-    return EXIT.usage;
-  }
-  if (options.help) {
-    io.stdout.write(`${HELP}\n`);
-    return EXIT.done;
-  }
-  if (options.version) {
-    io.stdout.write(`${RELAY_VERSION}\n`);
-    return EXIT.done;
-  }
+  const commandLine = readCommandLine(argv, io, say);
+  if (typeof commandLine === "number") return commandLine;
+  let options = commandLine;
 
   const started = Date.now();
   let target: RelayTarget | undefined;
@@ -75,7 +66,8 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     const table = await readTable(options.input, options.sheet);
     const earlier = earlierRun(table);
     options = withEarlierRun(options, earlier);
-    const plan = planScreening(table, options);
+    const decided = withDecisions(planScreening(table, options), table, options);
+    const plan = decided.plan;
     const output =
       options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table, options) };
     say(
@@ -86,6 +78,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       say(
         `Screened before with --strategy ${earlier.strategy}: ${options.strategy === earlier.strategy ? "kept" : `now ${options.strategy} (--change-strategy)`}.`,
       );
+    decided.notes.forEach(say);
     target = await openRelayTarget(io.env);
     say(
       `Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`,
@@ -100,22 +93,14 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     const reports = target.linksOutliveRun ? undefined : keptReports(output.out);
     outcomes = new Outcomes(options.comps, reports);
     const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
+    await keepUnsent(target, table, plan, outcomes, say);
     // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
     const closing = target.close();
     target = { ...target, close: () => closing };
 
     const summary = summarize(plan, counts, {
-      mode: target.mode,
-      finishedAt: new Date(),
+      ...summaryBase(options, table, output, target),
       elapsedSeconds: (Date.now() - started) / 1000,
-      input: path.basename(table.file),
-      sheet: table.sheetName,
-      out: path.basename(output.out),
-      inPlace: output.inPlace,
-      strategy: options.strategy,
-      decimal: options.decimal,
-      refresh: options.refresh,
-      relay: target.description,
       stopped,
     });
     if (stopped && summary.done === 0) {
@@ -138,6 +123,47 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     outcomes?.close();
     await target?.close();
   }
+}
+
+/** The options; or the exit code when the command line is all there is to do (help, version, a usage error). */
+function readCommandLine(argv: readonly string[], io: RunIO, say: (line: string) => void): ScreenOptions | number {
+  let options: ScreenOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    say(`str-screen: ${error.message}`);
+    say("Run str-screen --help for usage.");
+    return EXIT.usage;
+  }
+  if (options.help || options.version) {
+    io.stdout.write(`${options.help ? HELP : RELAY_VERSION}\n`);
+    return EXIT.done;
+  }
+  return options;
+}
+
+/** What the Summary says of the run's settings and where it ran. */
+function summaryBase(
+  options: ScreenOptions,
+  table: InputTable,
+  output: { out: string; inPlace: boolean },
+  target: RelayTarget,
+): Omit<Parameters<typeof summarize>[2], "elapsedSeconds" | "stopped"> {
+  return {
+    mode: target.mode,
+    finishedAt: new Date(),
+    input: path.basename(table.file),
+    sheet: table.sheetName,
+    out: path.basename(output.out),
+    inPlace: output.inPlace,
+    strategy: options.strategy,
+    decimal: options.decimal,
+    refresh: options.refresh,
+    refreshOlderThan: options.refreshOlderThan,
+    enhance: options.enhance,
+    relay: target.description,
+  };
 }
 
 /** OUT, in the format its extension names. */
@@ -201,13 +227,45 @@ async function sendRows(
     again: "run again",
     acceptUnusual: "run again with --accept-unusual to send it",
     onOutcome: (row, outcome, answer, counts) => {
-      outcomes.record(row, outcome, answer);
+      outcomes.record(row, isNotEnhanced(answer) ? { ...outcome, notEnhanced: true } : outcome, answer);
       // Rows marked after a stop are not progress: the closing line counts them.
       if (row.kind === "request" && outcome.status !== "stopped") progress.update(progressOf(plan, counts));
     },
   });
   progress.finish(progressOf(plan, result.counts));
   return result;
+}
+
+/**
+ * Rows the run did not send keep what they had: kept rows (no analysis to enhance) their earlier
+ * cells; rows whose enhancement failed entirely (free) the analysis the relay stores for them, else
+ * their earlier cells, with the enhancement's warnings.
+ */
+async function keepUnsent(
+  target: RelayTarget,
+  table: InputTable,
+  plan: Plan,
+  outcomes: Outcomes,
+  say: (line: string) => void,
+): Promise<void> {
+  let notEnhanced = 0;
+  for (const row of plan.rows) {
+    if (row.kind === "kept") outcomes.record(row, keptOutcome(table, plan, row), undefined);
+    const outcome = outcomes.get(row);
+    if (row.kind !== "request" || row.op !== "enhance" || !outcome?.notEnhanced) continue;
+    notEnhanced++;
+    const id = String((plan.items[row.item]?.params as { analysisId?: unknown }).analysisId);
+    const stored = await storedOutcome(target.client, id, plan.fields, outcome.warnings);
+    if (stored) outcomes.record(row, stored.outcome, stored.answer);
+    else {
+      const cells = notEnhancedCells(earlierCells(table, plan, row.sheetRow), outcome.warnings);
+      outcomes.record(row, { ...outcome, cells } satisfies RowOutcome, undefined);
+    }
+  }
+  if (notEnhanced > 0)
+    say(
+      `${notEnhanced} rows were not enhanced: every AI step failed, nothing was billed; they keep their figures, and run --enhance again to retry them.`,
+    );
 }
 
 /** The exit code of a run that threw, and what it says. */

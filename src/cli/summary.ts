@@ -17,6 +17,10 @@ export interface RunSummary {
   /** True when a column gives rows their own strategy. */
   perRowStrategy: boolean;
   refresh: boolean;
+  /** --refresh-older-than DAYS. */
+  refreshOlderThan?: number | undefined;
+  /** --enhance: the AI steps run. */
+  enhance?: { addAIComps: boolean; addAIExpenseEstimates: boolean } | undefined;
   relay: string;
   /** Rows of the table that are not blank. */
   rows: number;

@@ -57,7 +57,7 @@ function blockWidths(fields: readonly FieldInfo[]): number[] {
 }
 
 const REPORT_WIDTHS: Readonly<Record<string, number[]>> = {
-  [COMPARABLES_SHEET]: [6, 36, 9, 26, 34, 9, 9, 7, 14, 12, 10, 9, 40, 14, 40],
+  [COMPARABLES_SHEET]: [6, 36, 9, 26, 34, 9, 9, 7, 14, 12, 10, 9, 40, 40, 14, 40],
   [WARNINGS_SHEET]: [6, 36, 9, 14, 100],
   [SUMMARY_SHEET]: [26, 60],
 };

@@ -1,4 +1,4 @@
-import { Analysis } from "./analysis";
+import { Analysis, QUARTILE_KEYS } from "./analysis";
 import { Strategy, STRATEGIES } from "./operations";
 import { INVESTOR_METRICS } from "./whatif";
 
@@ -9,7 +9,8 @@ import { INVESTOR_METRICS } from "./whatif";
  * cell (0.725) under a % format, like the fraction fields (occupancy.p50), so every rate in a sheet
  * computes the same way (`=B2*B3`) and reads the same way (72.5 %).
  */
-export type Unit = "usd" | "percent" | "fraction" | "ratio" | "count" | "years" | "miles" | "text" | "url" | "id";
+export type Unit =
+  "usd" | "percent" | "fraction" | "ratio" | "count" | "years" | "miles" | "degrees" | "text" | "url" | "id";
 
 export type FieldGroup =
   "Revenue" | "Nightly rate" | "Occupancy" | "Cash flow" | "Investor metrics" | "Financing" | "Property" | "Report";
@@ -22,6 +23,8 @@ export interface FieldInfo {
   group: FieldGroup;
   /** The strategies whose answers have this field. */
   strategies: readonly Strategy[];
+  /** Not a row of the spilled card (added after it, so the card's rows keep their places); still in `fields` and data types. */
+  offCard?: boolean;
   /** For a metric the service does not return: how it is computed from the analysis. */
   derive?: (analysis: Analysis) => number | undefined;
 }
@@ -35,6 +38,7 @@ export const UNIT_FORMATS: Readonly<Record<Unit, string>> = {
   count: "0.#",
   years: "0.#",
   miles: '0.0 "mi"',
+  degrees: "0.000000",
   text: "@",
   url: "@",
   id: "@",
@@ -49,6 +53,7 @@ export const UNIT_SCALE: Readonly<Record<Unit, number>> = {
   count: 1,
   years: 1,
   miles: 1,
+  degrees: 1,
   text: 1,
   url: 1,
   id: 1,
@@ -75,6 +80,39 @@ function derived(
   strategies: readonly Strategy[],
 ): FieldInfo {
   return { path, label, unit, group: "Investor metrics", strategies, derive: INVESTOR_METRICS[path] };
+}
+
+/**
+ * The money format of an answer's cells: `$#,##0` for USD (or an answer that names no currency),
+ * else Excel's currency-code format (`[$EUR] #,##0`), so a non-USD figure never reads as dollars.
+ * Only a three-letter code is written into a format; anything else keeps the USD format.
+ */
+export function moneyFormat(currency: unknown): string {
+  const code = typeof currency === "string" ? currency.trim().toUpperCase() : "";
+  return code === "" || code === "USD" || !/^[A-Z]{3}$/.test(code) ? UNIT_FORMATS.usd : `[$${code}] #,##0`;
+}
+
+/** The `location` point's coordinate (GeoJSON: longitude first, then latitude). */
+function coordinate(index: 0 | 1): (a: Analysis) => number | undefined {
+  return (a) => {
+    const value = a.location?.coordinates?.[index];
+    return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+  };
+}
+
+/** The service's `quartiles`, as it sends them (percentiles of revenue, nightly rate and occupancy in percent). */
+function quartileFields(): FieldInfo[] {
+  const metrics = [
+    ["revenue", "revenue", "usd", "Revenue"],
+    ["average_daily_rate", "nightly rate", "usd", "Nightly rate"],
+    ["occupancy_rate", "occupancy", "percent", "Occupancy"],
+  ] as const;
+  return metrics.flatMap(([key, name, unit, group]) =>
+    // The spec's four percentiles; an `average` key seen beside them is not one.
+    PERCENTILE_LABELS.filter(([p]) => p !== "avg").map(([p, label]) =>
+      field(`quartiles.${QUARTILE_KEYS[p]}.${key}`, `Quartiles: ${name}, ${label}`, unit, group),
+    ),
+  );
 }
 
 const PERCENTILE_LABELS = [
@@ -138,6 +176,10 @@ export const FIELD_CATALOGUE: readonly FieldInfo[] = [
   field("url", "Report", "url", "Report"),
   field("_id", "Analysis id", "id", "Report"),
   field("currency", "Currency", "text", "Report"),
+  // Off the card, so its rows keep their places: asked for by name (`fields`, --fields, the pane's columns).
+  { ...field("latitude", "Latitude", "degrees", "Property"), derive: coordinate(1), offCard: true },
+  { ...field("longitude", "Longitude", "degrees", "Property"), derive: coordinate(0), offCard: true },
+  ...quartileFields().map((f) => ({ ...f, offCard: true })),
 ];
 
 /** Columns of the comparables table (STR.COMPS, the Comparables sheet). */
@@ -151,6 +193,8 @@ export const COMPARABLE_COLUMNS: readonly { key: string; label: string; unit: Un
   { key: "occupancyRatePercentage", label: "Occupancy", unit: "percent" },
   { key: "distanceMiles", label: "Distance", unit: "miles" },
   { key: "listingUrl", label: "Listing link", unit: "url" },
+  /** The first photo, for Excel's IMAGE(). */
+  { key: "photo_urls.0", label: "Photo", unit: "url" },
   { key: "platformId", label: "Listing id", unit: "id" },
 ];
 

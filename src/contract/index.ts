@@ -19,3 +19,4 @@ export * from "./whatif";
 export * from "./max-bid";
 export * from "./irr";
 export * from "./projection";
+export * from "./max-bid-rule";

@@ -62,7 +62,7 @@ export function reportPage(
   const compRows = comps
     .map(
       (c) =>
-        `<tr>${COMPARABLE_COLUMNS.filter((col) => col.unit !== "id")
+        `<tr>${COMPARABLE_COLUMNS.filter((col) => col.unit !== "id" && col.key !== "photo_urls.0")
           .map((col) =>
             col.unit === "url"
               ? options.listingLinks === false
@@ -73,7 +73,7 @@ export function reportPage(
           .join("")}</tr>`,
     )
     .join("");
-  const head = COMPARABLE_COLUMNS.filter((col) => col.unit !== "id")
+  const head = COMPARABLE_COLUMNS.filter((col) => col.unit !== "id" && col.key !== "photo_urls.0")
     .map(
       (col) =>
         `<th class="${col.unit === "text" || col.unit === "url" ? "" : "n"}" scope="col">${escapeHtml(col.label)}</th>`,

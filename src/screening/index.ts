@@ -8,3 +8,5 @@ export * from "./plan";
 export * from "./outcome";
 export * from "./estimate";
 export * from "./run";
+export * from "./aged";
+export * from "./enhance";

@@ -24,6 +24,8 @@ export type PlannedRow = {
   property: string;
 } & (
   | { kind: "blank" }
+  /** Not sent: the surface leaves its earlier result cells as they are (a row without an analysis to enhance). */
+  | { kind: "kept" }
   | { kind: "invalid"; op: Operation | undefined; issues: FieldIssue[] }
   /** Valid, but outside the plausibility bounds (src/inputs/plausibility.ts): held back until the user confirms. */
   | { kind: "unusual"; op: Operation; issues: FieldIssue[] }

@@ -56,7 +56,7 @@ export async function screenRows(
   plan: ScreeningPlan,
   hooks: RunHooks,
 ): Promise<RunResult> {
-  const counts = emptyCounts(plan.rows.filter((r) => r.kind !== "blank").length);
+  const counts = emptyCounts(plan.rows.filter((r) => r.kind !== "blank" && r.kind !== "kept").length);
   const done = new Set<number>();
   const record = (r: number, outcome: RowOutcome, answer?: RelayAnswer) => {
     const row = plan.rows[r] as PlannedRow;

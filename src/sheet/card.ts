@@ -70,8 +70,10 @@ export function analysisCard(answer: SessionAnswer, options: CardOptions = {}): 
  * the fields every strategy has plus any other that holds a value.
  */
 export function cardFields(strategy: Strategy | undefined, analysis: Analysis | undefined): FieldInfo[] {
-  if (strategy) return fieldsOf(strategy);
-  return FIELD_CATALOGUE.filter((f) => f.strategies.length === STRATEGIES.length || readField(analysis, f) !== "");
+  if (strategy) return fieldsOf(strategy).filter((f) => !f.offCard);
+  return FIELD_CATALOGUE.filter(
+    (f) => !f.offCard && (f.strategies.length === STRATEGIES.length || readField(analysis, f) !== ""),
+  );
 }
 
 function warningSummary(count: number): string {

@@ -1,7 +1,7 @@
-import { Analysis, COMPARABLE_COLUMNS, UNIT_FORMATS, nearestFirst } from "../contract";
+import { Analysis, COMPARABLE_COLUMNS, nearestFirst } from "../contract";
 import { BLANK, CellRow, FormattedCell, Grid, text } from "./cells";
 import { WARNINGS_HEADER } from "./fields";
-import { cellValue, valueAt } from "./values";
+import { cellValue, unitFormat, valueAt } from "./values";
 import { warningsCell } from "./warnings";
 
 /**
@@ -38,7 +38,7 @@ export function comparablesTable(
     .map((comparable) => [
       ...COMPARABLE_COLUMNS.map((column): FormattedCell => {
         const value = cellValue(valueAt(comparable, column.key), column.unit);
-        return value === "" ? BLANK : { value, format: UNIT_FORMATS[column.unit] };
+        return value === "" ? BLANK : { value, format: unitFormat(column.unit, analysis?.currency) };
       }),
       notes,
     ]);

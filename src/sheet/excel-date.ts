@@ -22,3 +22,22 @@ export function excelDateTime(iso: string, utcOffsetMinutes?: number): number | 
   // Whole seconds: sub-second noise would only make two equal times compare unequal.
   return Math.round((wallClock - EXCEL_EPOCH_UTC) / 1000) / (MS_PER_DAY / 1000);
 }
+
+/**
+ * A fetched cell read back as an Excel serial: a number (what Excel and the pane read), a Date (what
+ * exceljs reads, its wall-clock time in the UTC fields), or "yyyy-mm-dd[ hh:mm[:ss]]" text (what a
+ * CSV holds); undefined for anything else.
+ */
+export function excelSerialOf(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  if (value instanceof Date) {
+    const time = value.getTime();
+    return Number.isFinite(time) ? (time - EXCEL_EPOCH_UTC) / MS_PER_DAY : undefined;
+  }
+  if (typeof value !== "string") return undefined;
+  const m = /^\s*(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?\s*$/.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s] = m.map((part) => (part === undefined ? 0 : Number(part)));
+  const wallClock = Date.UTC(y as number, (mo as number) - 1, d, h, mi, s);
+  return Number.isFinite(wallClock) ? (wallClock - EXCEL_EPOCH_UTC) / MS_PER_DAY : undefined;
+}

@@ -1,4 +1,4 @@
-import { FIELD_CATALOGUE, FieldInfo, RelayAnswer, RelayErrorBody, findField } from "../contract";
+import { FIELD_CATALOGUE, FieldInfo, RelayAnswer, RelayErrorBody, findField, findMaxBidField } from "../contract";
 import { BLANK, CellRow, FormattedCell, text } from "./cells";
 import { DATE_TIME_FORMAT, excelDateTime } from "./excel-date";
 import { WARNINGS_HEADER, fieldsHeader } from "./fields";
@@ -81,16 +81,21 @@ export function findResultBlock(headers: readonly unknown[]): ResultBlockSpan | 
     end = start;
     while (
       end + 1 < headers.length &&
-      (headerText(headers[end + 1]) === FETCHED_HEADER || LABELS.has(headerText(headers[end + 1])))
+      (headerText(headers[end + 1]) === FETCHED_HEADER || blockField(headerText(headers[end + 1])) !== undefined)
     )
       end++;
   }
   const fields: FieldInfo[] = [];
   for (let c = start + 1; c <= end; c++) {
-    const field = LABELS.has(headerText(headers[c])) ? findField(headerText(headers[c])) : undefined;
+    const field = blockField(headerText(headers[c]));
     if (field) fields.push(field);
   }
   return { start, width: end - start + 1, fields };
+}
+
+/** The field a block header names: a catalogue label, or a max-bid column ("Max bid (dscr>=1.25)"). */
+function blockField(header: string): FieldInfo | undefined {
+  return LABELS.has(header) ? findField(header) : findMaxBidField(header);
 }
 
 function headerText(h: unknown): string {

@@ -1,4 +1,4 @@
-import { Analysis, FieldInfo, UNIT_FORMATS, UNIT_SCALE, Unit } from "../contract";
+import { Analysis, FieldInfo, UNIT_FORMATS, UNIT_SCALE, Unit, moneyFormat } from "../contract";
 import { BLANK, Cell, FormattedCell } from "./cells";
 
 /**
@@ -46,13 +46,22 @@ export function readField(analysis: Analysis | undefined, field: Pick<FieldInfo,
   return cellValue(field.derive ? field.derive(analysis) : valueAt(analysis, field.path), field.unit);
 }
 
-/** The field's value with its unit's number format. A blank keeps no format: there is nothing to format. */
+/**
+ * The field's value with its unit's number format; money in the answer's `currency` (moneyFormat).
+ * A blank keeps no format: there is nothing to format.
+ */
 export function fieldCell(
   analysis: Analysis | undefined,
   field: Pick<FieldInfo, "path" | "unit" | "derive">,
 ): FormattedCell {
   const value = readField(analysis, field);
-  return value === "" ? BLANK : { value, format: UNIT_FORMATS[field.unit] };
+  if (value === "") return BLANK;
+  return { value, format: unitFormat(field.unit, analysis?.currency) };
+}
+
+/** A unit's number format in an answer of `currency`: only money depends on it. */
+export function unitFormat(unit: Unit, currency: unknown): string {
+  return unit === "usd" ? moneyFormat(currency) : UNIT_FORMATS[unit];
 }
 
 function scale(value: number, unit: Unit): number {

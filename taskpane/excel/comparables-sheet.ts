@@ -1,4 +1,4 @@
-import { Analysis, COMPARABLE_COLUMNS, UNIT_FORMATS } from "../../src/contract";
+import { Analysis, COMPARABLE_COLUMNS, moneyFormat } from "../../src/contract";
 import { Cell, comparablesTable } from "../../src/sheet";
 import { PaneError } from "../errors";
 import { ExcelRun, a1Address } from "./host";
@@ -83,7 +83,9 @@ export async function insertComparablesSheet(
       const at = width + 1;
       const block = sheet.getRangeByIndexes(0, at, points.length + 1, 2);
       const values: Cell[][] = [["Revenue percentile", "Annual revenue"], ...points.map((p) => [p.label, p.value])];
-      block.numberFormat = values.map((row, r) => row.map((_, c) => (r > 0 && c === 1 ? UNIT_FORMATS.usd : "General")));
+      block.numberFormat = values.map((row, r) =>
+        row.map((_, c) => (r > 0 && c === 1 ? moneyFormat(analysis.currency) : "General")),
+      );
       block.values = values;
       block.format.autofitColumns();
       const chart = sheet.charts.add("ColumnClustered", block, "Columns");

@@ -1,5 +1,14 @@
 import { RelayCallError } from "../../src/client";
-import { FIELD_CATALOGUE, FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
+import {
+  FIELD_CATALOGUE,
+  FieldGroup,
+  FieldInfo,
+  MaxBidRuleResult,
+  Strategy,
+  describeIssues,
+  isMaxBidField,
+  parseMaxBidRule,
+} from "../../src/contract";
 import {
   CellInput,
   ColumnMapping,
@@ -27,6 +36,7 @@ import { Estimate, SEND_UNUSUAL_LABEL, ScreeningJob, estimate, planScreening, ru
 import { usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, say, show } from "./dom";
+import { mountEnhance } from "./enhance-view";
 import { outcomeMessage, progressBinding } from "./progress-view";
 
 /**
@@ -45,6 +55,8 @@ interface State {
   acceptUnusual: boolean;
   /** Result columns the user chose, by path; undefined until they change the defaults. */
   chosen: Set<string> | undefined;
+  /** The max-bid column's rule as the user wrote it, read; undefined for none. */
+  maxBid: MaxBidRuleResult | undefined;
   job: ScreeningJob | undefined;
   estimate: Estimate | undefined;
   /** What is in the way of the results, read with the estimate. */
@@ -52,8 +64,9 @@ interface State {
   running: AbortController | undefined;
 }
 
-export function mountScreen(ctx: PaneContext): void {
-  const el = {
+/** The tab's elements, by what they are for. */
+function screenElements() {
+  return {
     read: byId("screen-read"),
     tableBox: byId("screen-table"),
     summary: byId("screen-table-summary"),
@@ -62,6 +75,8 @@ export function mountScreen(ctx: PaneContext): void {
     strategy: byId<HTMLSelectElement>("screen-strategy"),
     fieldsSummary: byId("screen-fields-summary"),
     fields: byId("screen-fields"),
+    maxBid: byId<HTMLInputElement>("screen-max-bid"),
+    maxBidError: byId("screen-max-bid-error"),
     dryRun: byId("screen-dry-run"),
     estimateBox: byId("screen-estimate"),
     estimateList: byId("screen-estimate-list"),
@@ -78,65 +93,101 @@ export function mountScreen(ctx: PaneContext): void {
     cancel: byId("screen-cancel"),
     message: byId("screen-message"),
   };
-  const progress = progressBinding(byId("screen-bar"), byId("screen-progress-text"));
+}
+
+/** What the tab's handlers share: its elements, its state, and the steps several of them take. */
+interface ScreenView {
+  ctx: PaneContext;
+  el: ReturnType<typeof screenElements>;
+  state: State;
+  progress: ReturnType<typeof progressBinding>;
+  /** The job the table and the settings make now; undefined before a table is read. */
+  plan(): ScreeningJob | undefined;
+  /** Anything changed before the run: the estimate no longer holds. */
+  invalidate(): void;
+  renderFields(): void;
+  /** A table was read: the enhancement section follows it. */
+  tableRead(table: SheetTable): void;
+}
+
+export function mountScreen(ctx: PaneContext): void {
+  const el = screenElements();
   const state: State = {
     table: undefined,
     numbers: "unknown",
     acceptUnusual: false,
     mapping: [],
     chosen: undefined,
+    maxBid: undefined,
     job: undefined,
     estimate: undefined,
     destination: undefined,
     running: undefined,
   };
-  const placement = (): Placement =>
-    document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite"
-      ? "overwrite"
-      : "right";
-  /** The job as it will write, and whether anything of the user's is in its way now (read again just before writing). */
-  const placed = async (job: ScreeningJob, check: DestinationCheck) => {
-    const final = placeBlock(job, check, placement(), resultBlockWidth(job.fields));
-    const now = await checkDestination(ctx.run, destinationOf(final, earlierBlock(state.table)));
-    return { final, changed: now.occupied > (final === job ? check.occupied : 0) };
+  const view: ScreenView = {
+    ctx,
+    el,
+    state,
+    progress: progressBinding(byId("screen-bar"), byId("screen-progress-text")),
+    plan: () => planOf(el, state),
+    invalidate: () => invalidate(view),
+    renderFields: () => renderFields(view),
+    tableRead: mountEnhance(ctx).setTable,
   };
+  wireTable(view);
+  wireEstimate(view);
+  wireRun(view);
+}
 
-  const plan = (): ScreeningJob | undefined => {
-    if (!state.table) return undefined;
-    const options = {
-      strategy: el.strategy.value as Strategy,
-      numbers: state.numbers,
-      acceptUnusual: state.acceptUnusual,
-    };
-    const defaults = planScreening(state.table, state.mapping, options);
-    if (!state.chosen) return defaults;
-    const chosen = state.chosen;
-    return planScreening(state.table, state.mapping, {
-      ...options,
-      fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)),
-    });
-  };
+function planOf(el: ScreenView["el"], state: State): ScreeningJob | undefined {
+  if (!state.table) return undefined;
+  const chosen = state.chosen;
+  return planScreening(state.table, state.mapping, {
+    strategy: el.strategy.value as Strategy,
+    numbers: state.numbers,
+    acceptUnusual: state.acceptUnusual,
+    maxBid: state.maxBid?.ok ? state.maxBid.rule : undefined,
+    ...(chosen ? { fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) } : {}),
+  });
+}
 
-  /** Anything changed before the run: the estimate no longer holds. */
-  const invalidate = () => {
-    state.job = undefined;
-    state.estimate = undefined;
-    state.destination = undefined;
-    show(el.estimateBox, false);
-    const missing = missingLocation(state.mapping);
-    el.location.textContent = missing ? `Cannot screen yet: ${missing}.` : "";
-    show(el.location, missing !== undefined);
-    enable(el.dryRun, !missing && state.running === undefined);
-  };
+function invalidate({ el, state }: ScreenView): void {
+  state.job = undefined;
+  state.estimate = undefined;
+  state.destination = undefined;
+  show(el.estimateBox, false);
+  const missing = missingLocation(state.mapping);
+  el.location.textContent = missing ? `Cannot screen yet: ${missing}.` : "";
+  show(el.location, missing !== undefined);
+  enable(el.dryRun, !missing && state.running === undefined);
+}
 
+function renderFields(view: ScreenView): void {
+  const { el, state } = view;
+  const job = view.plan();
+  if (!job) return;
+  const chosen = new Set(job.fields.filter((f) => !isMaxBidField(f)).map((f) => f.path));
+  const offered = FIELD_CATALOGUE.filter((f) => !job.strategy || f.strategies.includes(job.strategy));
+  renderFieldChoices(el.fields, offered, chosen, (path, on) => {
+    state.chosen ??= new Set(chosen);
+    if (on) state.chosen.add(path);
+    else state.chosen.delete(path);
+    el.fieldsSummary.textContent = `Result columns: ${state.chosen.size} chosen, then Warnings`;
+    view.invalidate();
+  });
+  el.fieldsSummary.textContent = `Result columns: ${chosen.size} chosen, then Warnings`;
+}
+
+/** Reading the table, and the settings made on it: the columns' fields, the strategy, the max-bid column. */
+function wireTable(view: ScreenView): void {
+  const { ctx, el, state } = view;
   /** A column's field changed: a field is held by one column only, so another column holding it lets it go. */
   const onMap = (column: number, field: InputField | null) => {
     state.mapping = state.mapping.map((f, c) => (c === column ? field : f === field && field !== null ? null : f));
     if (state.table) renderMapping(el.mapping, state.table, state.mapping, onMap);
-    renderFields();
-    invalidate();
+    view.renderFields();
+    view.invalidate();
   };
-
   el.read.addEventListener("click", async () => {
     say(el.message, undefined);
     enable(el.read, false);
@@ -150,52 +201,47 @@ export function mountScreen(ctx: PaneContext): void {
       el.acceptUnusual.checked = false;
       renderSummary(el.summary, table);
       renderMapping(el.mapping, table, state.mapping, onMap);
-      renderFields();
+      view.renderFields();
       show(el.tableBox, true);
-      invalidate();
+      view.tableRead(table);
+      view.invalidate();
     } catch (error) {
       say(el.message, "error", describeError(error));
     } finally {
       enable(el.read, state.running === undefined);
     }
   });
-  const renderFields = () => {
-    const job = plan();
-    if (!job) return;
-    const chosen = new Set(job.fields.map((f) => f.path));
-    const offered = FIELD_CATALOGUE.filter((f) => !job.strategy || f.strategies.includes(job.strategy));
-    renderFieldChoices(el.fields, offered, chosen, (path, on) => {
-      state.chosen ??= new Set(chosen);
-      if (on) state.chosen.add(path);
-      else state.chosen.delete(path);
-      el.fieldsSummary.textContent = `Result columns: ${state.chosen.size} chosen, then Warnings`;
-      invalidate();
-    });
-    el.fieldsSummary.textContent = `Result columns: ${chosen.size} chosen, then Warnings`;
-  };
   el.strategy.addEventListener("change", () => {
     state.chosen = undefined;
-    renderFields();
-    invalidate();
+    view.renderFields();
+    view.invalidate();
   });
+  el.maxBid.addEventListener("change", () => {
+    const text = el.maxBid.value.trim();
+    state.maxBid = text === "" ? undefined : parseMaxBidRule(text);
+    const error = state.maxBid?.ok === false ? `Max bid: ${state.maxBid.message}.` : "";
+    el.maxBidError.textContent = error;
+    show(el.maxBidError, error !== "");
+    view.invalidate();
+  });
+}
 
+/** The dry run: what the run would send and cost, and what of the user's is in the way. */
+function wireEstimate(view: ScreenView): void {
+  const { ctx, el, state } = view;
   const dryRun = async () => {
-    const job = plan();
+    const job = view.plan();
     if (!job) return;
     say(el.message, undefined);
-    if (job.fields.length === 0) {
-      say(el.message, "error", "Choose at least one result column.");
-      return;
-    }
+    if (job.fields.length === 0) return say(el.message, "error", "Choose at least one result column.");
+    if (state.maxBid?.ok === false) return say(el.message, "error", `Max bid: ${state.maxBid.message}.`);
     enable(el.dryRun, false);
     try {
       const client = await relayClient(ctx);
       const answer = await estimate(client, [job]);
       ctx.setMode(answer.sandbox ? "sandbox" : "live");
       const destination = await checkDestination(ctx.run, destinationOf(job, earlierBlock(state.table)));
-      state.job = job;
-      state.estimate = answer;
-      state.destination = destination;
+      Object.assign(state, { job, estimate: answer, destination });
       renderEstimate(el.estimateList, el.estimateNote, job, answer);
       renderOverwrite(el, job, destination);
       // Offered while the table has unusual rows (held back, or sent because the box is ticked).
@@ -221,12 +267,15 @@ export function mountScreen(ctx: PaneContext): void {
     state.acceptUnusual = el.acceptUnusual.checked;
     void dryRun();
   });
-
   el.back.addEventListener("click", () => {
-    invalidate();
+    view.invalidate();
     el.dryRun.focus();
   });
+}
 
+/** The run, once the estimate is confirmed, and Cancel. */
+function wireRun(view: ScreenView): void {
+  const { ctx, el, state, progress } = view;
   el.run.addEventListener("click", async () => {
     const { job: planned, estimate: est, destination } = state;
     if (!planned || !est || !destination || state.running) return;
@@ -242,15 +291,13 @@ export function mountScreen(ctx: PaneContext): void {
     el.cancel.focus();
     const group = ctx.undoGroup();
     try {
-      const { final: job, changed } = await placed(planned, destination);
-      if (changed) {
-        say(
+      const { final: job, changed } = await placed(view, planned, destination);
+      if (changed)
+        return say(
           el.message,
           "error",
           "Cells where the results would go changed since the estimate: estimate again to see what is in the way. Nothing was sent.",
         );
-        return;
-      }
       const client = await relayClient(ctx);
       const result = await runScreening({ client, run: group.run }, job, {
         signal: controller.signal,
@@ -270,21 +317,33 @@ export function mountScreen(ctx: PaneContext): void {
       say(el.message, "error", describeError(error));
     } finally {
       await group.close().catch((error: unknown) => say(el.message, "error", describeError(error)));
-      state.running = undefined;
+      Object.assign(state, { running: undefined, job: undefined, estimate: undefined });
       show(el.progressBox, false);
       el.tableBox.inert = false;
       [el.read, el.dryRun].forEach((b) => enable(b, true));
-      state.job = undefined;
-      state.estimate = undefined;
       ctx.spendChanged();
     }
   });
-
   el.cancel.addEventListener("click", () => {
     state.running?.abort(new RelayCallError("STR_CANCELLED", "Cancelled in the task pane."));
     enable(el.cancel, false);
     setTimeout(() => enable(el.cancel, true), 500);
   });
+}
+
+/** The job as it will write, and whether anything of the user's is in its way now (read again just before writing). */
+async function placed(
+  { ctx, state }: ScreenView,
+  job: ScreeningJob,
+  check: DestinationCheck,
+): Promise<{ final: ScreeningJob; changed: boolean }> {
+  const placement: Placement =
+    document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite"
+      ? "overwrite"
+      : "right";
+  const final = placeBlock(job, check, placement, resultBlockWidth(job.fields));
+  const now = await checkDestination(ctx.run, destinationOf(final, earlierBlock(state.table)));
+  return { final, changed: now.occupied > (final === job ? check.occupied : 0) };
 }
 
 function renderSummary(el: HTMLElement, table: SheetTable): void {

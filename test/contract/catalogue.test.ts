@@ -71,6 +71,10 @@ const SPEC_COMMON_SCALARS = [
 const PERCENTILE_PATHS = ["revenue", "adr", "occupancy"].flatMap((m) =>
   ["p25", "p50", "p75", "p90", "avg"].map((k) => `${m}.${k}`),
 );
+/** The spec's `quartiles`: four percentiles, each with revenue, nightly rate and occupancy. */
+const QUARTILE_PATHS = ["25th", "50th", "75th", "90th"].flatMap((p) =>
+  ["revenue", "average_daily_rate", "occupancy_rate"].map((k) => `quartiles.${p}_percentile.${k}`),
+);
 
 describe("the strategy fields are the spec's", () => {
   test.each(STRATEGIES)("STRATEGY_FIELDS.%s lists exactly the spec's additional fields", (strategy) => {
@@ -86,11 +90,14 @@ describe("the catalogue covers every answer field", () => {
 
   test.each(STRATEGIES)("%s: the common fields and every percentile are there too", (strategy) => {
     const paths = fieldsOf(strategy).map((f) => f.path);
-    for (const field of [...SPEC_COMMON_SCALARS, ...PERCENTILE_PATHS]) expect(paths).toContain(field);
+    for (const field of [...SPEC_COMMON_SCALARS, ...PERCENTILE_PATHS, ...QUARTILE_PATHS])
+      expect(paths).toContain(field);
+    // location, as its two coordinates.
+    expect(paths).toEqual(expect.arrayContaining(["latitude", "longitude"]));
   });
 
   test.each(STRATEGIES)("%s: nothing is offered that its answers do not have", (strategy) => {
-    const allowed = new Set([...SPEC_COMMON_SCALARS, ...PERCENTILE_PATHS, ...SPEC_FIELDS[strategy]]);
+    const allowed = new Set([...SPEC_COMMON_SCALARS, ...PERCENTILE_PATHS, ...QUARTILE_PATHS, ...SPEC_FIELDS[strategy]]);
     // Investor metrics are computed from the answer (they carry `derive`), not read from it.
     for (const f of fieldsOf(strategy).filter((f) => !f.derive))
       expect(allowed.has(f.path) ? f.path : `${f.path} (not in a ${strategy} answer)`).toBe(f.path);
@@ -218,6 +225,8 @@ describe("units, formats and scales", () => {
         "distanceMiles",
         "listingUrl",
         "platformId",
+        // photo_urls, its first photo (for IMAGE()).
+        "photo_urls.0",
       ].sort(),
     );
     expect(COMPARABLE_COLUMNS.find((c) => c.key === "occupancyRatePercentage")?.unit).toBe("percent");

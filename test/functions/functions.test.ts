@@ -97,6 +97,9 @@ describe("the STR.* functions, end to end through the real relay and sandbox", (
     const comps = await STR.comps([[id]], 5);
     expect(comps[0]?.[0]).toBe("Listing");
     expect(comps).toHaveLength(6);
+    // The first photo of each listing, a URL IMAGE() can show.
+    const photo = (comps[0] as unknown[]).indexOf("Photo");
+    expect(String(comps[1]?.[photo])).toMatch(/^https?:\/\/.+\/photos\//);
     // Simulated figures say so in their own cells, so a copied comparable row carries it.
     const warningsColumn = (comps[0] as unknown[]).length - 1;
     expect(comps[0]?.[warningsColumn]).toBe("Warnings");

@@ -73,9 +73,12 @@ describe("the card shows the strategy's fields and no other's", () => {
     expect(labels(card)).toContain("Monthly rent");
   });
 
-  test("fields appear in catalogue order between the summary rows and the fetch rows", () => {
+  test("fields appear in catalogue order between the summary rows and the fetch rows; those off the card do not", () => {
     const card = analysisCard(buyAnswer);
-    const fieldLabels = fieldsOf("buy").map((f) => f.label);
+    const fieldLabels = fieldsOf("buy")
+      .filter((f) => !f.offCard)
+      .map((f) => f.label);
+    expect(labels(card)).not.toContain("Latitude");
     expect(labels(card).slice(2, 2 + fieldLabels.length)).toEqual(fieldLabels);
   });
 });

@@ -14,7 +14,7 @@ import { RelayError } from "../errors";
 import type { CallEvents } from "../events";
 import { RelayMetrics } from "../metrics";
 import { Outcome, outcomeOf } from "../outcome";
-import { AcquireOptions, Pacer } from "../pacer";
+import { Pacer } from "../pacer";
 import { DEFAULT_RETRY_POLICY, RetryPolicy } from "../retry-rule";
 import { markStale } from "../staleness";
 import { RelayStore } from "../store/store";

@@ -1,0 +1,121 @@
+import { RelayClient } from "../client";
+import { BatchItem, FieldInfo, PRICE_CENTS, RelayAnswer, centsToUSD, validateRequest } from "../contract";
+import { CellRow, analysisOf, text, warningsCell } from "../sheet";
+import { RowOutcome, lineOutcome } from "./outcome";
+import { PlannedRow, PlannedRows } from "./plan";
+
+/**
+ * Enhancing a shortlist with AI: rows of a screened table that have an analysis id (the result
+ * block's "Analysis id" column) become `enhance` items for the AI steps asked (comparables,
+ * expenses or both); rows without one are kept as they are, never sent. The relay's dry run prices
+ * the plan (0.10 USD a step that completes); an enhancement whose every step fails is free, is not
+ * kept by the relay, and is tried again by enhancing the row again.
+ */
+export interface EnhanceSteps {
+  addAIComps: boolean;
+  addAIExpenseEstimates: boolean;
+}
+
+/** Reads "comps", "expenses", "comps,expenses" (or "both"); the message names the rule. */
+export function parseEnhanceSteps(input: string): { ok: true; steps: EnhanceSteps } | { ok: false; message: string } {
+  const words = input
+    .toLowerCase()
+    .split(/[\s,;+]+/)
+    .filter((w) => w !== "");
+  const unknown = words.filter((w) => !/^(comps?|comparables?|expenses?|both)$/.test(w));
+  if (words.length === 0 || unknown.length > 0)
+    return {
+      ok: false,
+      message: `must list the AI steps: comps, expenses or comps,expenses; got ${JSON.stringify(input)}`,
+    };
+  const both = words.includes("both");
+  return {
+    ok: true,
+    steps: {
+      addAIComps: both || words.some((w) => w.startsWith("comp")),
+      addAIExpenseEstimates: both || words.some((w) => w.startsWith("expense")),
+    },
+  };
+}
+
+/** The most one row's enhancement costs, in USD (each step 0.10 USD). */
+export function enhanceCostUSD(steps: EnhanceSteps): number {
+  return centsToUSD((Number(steps.addAIComps) + Number(steps.addAIExpenseEstimates)) * PRICE_CENTS.aiFunction);
+}
+
+/**
+ * The plan of an enhancement: each non-blank row of `screened` with an analysis id (`analysisIdOf`
+ * its sheet row) becomes one enhance item; a row without one is `kept`; an id that cannot be an
+ * analysis id is refused before sending, as any bad value is.
+ */
+export function planEnhancement(
+  screened: Pick<PlannedRows, "rows">,
+  analysisIdOf: (sheetRow: number) => unknown,
+  steps: EnhanceSteps,
+): PlannedRows {
+  const rows: PlannedRow[] = [];
+  const items: BatchItem[] = [];
+  const itemRows: number[] = [];
+  for (const row of screened.rows) {
+    const { sheetRow, property } = row;
+    if (row.kind === "blank") {
+      rows.push(row);
+      continue;
+    }
+    const raw = analysisIdOf(sheetRow);
+    const id = typeof raw === "string" ? raw.trim() : "";
+    if (id === "") {
+      rows.push({ sheetRow, property, kind: "kept" });
+      continue;
+    }
+    const valid = validateRequest("enhance", { analysisId: id, ...steps });
+    if (!valid.ok) {
+      rows.push({ sheetRow, property, kind: "invalid", op: "enhance", issues: valid.issues });
+      continue;
+    }
+    itemRows.push(rows.length);
+    rows.push({ sheetRow, property, kind: "request", op: "enhance", item: items.length, unusual: [] });
+    items.push({ strategy: "enhance", params: valid.value });
+  }
+  return { rows, items, itemRows, strategy: undefined };
+}
+
+/** Whether an enhance answer came back without figures: every AI step failed, nothing was billed. */
+export function isNotEnhanced(answer: RelayAnswer | undefined): answer is RelayAnswer {
+  return answer !== undefined && answer.relay.operation === "enhance" && analysisOf(answer) === undefined;
+}
+
+/**
+ * A row whose enhancement came back without figures keeps the analysis it had: the relay's stored
+ * copy (free), its cells and comparables, with the enhancement's warnings. Undefined when the relay
+ * does not hold it (the caller then keeps the row's earlier cells, notEnhancedCells).
+ */
+export async function storedOutcome(
+  client: Pick<RelayClient, "analysis">,
+  analysisId: string,
+  fields: readonly FieldInfo[],
+  warnings: readonly string[],
+  signal?: AbortSignal,
+): Promise<{ outcome: RowOutcome; answer: RelayAnswer } | undefined> {
+  let stored: RelayAnswer;
+  try {
+    stored = await client.analysis(analysisId, signal ? { signal } : {});
+  } catch {
+    return undefined;
+  }
+  const { outcome } = lineOutcome(stored, fields);
+  const cells = notEnhancedCells(outcome.cells, warnings);
+  return { outcome: { ...outcome, cells, warnings: [...warnings], costUSD: 0 }, answer: stored };
+}
+
+/**
+ * The cells of a row whose enhancement came back without figures (every AI step failed: free): the
+ * row's earlier cells, figures kept, with the warnings saying why and that it can be tried again.
+ */
+export function notEnhancedCells(earlier: CellRow, warnings: readonly string[]): CellRow {
+  if (earlier.length === 0) return earlier;
+  const note = `Not enhanced, nothing billed (enhance it again to retry)${warnings.length > 0 ? ": " : ""}`;
+  const cells = [...earlier];
+  cells[cells.length - 1] = text(warningsCell([`${note}${warnings.join(" | ")}`]));
+  return cells;
+}
