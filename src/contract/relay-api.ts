@@ -35,8 +35,6 @@ export const RelayMeta = z.looseObject({
   operation: Operation.optional(),
   /** Repairs the relay made to the service's answer shape (observed drift), if any. */
   normalized: z.array(z.string()).optional(),
-  /** The ANALYSIS_SHAPE `data` was normalised to; absent when the relay cannot say (an entry kept by an older relay). */
-  shape: z.number().int().optional(),
   /**
    * Present when a cached answer is older than the relay's RELAY_STALE_AFTER_DAYS: still served free,
    * but the cells say how old it is and what fetching it again would cost.
