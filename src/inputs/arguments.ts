@@ -2,7 +2,7 @@ import { AnyRequest, FieldIssue, Operation, Strategy, requestFieldNames, validat
 import { INPUT_FIELDS, InputField, fieldOfHeader } from "./columns";
 import { CellInput, LocationInput, Read, isBlank, readLocation } from "./values";
 
-/**
+/*
  * The arguments of the STR.* functions that are not plain numbers: the location (an address,
  * "lat,lng", or a 1×2 range) and the options (a two-column name/value range, or "name=value; …"
  * text) that reach every optional parameter of the spec.

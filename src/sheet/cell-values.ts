@@ -1,6 +1,6 @@
 import { Cell, FormattedCell, GENERAL_FORMAT } from "./cells";
 
-/**
+/*
  * What a custom function returns for a grid. A custom function cannot set its cells' number format,
  * but it can return numbers that carry one (Excel data types; custom-functions-metadata sets
  * allowCustomDataForDataTypeAny): then 0.725 reads "72.5%" and 415000 reads "$415,000" in the

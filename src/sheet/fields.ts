@@ -5,7 +5,7 @@ import { closeFields } from "./suggest";
 import { fieldCell } from "./values";
 import { warningsCell } from "./warnings";
 
-/**
+/*
  * The screening layout: `=STR.BUY(…, "revenue.p50, yearOneCashFlowUSD")` spills ONE row, the chosen
  * fields' values then a warnings cell, so a formula filled down a table of properties gives a table
  * of results. The CLI and the task pane build the same rows (screening.ts).
