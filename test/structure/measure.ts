@@ -101,7 +101,8 @@ function containsCode(node: ts.Node): boolean {
 
 function functionName(node: ts.Node, sf: ts.SourceFile): string {
   const own = (node as ts.FunctionLikeDeclaration).name;
-  const ownName = own && (ts.isIdentifier(own) || ts.isStringLiteral(own)) ? own.text : undefined;
+  const ownName =
+    own && (ts.isIdentifier(own) || ts.isStringLiteral(own) || ts.isPrivateIdentifier(own)) ? own.text : undefined;
   if (ts.isConstructorDeclaration(node)) return `${className(node)}.constructor`;
   if (ts.isMethodDeclaration(node) || ts.isGetAccessor(node) || ts.isSetAccessor(node)) {
     const owner = ts.isClassLike(node.parent) ? className(node) : undefined;
