@@ -10,7 +10,7 @@ import {
   toCellValues,
 } from "../src/sheet";
 
-/**
+/*
  * The one way every STR.* function runs (functions/implementation.ts). It owns what Excel asks of
  * each of them, so no function can do it its own way or forget it:
  * - Value preview: Excel evaluates a formula while it is being typed (Microsoft's "Work with formula

@@ -49,7 +49,7 @@ import {
 } from "../src/sheet";
 import { Call, Invocation, billable, cancelled, free, hostSupport } from "./custom-function";
 
-/**
+/*
  * What each STR.* function does, kept thin: read the arguments (src/inputs), ask the relay
  * (src/client), lay the answer out (src/sheet). Bad arguments fail at once with #VALUE! naming the
  * argument and its rule, and nothing is sent. Each runs through ./custom-function, which owns value

@@ -1,7 +1,7 @@
 import { RelayConnection } from "./connection";
 import { memoryStorage, officeRuntimeStorage } from "./settings";
 
-/**
+/*
  * What the custom functions and the task pane share in the add-in's one runtime: the connection to
  * the relay, and the refresh gate. They live here because neither surface may import the other.
  *
@@ -10,6 +10,7 @@ import { memoryStorage, officeRuntimeStorage } from "./settings";
  * in the pane unseen by the functions until a reload) and its own gate (a pane refresh that bills
  * nothing). The one instance of each is kept on the page's global object instead.
  */
+
 const SHARED = Symbol.for("str-underwriting.addin");
 
 interface Shared {

@@ -13,17 +13,15 @@ import {
 import { RelayCallError } from "./errors";
 import { RelayClient } from "./relay-client";
 
-/**
+/*
  * Turns many single calls into few requests, and gets the first of them on its way early.
  *
  * - A call is only queued when it is made; calls are read (their request built and checked, given
  *   as a function) at the end of the tick, in slices: the first slice is `burstItems` calls, each
  *   next one four times the last, each in its own task. A recalculation makes a thousand calls in
- *   one tick, and reading one takes about 8 µs: read all before sending and the relay would wait
- *   for every one; this way it starts on the first slice while the rest are read. The relay spends
- *   about 90 µs on each cached item, and reading the next slice about 4 × 8 = 32 µs for each item
- *   of this one, so the next request is on its way before the relay is done with this one; and
- *   10,000 calls make only 4 requests.
+ *   one tick: read all before sending and the relay would wait for every one; this way it starts on
+ *   the first slice while the rest are read, each next request is on its way before the relay is
+ *   done with the one before, and 10,000 calls make only 4 requests.
  * - Calls read go to the relay together as one POST /v1/batch: at the end of the slice when there
  *   are `burstItems` of them, else when a short window closes, which merges the small deliveries a
  *   recalculation may also arrive in.
@@ -33,14 +31,15 @@ import { RelayClient } from "./relay-client";
  *   batch has not gone; when every call of a batch that has gone is cancelled, the batch is
  *   abandoned and the relay drops its unsent items.
  */
+
 export interface BatcherOptions {
   client: Pick<RelayClient, "batch">;
   /** How long calls read gather before they are sent together, ms. @default 10 */
   windowMs?: number;
   /**
    * The first slice of calls read, and the number gathered that is worth a request of its own. The
-   * first request must keep the relay busy while the next slice is read and its request set up:
-   * 100 did not quite (bench:functions, cached: 1.07–1.13 against 1.05–1.09 with 250). @default 250
+   * first request must keep the relay busy while the next slice is read and its request set up
+   * (bench:functions shows whether it does). @default 250
    */
   burstItems?: number;
   /** Answers remembered for the session, most recent kept. @default 2000 */
@@ -62,8 +61,8 @@ const SLICE_GROWTH = 4;
 /**
  * A call's cancel hook, as Excel's CancelableInvocation has it: the batcher sets `onCanceled`, and
  * whoever cancels the call calls it (Excel does when the cell is deleted). A hook rather than an
- * AbortSignal: a recalculation makes a thousand calls at once, and a signal with its listener
- * costs each about 5 µs in Node (bench:functions), more than half of what reading a call costs.
+ * AbortSignal: it is what Excel's invocation already has, and a recalculation would otherwise
+ * make a signal and a listener for each of its thousand calls.
  */
 export interface Cancelable {
   onCanceled?: (() => void) | undefined;

@@ -1,10 +1,11 @@
 import { BatchItem, DryRunAnswer, MAX_BATCH_ITEMS, centsToUSD } from "../contract";
 import { RelayClient } from "./relay-client";
 
-/**
+/*
  * What a run of any number of items would do and cost: the relay's dry run (nothing sent, nothing
  * spent) of each batch-sized chunk, added up. The task pane and str-screen show it before a run.
  */
+
 export interface DryRunTotals {
   items: number;
   cached: number;

@@ -16,12 +16,13 @@ import {
 } from "../contract";
 import { RelayCallError } from "./errors";
 
-/**
+/*
  * The one typed client of the relay, used by the custom functions, the task pane and the CLI.
  * It runs wherever `fetch` does (Excel's browser runtime, Node 20): no Node modules, no Excel.
  * Every answer is parsed with the contract's schemas; every failure is a RelayCallError whose code
  * reads the same in a cell, in the pane and in the CLI.
  */
+
 export interface RelayClientOptions {
   /** Where the relay is, e.g. https://relay.example.com (no trailing slash needed). */
   baseUrl: string;
@@ -322,9 +323,8 @@ function safeJson(text: string): unknown {
 
 /**
  * Reads a stream of UTF-8 lines; aborts when no byte arrives for `idleMs`. Each chunk is decoded
- * once and its lines are read in place; only a line cut between two chunks is put together. (Adding
- * each chunk to what was left and searching that would copy every chunk once more: about 2 kB a
- * line, as much again as the line's own analysis.)
+ * once and its lines are read in place; only a line cut between two chunks is put together, so a
+ * long answer is not copied again for every chunk that arrives.
  */
 async function readLines(
   body: ReadableStream<Uint8Array>,

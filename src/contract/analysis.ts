@@ -202,22 +202,10 @@ export type Analysis = Omit<KnownFields<AnalysisData>, "revenue" | "adr" | "occu
     comparables: Comparable[];
   };
 
-/**
- * The version of normalizeAnalysis's output. An envelope records the version that normalised it
- * (`shape`), and the relay passes it on in `relay.shape`, so a client of the same version takes
- * `data` as it is instead of parsing and normalising every answer again (about 17 µs each, most of
- * what 1,000 cached cells cost beyond the relay's own time). An answer without it — from an older
- * relay, or cached by one — is parsed and normalised as before. Bump it whenever
- * normalizeAnalysis's output changes.
- */
-export const ANALYSIS_SHAPE = 1;
-
 /** A normalised answer: the envelope with its analysis repaired, and notes on each repair. */
 export interface NormalizedEnvelope {
   success: boolean;
   data?: Analysis;
-  /** ANALYSIS_SHAPE when `data` was normalised by this version; absent on envelopes kept by older relays. */
-  shape?: number;
   warnings?: Warning[];
   /** Anything else the service put in the envelope. */
   extra: Record<string, unknown>;

@@ -2,11 +2,12 @@ import { z } from "zod";
 import { Warning, warningText } from "./analysis";
 import { Operation, isCreate } from "./operations";
 
-/**
+/*
  * The service's billing rules (spec: "What the service does", billing model), as code.
  *
  * Amounts are whole US cents so sums never drift: 0.1 + 0.2 is 30 cents, not 0.30000000000000004.
  */
+
 export const PRICE_CENTS = {
   /** Each successfully created report. */
   report: 20,

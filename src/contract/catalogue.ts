@@ -2,13 +2,14 @@ import { Analysis, QUARTILE_KEYS } from "./analysis";
 import { Strategy, STRATEGIES } from "./operations";
 import { INVESTOR_METRICS } from "./whatif";
 
-/**
+/*
  * Every answer field a user can put in a cell: its label, its unit and its Excel number format.
  *
  * Percents are shown the Excel way: the service's percent fields (72.5) become fractions in the
  * cell (0.725) under a % format, like the fraction fields (occupancy.p50), so every rate in a sheet
  * computes the same way (`=B2*B3`) and reads the same way (72.5 %).
  */
+
 export type Unit =
   "usd" | "percent" | "fraction" | "ratio" | "count" | "years" | "miles" | "degrees" | "text" | "url" | "id";
 

@@ -1,12 +1,13 @@
 import { ARB_FIELDS, COHOST_FIELDS, MORTGAGE_STRATEGY_FIELDS } from "./analysis";
 import { round } from "./numbers";
 
-/**
+/*
  * The service's financial model, as recomputed from its public report pages
  * (docs/service/observed-behaviour.md, "The financial model"). The sandbox computes its answers with it and
  * STR.WHATIF recomputes financing locally with it, so both agree with each other by construction
  * and with the live service as far as the observations go.
  */
+
 export const MODEL_DEFAULTS = {
   /** Buy: 20 % down, 6 % fixed, 30-year standard annuity mortgage. */
   downPaymentPercentage: 20,

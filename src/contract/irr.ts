@@ -1,4 +1,4 @@
-/**
+/*
  * Net present value and internal rate of return of yearly cash flows, flows[0] now (the cash put
  * in, negative) and flows[t] at the end of year t. The IRR is found by bracketing and bisection
  * rather than Newton's method, which can jump out of range or cycle on flows that change sign more

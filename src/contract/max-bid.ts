@@ -2,7 +2,7 @@ import { Analysis, PercentileKey } from "./analysis";
 import { mortgageStrategyModel } from "./finance";
 import { INVESTOR_METRICS, WhatIfInputs, mortgageInputs, whatIfKind } from "./whatif";
 
-/**
+/*
  * The maximum bid (STR.MAXBID, later the pane's and the CLI's screening column): the highest purchase
  * price at which a metric still meets a target, computed with STR.WHATIF's model (whatif.ts) and read
  * the way STR.WHATIF reports it, so that WHATIF at the price found meets the target and a cent more

@@ -1,5 +1,4 @@
 import {
-  ANALYSIS_SHAPE,
   Analysis,
   AnalysisData,
   Comparable,
@@ -26,10 +25,7 @@ export function normalizeEnvelope(raw: unknown, httpStatus = 200): NormalizedEnv
   // Without an explicit `success`, a 2xx answer succeeded (enhance's warnings-only answer has no `success`).
   const out: NormalizedEnvelope = { success: success ?? (httpStatus >= 200 && httpStatus < 300), extra, notes };
   if (warnings && warnings.length > 0) out.warnings = warnings;
-  if (data) {
-    out.data = normalizeAnalysis(data, notes);
-    out.shape = ANALYSIS_SHAPE;
-  }
+  if (data) out.data = normalizeAnalysis(data, notes);
   return out;
 }
 

@@ -4,7 +4,7 @@ import { irr } from "./irr";
 import { round } from "./numbers";
 import { WhatIfInputs, mortgageInputs, whatIf, whatIfKind } from "./whatif";
 
-/**
+/*
  * A hold-period projection (STR.PROJECTION): the analysis's first year, then each following year
  * grown at fixed rates, and a sale at the end of the last. Year one is the analysis's own figures,
  * or STR.WHATIF's when the price or financing is changed; the later years use the same inputs

@@ -3,16 +3,14 @@ import { MAX_COMPARABLES } from "./analysis";
 import { FieldIssue } from "./issues";
 import { Operation } from "./operations";
 
-/**
+/*
  * The relay's own HTTP interface (docs/http-api.md): what the add-in, the CLI and
  * users' scripts send to it and read back. The relay builds these; src/client parses them.
  */
 
 /**
- * A JSON object, checked but not copied. An analysis has about fifty fields, and a looseObject
- * would copy each into a new object for every line of a batch answer: half of what checking a line
- * cost, and twice the memory while a recalculation's answers are read. The fields are read by
- * src/sheet, which takes only values of each field's type (and normalises data it cannot vouch for).
+ * A JSON object, checked but not copied: a looseObject would copy every field of every analysis in a
+ * batch answer. The fields are read by src/sheet, which parses and normalises the analysis it reads.
  */
 const JsonObject = z.custom<{ [key: string]: unknown }>(
   (value) => typeof value === "object" && value !== null && !Array.isArray(value),
@@ -35,8 +33,6 @@ export const RelayMeta = z.looseObject({
   operation: Operation.optional(),
   /** Repairs the relay made to the service's answer shape (observed drift), if any. */
   normalized: z.array(z.string()).optional(),
-  /** The ANALYSIS_SHAPE `data` was normalised to; absent when the relay cannot say (an entry kept by an older relay). */
-  shape: z.number().int().optional(),
   /**
    * Present when a cached answer is older than the relay's RELAY_STALE_AFTER_DAYS: still served free,
    * but the cells say how old it is and what fetching it again would cost.
@@ -186,10 +182,9 @@ export const BatchRequest = z.strictObject({
   /** Estimate only: how many items are cached, how many would be created, what it would cost. */
   dryRun: z.boolean().optional(),
   /**
-   * At most this many of `data.comparables` in each line, the first as the service listed them; 0
-   * leaves an empty list. A line of 50 comparables is about 20 kB, of none about 2 kB: callers that show
-   * metrics only (the STR.* cards, screening rows) or a few comparables (str-screen) ask for what
-   * they show. The cache and GET /v1/analyses/:id keep them all.
+   * At most this many of `data.comparables` in each line, the nearest first; 0 leaves an empty
+   * list. The comparables are most of a line's size: callers that show metrics only (the STR.*
+   * cards, screening rows) or a few comparables (str-screen) ask for what they show. The cache and GET /v1/analyses/:id keep them all.
    */
   maxComparables: z.number().int().min(0).max(MAX_COMPARABLES).optional(),
   /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Operation } from "./operations";
 import { flagField, idField, numberField, textField } from "./rules";
 
-/**
+/*
  * The five request bodies of the service (spec: "Endpoints"), as zod schemas.
  *
  * Bodies are strict: the live service answers 400 to a misspelt field (observed: `address` for

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/**
+/*
  * Builders for request fields whose error messages state the rule in plain words.
  *
  * Every failure of a field reads the same way — "must be <rule>; got <value>" — so the functions,

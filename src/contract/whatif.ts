@@ -9,7 +9,7 @@ import {
 } from "./finance";
 import { round } from "./numbers";
 
-/**
+/*
  * What-if underwriting, computed locally from an analysis the service already made: other
  * financing, another revenue scenario, other rent or commission — never billed, no call at all
  * (STR.WHATIF, STR.SENSITIVITY). It uses the service's own model (finance.ts) and reads the inputs

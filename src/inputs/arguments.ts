@@ -2,7 +2,7 @@ import { AnyRequest, FieldIssue, Operation, Strategy, requestFieldNames, validat
 import { INPUT_FIELDS, InputField, fieldOfHeader } from "./columns";
 import { CellInput, LocationInput, Read, isBlank, readLocation } from "./values";
 
-/**
+/*
  * The arguments of the STR.* functions that are not plain numbers: the location (an address,
  * "lat,lng", or a 1×2 range) and the options (a two-column name/value range, or "name=value; …"
  * text) that reach every optional parameter of the spec.
@@ -149,27 +149,28 @@ export function functionRequest(
   positional: readonly unknown[],
   options: CellInput | RangeInput | undefined,
 ): FunctionRequest {
-  // A recalculation reads a thousand calls at once: plain loops, and nothing built for the error
-  // messages unless there is an error (argumentOf).
-  let issues: FieldIssue[] | undefined;
+  const issues: FieldIssue[] = [];
   const params: Record<string, unknown> = {};
 
   const place = readLocationArgument(location as CellInput | RangeInput);
-  if (!place.ok) (issues ??= []).push({ path: "location", message: `must be ${place.message}` });
+  if (!place.ok) issues.push({ path: "location", message: `must be ${place.message}` });
   else if (place.value) Object.assign(params, place.value);
 
   const named = POSITIONAL_ARGUMENTS[op];
-  for (let i = 0; i < named.length; i++) {
-    const { argument, field } = named[i] as (typeof named)[number];
+  named.forEach(({ argument, field }, i) => {
     const read = INPUT_FIELDS[field].read(single(positional[i]));
-    if (!read.ok) (issues ??= []).push({ path: argument, message: `must be ${read.message}` });
+    if (!read.ok) issues.push({ path: argument, message: `must be ${read.message}` });
     else if (read.value !== undefined) params[field] = read.value;
-  }
+  });
 
-  const extra = readOptions(options, op, POSITIONAL_FIELDS[op]);
-  if (!extra.ok) (issues ??= []).push({ path: "options", message: extra.message });
+  const extra = readOptions(
+    options,
+    op,
+    named.map((p) => p.field),
+  );
+  if (!extra.ok) issues.push({ path: "options", message: extra.message });
   else Object.assign(params, extra.params);
-  if (issues) return { ok: false, issues };
+  if (issues.length > 0) return { ok: false, issues };
 
   const validated = validateRequest(op, params);
   if (!validated.ok)
@@ -179,15 +180,6 @@ export function functionRequest(
     };
   return { ok: true, request: validated.value };
 }
-
-/** The request fields each create function's positional arguments fill, in order. */
-const fieldsOf = (op: Strategy): readonly string[] => POSITIONAL_ARGUMENTS[op].map((p) => p.field);
-const POSITIONAL_FIELDS: Record<Strategy, readonly string[]> = {
-  buy: fieldsOf("buy"),
-  arb: fieldsOf("arb"),
-  owned: fieldsOf("owned"),
-  cohost: fieldsOf("cohost"),
-};
 
 /** The argument a request field came from, as the user typed it (`purchasePrice`, `location`); an option keeps its own name. */
 function argumentOf(op: Strategy, path: string): string {

@@ -2,7 +2,7 @@ import { BID_METRICS, BidMetric, PROJECTION_YEARS, findBidMetric } from "../cont
 import { CellInput, Read, isBlank, readMoney, readNumber, readPercent } from "./values";
 import { within } from "./whatif-variables";
 
-/**
+/*
  * The arguments of the decision functions (STR.MAXBID, STR.PROJECTION) beyond those they share
  * with STR.WHATIF: the metric and its target, the hold and its growth rates.
  */

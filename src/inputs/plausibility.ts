@@ -1,10 +1,11 @@
-/**
+/*
  * Plausibility bounds: values the service accepts (its rules are only "> 0" and wide maxima) but
  * that no real property has, so that they are almost always a typo or a misread number — a price of
  * 450 USD, a monthly rent of 4,500,000. A screening (task pane, str-screen) lists such rows in its
  * dry run and sends them only when the user confirms; formulas keep the service's rules and may
  * show `unusualValues` as a warning. docs/inputs.md lists the same table.
  */
+
 export interface PlausibilityRule {
   /** The request field the rule is about (named by its column in messages). */
   field: string;

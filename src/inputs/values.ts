@@ -1,11 +1,12 @@
 import { Strategy, Operation } from "../contract";
 
-/**
+/*
  * Reading values the way people type them in spreadsheets: "$415,000", "415k", "6.5%", "3 bd",
  * "TRUE", "30.2672, -97.7431". Each reader returns the value, `undefined` for a blank, or an
  * error message stating what it expected. The contract's schemas then apply the service's rules;
  * these only turn text into the types those rules check.
  */
+
 export type Read<T> = { ok: true; value: T | undefined } | { ok: false; message: string };
 
 /** What a cell can hold once read: Excel gives numbers, text, booleans; CSV gives text. */

@@ -1,5 +1,4 @@
 import {
-  ANALYSIS_SHAPE,
   Analysis,
   AnalysisData,
   RelayAnswer,
@@ -11,43 +10,24 @@ import {
   warningText,
 } from "../contract";
 
-/**
- * What the layouts read from a relay answer. The relay sends `data` already normalised and says so
- * (`relay.shape`): such an analysis is read as it is. Any other — from a relay of another version,
- * or kept by one — is parsed (tolerantly, as the contract parses the service) and normalised here,
- * so the layouts read typed fields whatever relay answered.
+/*
+ * What the layouts read from a relay answer. `data` is parsed (tolerantly, as the contract parses
+ * the service) and normalised here, whichever relay answered and however old its cache: normalising
+ * is idempotent, so data the relay already repaired reads the same.
  */
 
 /** Analyses this module parsed and normalised, by the data they came from: each is done once. */
 const parsed = new WeakMap<object, Analysis>();
 
 /** The answer's analysis, typed; undefined when the answer has none (enhance whose AI functions all failed). */
-export function analysisOf(
-  answer: Pick<RelayAnswer, "data"> & { relay?: Pick<RelayAnswer["relay"], "shape"> },
-): Analysis | undefined {
+export function analysisOf(answer: Pick<RelayAnswer, "data">): Analysis | undefined {
   const { data } = answer;
   if (data === undefined) return undefined;
-  if (answer.relay?.shape === ANALYSIS_SHAPE && inNormalShape(data)) return data as Analysis;
   const known = parsed.get(data);
   if (known) return known;
   const analysis = parseAndNormalize(data);
   if (analysis) parsed.set(data, analysis);
   return analysis;
-}
-
-/**
- * The parts every normalised analysis has, which code may use without looking. Other fields need no
- * check: the readers take only values of their field's type (sheet/values.ts, contract/whatif.ts).
- */
-function inNormalShape(data: Record<string, unknown>): boolean {
-  const { comparables } = data;
-  return (
-    isObject(data.revenue) &&
-    isObject(data.adr) &&
-    isObject(data.occupancy) &&
-    Array.isArray(comparables) &&
-    comparables.every(isObject)
-  );
 }
 
 function parseAndNormalize(data: Record<string, unknown>): Analysis | undefined {
@@ -109,8 +89,4 @@ export function strategyOf(answer: Pick<RelayAnswer, "data" | "relay">, hint?: S
     return "buy";
   if (has("yearOneRentUSD") || has("monthlyRentUSD")) return "arb";
   return undefined;
-}
-
-function isObject(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

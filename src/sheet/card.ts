@@ -5,7 +5,7 @@ import { DATE_TIME_FORMAT, excelDateTime } from "./excel-date";
 import { fieldCell, readField } from "./values";
 import { WARNING_MARK } from "./warnings";
 
-/**
+/*
  * The card: what `=STR.BUY(…)` spills when no `fields` are given. Two columns, label and value:
  *
  *   Mode            Sandbox (simulated data) | Live

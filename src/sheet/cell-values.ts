@@ -1,6 +1,6 @@
 import { Cell, FormattedCell, GENERAL_FORMAT } from "./cells";
 
-/**
+/*
  * What a custom function returns for a grid. A custom function cannot set its cells' number format,
  * but it can return numbers that carry one (Excel data types; custom-functions-metadata sets
  * allowCustomDataForDataTypeAny): then 0.725 reads "72.5%" and 415000 reads "$415,000" in the
@@ -73,13 +73,5 @@ export function toCellValues(
   grid: readonly (readonly FormattedCell[])[],
   support: HostSupport,
 ): CustomFunctionCell[][] {
-  // Loops, not map: a recalculation turns a thousand rows into values at once.
-  const values: CustomFunctionCell[][] = new Array(grid.length);
-  for (let r = 0; r < grid.length; r++) {
-    const row = grid[r] as readonly FormattedCell[];
-    const out: CustomFunctionCell[] = new Array(row.length);
-    for (let c = 0; c < row.length; c++) out[c] = toCellValue(row[c] as FormattedCell, support);
-    values[r] = out;
-  }
-  return values;
+  return grid.map((row) => row.map((c) => toCellValue(c, support)));
 }

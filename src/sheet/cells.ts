@@ -1,4 +1,4 @@
-/**
+/*
  * Cells as every surface writes them: a value and, for numbers, the Excel number format that makes
  * it read right (`$#,##0`, `0.0%`). The custom functions return them (see cell-values.ts), the task
  * pane writes `range.values` + `range.numberFormat`, the CLI writes them with exceljs: one grid, so

@@ -4,7 +4,7 @@ import { WARNINGS_HEADER } from "./fields";
 import { cellValue, unitFormat, valueAt } from "./values";
 import { warningsCell } from "./warnings";
 
-/**
+/*
  * The comparables table (STR.COMPS, the task pane's viewer): a header row, then one row per
  * comparable listing, nearest first (`maxRows` keeps the nearest), with the same units and formats as the card (occupancy as a fraction under a %
  * format). Always a rectangle with a header, even with nothing to list, so what refers to it keeps working.

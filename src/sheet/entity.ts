@@ -5,7 +5,7 @@ import { HostSupport, toCellValue } from "./cell-values";
 import { MODE_TEXT } from "./card";
 import { fieldCell } from "./values";
 
-/**
+/*
  * STR.CARD: the analysis as one Excel entity value (a data type), so a single cell holds the whole
  * card and formulas read it by name: `=A2.[Cash flow]`, `=A2.[Cap rate]`. Its card shows sections
  * (Revenue, Financials, Comparables, Warnings), the first comparable's photo and the report link.

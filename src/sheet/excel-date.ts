@@ -1,4 +1,4 @@
-/**
+/*
  * Timestamps as Excel dates: a serial number (days since 1899-12-30) under a date format, so a
  * sheet can compute with them (`=NOW()-B40` is the age of an analysis). Excel dates have no time
  * zone; they are written in the wall-clock time of whoever writes them (the workbook's user).

@@ -1,11 +1,11 @@
 import { FieldInfo, RelayAnswer, Strategy, findField } from "../contract";
-import { CellRow, FormattedCell, text } from "./cells";
+import { CellRow, text } from "./cells";
 import { analysisOf, warningTexts } from "./answer";
 import { closeFields } from "./suggest";
 import { fieldCell } from "./values";
 import { warningsCell } from "./warnings";
 
-/**
+/*
  * The screening layout: `=STR.BUY(…, "revenue.p50, yearOneCashFlowUSD")` spills ONE row, the chosen
  * fields' values then a warnings cell, so a formula filled down a table of properties gives a table
  * of results. The CLI and the task pane build the same rows (screening.ts).
@@ -28,15 +28,7 @@ export const WARNINGS_HEADER = "Warnings";
  * asked of STR.ARB would otherwise be a column of blanks).
  */
 export function parseFieldList(input: FieldListInput, options: { strategy?: Strategy } = {}): FieldListResult {
-  // One cell of text is how the `fields` argument usually arrives: read without flattening.
-  const one =
-    typeof input === "string"
-      ? input
-      : input.length === 1 && input[0]?.length === 1 && typeof input[0][0] === "string"
-        ? input[0][0]
-        : undefined;
-  const segments =
-    one !== undefined ? [one] : (input as Exclude<FieldListInput, string>).flatMap((row) => row.map(cellText));
+  const segments = typeof input === "string" ? [input] : input.flatMap((row) => row.map(cellText));
   // A column of formulas passes the same list in every row: read each list once.
   const key = `${options.strategy ?? ""}\u0000${segments.join("\u0001")}`;
   const known = readLists.get(key);
@@ -76,10 +68,7 @@ function readFieldList(segments: readonly string[], strategy: Strategy | undefin
 /** One screening row: each field's value, then the warnings cell ("" when none, else "⚠ a | b"). */
 export function fieldsRow(answer: RelayAnswer, fields: readonly FieldInfo[]): CellRow {
   const analysis = analysisOf(answer);
-  const row: FormattedCell[] = new Array(fields.length + 1);
-  for (let i = 0; i < fields.length; i++) row[i] = fieldCell(analysis, fields[i] as FieldInfo);
-  row[fields.length] = text(warningsCell(warningTexts(answer)));
-  return row;
+  return [...fields.map((f) => fieldCell(analysis, f)), text(warningsCell(warningTexts(answer)))];
 }
 
 /**

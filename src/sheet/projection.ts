@@ -2,7 +2,7 @@ import { ProjectionSummary, ProjectionYear, UNIT_FORMATS, Unit } from "../contra
 import { BLANK, CellRow, FormattedCell, Grid, cell, text } from "./cells";
 import { cellValue } from "./values";
 
-/**
+/*
  * STR.PROJECTION's spill: the summary first, two columns of label and value, so that each of its
  * rows keeps its place whatever the hold (`=INDEX(P, 19, 2)` is the IRR for 5 years or 30); then a
  * blank row; then the year-by-year table under its header. Rates are fractions under a % format,

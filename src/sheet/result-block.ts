@@ -4,16 +4,15 @@ import { DATE_TIME_FORMAT, excelDateTime } from "./excel-date";
 import { WARNINGS_HEADER, fieldsHeader } from "./fields";
 import { ScreeningResult, screeningRow } from "./screening";
 
-/**
+/*
  * The result block written beside a screened table, by the task pane in Excel and by str-screen in
  * its output workbook: a status, when the analysis was fetched, then the screening row that
  * `=STR.BUY(…, fields)` spills (the fields, then warnings). "STR status" marks where the block
  * starts, so a later run — a re-screen or a portfolio refresh, from either surface — finds it,
  * replaces it, and never reads it as input ("Monthly rent" and "Bedrooms" are result labels and
  * input headers alike).
- *
- * The same layout as src/cli/result-block.ts, which predates this shared copy.
  */
+
 export const STATUS_HEADER = "STR status";
 export const FETCHED_HEADER = "STR fetched";
 

@@ -3,7 +3,7 @@ import { BLANK, CellRow, Grid, text } from "./cells";
 import { sheetError } from "./errors";
 import { fieldsHeader, fieldsRow } from "./fields";
 
-/**
+/*
  * A screening table: a header, then one row per property, the same row `=STR.BUY(…, fields)` spills.
  * The task pane writes it beside the user's table and the CLI into its output workbook, so neither
  * repeats the layout. A row whose call failed is still there (rows stay aligned with the input), its

@@ -2,12 +2,13 @@ import { Analysis, FieldInfo, PercentileKey, WhatIfInputs, whatIf } from "../con
 import { Grid, cell, text } from "./cells";
 import { fieldCell } from "./values";
 
-/**
+/*
  * STR.SENSITIVITY: one metric across two variables — cash-on-cash by price × interest rate, cash
  * flow by occupancy × rent — computed locally with the what-if model, so a 100 × 100 grid costs
  * nothing and calls nothing. The first row holds the column variable's values, the first column
  * the row variable's, the corner names the metric and the two variables.
  */
+
 export interface Axis {
   variable: {
     name: string;

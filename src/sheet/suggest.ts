@@ -1,6 +1,6 @@
 import { FIELD_CATALOGUE, FieldInfo } from "../contract";
 
-/**
+/*
  * Close matches for a field name nobody knows, for the error message: "cashflow" → yearOneCashFlowUSD,
  * "reveneu.p50" → revenue.p50. Names are compared the way findField compares them (case and
  * punctuation ignored), against each field's path, its path without the unit suffix, and its label.

@@ -1,7 +1,7 @@
 import { Analysis, FieldInfo, UNIT_FORMATS, UNIT_SCALE, Unit, moneyFormat } from "../contract";
 import { BLANK, Cell, FormattedCell } from "./cells";
 
-/**
+/*
  * One field of an analysis as a cell value. Percents become fractions (72.5 → 0.725) so that every
  * rate in a sheet is a fraction under a % format, like the fraction fields already are; numbers stay
  * numbers (never text), text stays text, and anything missing is "" — never 0, which would read as a

@@ -1,8 +1,9 @@
 import { clipText, MAX_CELL_TEXT } from "./cells";
 
-/**
- * Warnings are data (DESIGN: "Rules that make it real"): an AI step that was skipped changes what
- * the figures mean, so every layout shows every warning, marked the same way, in a cell of its own.
+/*
+ * Warnings are data (docs/architecture.md, "Rules every change keeps"): an AI step that was skipped
+ * changes what the figures mean, so every layout shows every warning, marked the same way, in a cell
+ * of its own.
  */
 
 /** Marks a warning wherever it is shown: card rows, the screening column, the CLI report. */

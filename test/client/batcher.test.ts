@@ -2,6 +2,9 @@ import { BatchingClient, Cancelable, RelayCallError, RelayClient } from "../../s
 import { BatchLine, BuyRequest, EnhanceRequest } from "../../src/contract";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
+/** Resolves in a later task: the calls made so far have been read (the batcher reads them in the next one). */
+const laterTask = () => new Promise((resolve) => setImmediate(resolve));
+
 describe("calls made together go as one batch, and a recalculation sends nothing", () => {
   let t: TestRelay;
   let requests: string[];
@@ -109,7 +112,7 @@ describe("calls made together go as one batch, and a recalculation sends nothing
   test("small deliveries within the window go together: calls in separate ticks share one batch", async () => {
     const b = new BatchingClient({ client, windowMs: 200 });
     const first = Array.from({ length: 10 }, (_, n) => b.request("buy", body(n)));
-    await new Promise((r) => setTimeout(r, 20));
+    await laterTask();
     expect(requests).toHaveLength(0);
     const second = Array.from({ length: 10 }, (_, n) => b.request("buy", body(10 + n)));
     await Promise.all([...first, ...second]);
@@ -119,7 +122,7 @@ describe("calls made together go as one batch, and a recalculation sends nothing
   test("a burst goes once it is read, without waiting for the window", async () => {
     const b = new BatchingClient({ client, windowMs: 60_000, burstItems: 50 });
     const small = b.request("buy", body(0));
-    await new Promise((r) => setTimeout(r, 20));
+    await laterTask();
     // One call waits for the window (a minute here)...
     expect(requests).toHaveLength(0);
     // ...until a later tick brings the gathered calls to a burst: all of them go once it is read.
@@ -187,15 +190,17 @@ describe("calls made together go as one batch, and a recalculation sends nothing
           (e: RelayCallError) => e.code,
         ),
       );
-      await new Promise((r) => setTimeout(r, 400));
+      // Cancelled once the batch has gone and the relay has started sending its items.
+      while (slow.sandboxStats().arrivals === 0) await new Promise((r) => setTimeout(r, 5));
       for (const invocation of invocations) invocation.onCanceled?.();
       const outcomes = await Promise.all(calls);
       const sentAtCancel = slow.sandboxStats().arrivals;
       // The few answered before the cancel stay answered; every other call is cancelled.
       expect(outcomes.filter((o) => o === "answered").length).toBeLessThanOrEqual(sentAtCancel);
       expect(outcomes.filter((o) => o === "STR_CANCELLED").length).toBeGreaterThanOrEqual(30 - sentAtCancel);
+      // Nothing more arriving is the behaviour: at 5 a second, 6 more would have gone in 1.2 s had the
+      // relay not dropped them.
       await new Promise((r) => setTimeout(r, 1200));
-      // At 5 a second, 6 more would have gone in 1.2 s had the relay not dropped them.
       expect(slow.sandboxStats().arrivals).toBeLessThanOrEqual(sentAtCancel + 1);
     } finally {
       await slow.close();

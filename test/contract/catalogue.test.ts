@@ -3,71 +3,21 @@ import {
   FIELD_CATALOGUE,
   STRATEGIES,
   STRATEGY_FIELDS,
-  Strategy,
   UNIT_FORMATS,
   UNIT_SCALE,
   Unit,
   fieldsOf,
   findField,
 } from "../../src/contract";
+import { SPEC_COMMON_SCALARS, SPEC_COMPARABLE_FIELDS, SPEC_STRATEGY_FIELDS } from "../fixtures/spec-fields";
 
 /**
  * The field catalogue: every answer field a user can put in a cell, with its label, unit and
- * Excel format. Checked against the spec's tables, written out here.
+ * Excel format. Checked against the spec's tables (test/fixtures/spec-fields.ts).
  */
 
-// Spec: "Additional fields of data by strategy".
-const SPEC_MORTGAGE = [
-  "downPaymentPercentage",
-  "mortgageLength",
-  "yearsRemainingOnMortgage",
-  "interestRatePercentage",
-  "propertyTaxPercentage",
-  "monthlyRevenueUSD",
-  "monthlyExpensesUSD",
-  "monthlyTaxesUSD",
-  "yearOneRevenueUSD",
-  "yearOneOperatingIncomeUSD",
-  "yearOneMorgageAndTaxesUSD",
-  "yearOneCashFlowUSD",
-  "yearOneCashOnCashPercentage",
-  "yearOneCapRatePercentage",
-  "yearOneReturnOnInvestmentPercentage",
-  "yearOnePrincipalPaydownUSD",
-  "yearOneAppreciationUSD",
-  "totalCashInvestment",
-  "ltrPerMonthUSD",
-  "ltrMonthlyExpensesPercentage",
-];
-const SPEC_FIELDS: Record<Strategy, string[]> = {
-  buy: SPEC_MORTGAGE,
-  owned: SPEC_MORTGAGE,
-  arb: [
-    "monthlyRentUSD",
-    "yearOneRentUSD",
-    "monthlyRevenueUSD",
-    "monthlyExpensesUSD",
-    "yearOneRevenueUSD",
-    "yearOneOperatingIncomeUSD",
-    "yearOneCashFlowUSD",
-    "yearOneCashOnCashPercentage",
-    "totalCashInvestment",
-  ],
-  cohost: ["yearOneRevenueUSD", "yearOneCohostReturnUSD", "yearOneCohostCommissionUSD"],
-};
-// Spec: "Fields of data common to all four strategies" that hold a single value.
-const SPEC_COMMON_SCALARS = [
-  "_id",
-  "url",
-  "currency",
-  "ratePerNightUSD",
-  "occupancyRatePercentage",
-  "bedrooms",
-  "bathrooms",
-  "commonSpaces",
-  "accomodates",
-  "fullAddress",
-];
+const SPEC_FIELDS = SPEC_STRATEGY_FIELDS;
+
 const PERCENTILE_PATHS = ["revenue", "adr", "occupancy"].flatMap((m) =>
   ["p25", "p50", "p75", "p90", "avg"].map((k) => `${m}.${k}`),
 );
@@ -213,21 +163,9 @@ describe("units, formats and scales", () => {
   });
 
   test("the comparables table names the spec's comparable fields, occupancy as a percent", () => {
+    // The spec's fields, and photo_urls by its first photo (for IMAGE()).
     expect(COMPARABLE_COLUMNS.map((c) => c.key).sort()).toEqual(
-      [
-        "name",
-        "bedrooms",
-        "bathrooms",
-        "accommodates",
-        "annualRevenueUSD",
-        "averageDailyRateUSD",
-        "occupancyRatePercentage",
-        "distanceMiles",
-        "listingUrl",
-        "platformId",
-        // photo_urls, its first photo (for IMAGE()).
-        "photo_urls.0",
-      ].sort(),
+      [...Object.keys(SPEC_COMPARABLE_FIELDS), "photo_urls.0"].sort(),
     );
     expect(COMPARABLE_COLUMNS.find((c) => c.key === "occupancyRatePercentage")?.unit).toBe("percent");
     expect(COMPARABLE_COLUMNS.find((c) => c.key === "distanceMiles")?.unit).toBe("miles");

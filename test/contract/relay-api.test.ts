@@ -7,7 +7,6 @@ const relay = {
   sandbox: true,
   fetchedAt: "2026-11-23T10:00:00.000Z",
   operation: "buy",
-  shape: 1,
 };
 
 describe("RelayAnswer", () => {

@@ -25,7 +25,6 @@ function entry(key: string, comparables = [comparable(1), comparable(2), compara
       success: true,
       // comparables in the middle of the fields, as the service sends them.
       data: { _id: `id-${key}`, revenue: { p50: 1 }, comparables, yearOneCashFlowUSD: 12_000 } as never,
-      shape: 1,
       warnings: ["a warning"],
       extra: { requestId: "r-1" },
       notes: [],

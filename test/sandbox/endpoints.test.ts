@@ -1,5 +1,6 @@
 import { Analysis, OPERATION_PATHS, fieldsOf } from "../../src/contract";
 import { Sandbox } from "../../src/sandbox/server";
+import { SPEC_COMMON_FIELDS, SPEC_COMPARABLE_FIELDS, SPEC_STRATEGY_FIELDS } from "../fixtures/spec-fields";
 import { AUSTIN, BODIES, CREATE_OPS, KEY, OTHER_KEY, billedCents, call, create, makeSandbox } from "./helpers";
 
 /**
@@ -7,75 +8,9 @@ import { AUSTIN, BODIES, CREATE_OPS, KEY, OTHER_KEY, billedCents, call, create, 
  * as the live service's do (spec; docs/service/observed-behaviour.md, "Transport").
  */
 
-// Spec: "Fields of data common to all four strategies", with their types.
-const COMMON: Record<string, "string" | "number" | "object"> = {
-  _id: "string",
-  url: "string",
-  currency: "string",
-  ratePerNightUSD: "number",
-  occupancyRatePercentage: "number",
-  bedrooms: "number",
-  bathrooms: "number",
-  commonSpaces: "number",
-  accomodates: "number",
-  fullAddress: "string",
-  location: "object",
-  revenue: "object",
-  adr: "object",
-  occupancy: "object",
-  quartiles: "object",
-};
-const MORTGAGE = [
-  "downPaymentPercentage",
-  "mortgageLength",
-  "yearsRemainingOnMortgage",
-  "interestRatePercentage",
-  "propertyTaxPercentage",
-  "monthlyRevenueUSD",
-  "monthlyExpensesUSD",
-  "monthlyTaxesUSD",
-  "yearOneRevenueUSD",
-  "yearOneOperatingIncomeUSD",
-  "yearOneMorgageAndTaxesUSD",
-  "yearOneCashFlowUSD",
-  "yearOneCashOnCashPercentage",
-  "yearOneCapRatePercentage",
-  "yearOneReturnOnInvestmentPercentage",
-  "yearOnePrincipalPaydownUSD",
-  "yearOneAppreciationUSD",
-  "totalCashInvestment",
-  "ltrPerMonthUSD",
-  "ltrMonthlyExpensesPercentage",
-];
-// Spec: "Additional fields of data by strategy" (all numbers).
-const ADDITIONAL: Record<string, string[]> = {
-  buy: MORTGAGE,
-  owned: MORTGAGE,
-  arb: [
-    "monthlyRentUSD",
-    "yearOneRentUSD",
-    "monthlyRevenueUSD",
-    "monthlyExpensesUSD",
-    "yearOneRevenueUSD",
-    "yearOneOperatingIncomeUSD",
-    "yearOneCashFlowUSD",
-    "yearOneCashOnCashPercentage",
-    "totalCashInvestment",
-  ],
-  cohost: ["yearOneRevenueUSD", "yearOneCohostReturnUSD", "yearOneCohostCommissionUSD"],
-};
-const COMPARABLE: Record<string, "string" | "number"> = {
-  platformId: "string",
-  name: "string",
-  listingUrl: "string",
-  bedrooms: "number",
-  bathrooms: "number",
-  accommodates: "number",
-  annualRevenueUSD: "number",
-  occupancyRatePercentage: "number",
-  averageDailyRateUSD: "number",
-  distanceMiles: "number",
-};
+const COMMON = SPEC_COMMON_FIELDS;
+const ADDITIONAL: Readonly<Record<string, readonly string[]>> = SPEC_STRATEGY_FIELDS;
+const COMPARABLE = SPEC_COMPARABLE_FIELDS;
 
 let sandbox: Sandbox;
 beforeEach(() => {

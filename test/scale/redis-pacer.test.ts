@@ -5,27 +5,7 @@ import { AcquireOptions, JITTER_MARGIN_MS, PacingRule, pacingRule } from "../../
 import { RedisPacer, SHARED_PACING_MARGIN_MS } from "../../src/relay/redis-pacer";
 import { redisClient } from "../../src/relay/store/shared-clients";
 import { SharedUrls, closedPort, describeShared, dropNamespace, testNamespace, withPort } from "../support/scale";
-
-function maxInWindow(times: number[], windowMs: number): number {
-  let best = 0;
-  let start = 0;
-  for (let end = 0; end < times.length; end++) {
-    while ((times[end] as number) - (times[start] as number) >= windowMs) start++;
-    best = Math.max(best, end - start + 1);
-  }
-  return best;
-}
-
-/** Takes `n` slots spread over the pacers (replicas), recording when each was granted. */
-async function grantTimes(pacers: RedisPacer[], n: number): Promise<number[]> {
-  const times: number[] = [];
-  await Promise.all(
-    Array.from({ length: n }, (_, i) =>
-      (pacers[i % pacers.length] as RedisPacer).acquire().then(() => times.push(performance.now())),
-    ),
-  );
-  return times.sort((a, b) => a - b);
-}
+import { grantTimes, maxInWindow, pacerCases } from "../relay/pacer-cases";
 
 /** A TCP proxy to Redis that holds a `share` of its answers back for `minMs` to `maxMs` ms, keeping their order. */
 async function stallingProxy(
@@ -85,15 +65,13 @@ describeShared("the Redis pacer keeps every replica together within the account'
     await dropNamespace(urls, ns);
   });
 
-  test("250 sends at 100 a second through two replicas: no 1-second window holds more than 100", async () => {
-    const rule = pacingRule(100);
-    const both = [await replica(rule), await replica(rule)];
-    const start = performance.now();
-    const times = await grantTimes(both, 250);
-    const elapsed = performance.now() - start;
-    expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(100);
-    expect(elapsed).toBeGreaterThanOrEqual(2 * 1000);
-    expect(elapsed).toBeLessThan(4000);
+  pacerCases({
+    // Replicas: each pacer with its own Redis connection, all on one namespace.
+    make: (rule, count) => Promise.all(Array.from({ length: count }, () => replica(rule))),
+    replicas: 2,
+    jitterMs: 10,
+    // A throttle is written to Redis in the background; the replicas read it on their next grant.
+    throttleSeen: () => new Promise((r) => setTimeout(r, 20)),
   });
 
   test("with Redis's answers stalling at random, the send 100 places back left at least 1 s plus the jitter margin earlier", async () => {
@@ -143,34 +121,6 @@ describeShared("the Redis pacer keeps every replica together within the account'
     // 1 + 4 catch-up slots at once, then one every 100 ms.
     expect(times.filter((t) => t - start < 150).length).toBeLessThanOrEqual(6);
     expect((times[9] as number) - start).toBeGreaterThanOrEqual(450);
-  });
-
-  test("a waiter whose signal aborts leaves the queue and is never granted", async () => {
-    const pacer = await replica({ limit: 1, windowMs: 300 });
-    await pacer.acquire();
-    const controller = new AbortController();
-    const aborted = pacer.acquire(controller.signal);
-    const next = pacer.acquire();
-    expect(pacer.waiting).toBe(2);
-    controller.abort(new Error("caller left"));
-    await expect(aborted).rejects.toThrow("caller left");
-    expect(pacer.waiting).toBe(1);
-    await next;
-    expect(pacer.waiting).toBe(0);
-  });
-
-  test("a 429 seen by one replica pauses every replica until its Retry-After, then all run slower", async () => {
-    const rule = { limit: 10, windowMs: 200 };
-    const a = await replica(rule);
-    const b = await replica(rule);
-    a.throttled(Date.now() + 300);
-    await new Promise((r) => setTimeout(r, 20));
-    const start = performance.now();
-    const times = await grantTimes([b], 20);
-    expect((times[0] as number) - start).toBeGreaterThanOrEqual(250);
-    // Nine tenths of 10 is 9 a window while slowed.
-    // Grants are seen here a round trip after Redis decided them: allow 10 ms of jitter.
-    expect(maxInWindow(times, 190)).toBeLessThanOrEqual(9);
   });
 
   test("with Redis away, waiting callers get 503 STR_STORE_UNAVAILABLE at once: nothing goes unpaced", async () => {
@@ -257,13 +207,5 @@ describeShared("the Redis pacer keeps every replica together within the account'
     await grantOrder(many(20, alive, "B", { caller: "B" }));
     // Each turn Z cannot take passes to B two spacings later, not when the registration lapses.
     expect(performance.now() - start).toBeLessThan(1500);
-  });
-
-  test("closing rejects the waiters", async () => {
-    const pacer = await replica({ limit: 1, windowMs: 10_000 });
-    await pacer.acquire();
-    const waiting = pacer.acquire();
-    await pacer.close();
-    await expect(waiting).rejects.toThrow(/closed/);
   });
 });

@@ -93,7 +93,7 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     const entry = {
       key: "k",
       op: "buy" as const,
-      envelope: { success: true, data, shape: 1, warnings: ["w"], extra: {}, notes: [] },
+      envelope: { success: true, data, warnings: ["w"], extra: {}, notes: [] },
       analysisId: "a1",
       fetchedAt: DAY,
       costCents: 20,

@@ -1,4 +1,4 @@
-import { ANALYSIS_SHAPE, AnalysisData, COMPARABLE_COLUMNS, UNIT_FORMATS, normalizeAnalysis } from "../../src/contract";
+import { AnalysisData, COMPARABLE_COLUMNS, UNIT_FORMATS, normalizeAnalysis } from "../../src/contract";
 import { NO_COMPARABLES, analysisOf, comparablesTable, isRectangular } from "../../src/sheet";
 import { arbAnswer, buyAnswer, cohostAnswer, warningsOnlyAnswer } from "./fixtures";
 
@@ -81,15 +81,6 @@ describe("the nearest comparables, whatever order the service sends them in", ()
       "no distance",
     ]);
     expect(names(gridOrThrow(comparablesTable(analysisOf(answer), 2)))).toEqual(["nearest", "near"]);
-  });
-
-  test("an answer the relay marked as normalised (read without normalising again) is listed nearest first too", () => {
-    const answer = {
-      ...buyAnswer,
-      data: { ...data, comparables: shuffled },
-      relay: { ...buyAnswer.relay, shape: ANALYSIS_SHAPE },
-    };
-    expect(names(gridOrThrow(comparablesTable(analysisOf(answer), 3)))).toEqual(["nearest", "near", "middle"]);
   });
 
   test("normalising an analysis orders its comparables, so the relay's maxComparables keeps the nearest", () => {

@@ -1,4 +1,4 @@
-import { ANALYSIS_SHAPE, findField } from "../../src/contract";
+import { findField } from "../../src/contract";
 import {
   analysisOf,
   cellValue,
@@ -70,7 +70,7 @@ describe("what an answer holds", () => {
     expect(analysisOf(warningsOnlyAnswer)).toBeUndefined();
   });
 
-  describe("relay.shape: taken as it is, or normalised here", () => {
+  describe("data is normalised here, whichever relay answered", () => {
     // Occupancy in percent and no revenue percentiles: what an older relay may have kept unrepaired.
     const unrepaired = () => ({
       _id: "a1",
@@ -80,37 +80,31 @@ describe("what an answer holds", () => {
       ratePerNightUSD: 200,
       comparables: [],
     });
-    const marked = (data: Record<string, unknown>, shape: number | undefined = ANALYSIS_SHAPE) => ({
-      data,
-      relay: { ...buyAnswer.relay, ...(shape === undefined ? {} : { shape }) },
+
+    test("unrepaired data is normalised", () => {
+      const answer = { data: unrepaired() };
+      const analysis = analysisOf(answer);
+      expect(analysis).not.toBe(answer.data);
+      expect(analysis?.occupancy.p50).toBe(0.7);
+      expect(analysis?.revenue.avg).toBeCloseTo(200 * 0.7 * 365, 2);
     });
 
-    test("data in this version's shape is read as it is, not copied", () => {
-      const data = { ...analysisOf(buyAnswer) } as Record<string, unknown>;
-      expect(analysisOf(marked(data))).toBe(data);
-    });
-
-    test("without the mark, or with another version's, data is normalised", () => {
-      for (const answer of [marked(unrepaired(), undefined), marked(unrepaired(), ANALYSIS_SHAPE + 1)]) {
-        const analysis = analysisOf(answer);
-        expect(analysis).not.toBe(answer.data);
-        expect(analysis?.occupancy.p50).toBe(0.7);
-        expect(analysis?.revenue.avg).toBeCloseTo(200 * 0.7 * 365, 2);
-      }
-    });
-
-    test("marked data that lacks what every normalised analysis has is normalised too", () => {
+    test("data that lacks what every normalised analysis has gets it", () => {
       const { comparables: _none, ...withoutComparables } = { ...analysisOf(buyAnswer) } as Record<string, unknown>;
       for (const data of [
         { ...unrepaired(), revenue: "n/a" },
         withoutComparables,
         { ...withoutComparables, comparables: [null] },
       ]) {
-        const analysis = analysisOf(marked(data));
-        expect(analysis).not.toBe(data);
+        const analysis = analysisOf({ data });
         expect(Array.isArray(analysis?.comparables)).toBe(true);
         expect(typeof analysis?.revenue).toBe("object");
       }
+    });
+
+    test("the same data is normalised once: a recalculation reads the analysis it already has", () => {
+      const answer = { data: unrepaired() };
+      expect(analysisOf(answer)).toBe(analysisOf({ ...answer }));
     });
   });
 

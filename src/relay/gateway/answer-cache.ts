@@ -81,7 +81,6 @@ export class AnswerCache {
       envelope: {
         success: envelope.success,
         data: envelope.data,
-        shape: envelope.shape,
         warnings: envelope.warnings,
         extra: envelope.extra,
         notes: envelope.notes,
@@ -139,7 +138,6 @@ export class AnswerCache {
         fetchedAt: new Date(entry.fetchedAt).toISOString(),
         operation: entry.op,
         ...(envelope.notes.length > 0 ? { normalized: envelope.notes } : {}),
-        ...(envelope.data && envelope.shape !== undefined ? { shape: envelope.shape } : {}),
       },
     };
   }

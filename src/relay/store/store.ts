@@ -26,7 +26,7 @@ export interface CachedAnswer {
   /** sha256 of the canonical request. */
   key: string;
   op: Operation;
-  envelope: Pick<NormalizedEnvelope, "success" | "data" | "shape" | "warnings" | "extra" | "notes">;
+  envelope: Pick<NormalizedEnvelope, "success" | "data" | "warnings" | "extra" | "notes">;
   analysisId: string | undefined;
   fetchedAt: number;
   costCents: number;

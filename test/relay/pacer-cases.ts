@@ -1,0 +1,87 @@
+import { Pacer, PacingRule, pacingRule } from "../../src/relay/pacer";
+
+/*
+ * The behaviour every pacer has, in process (LocalPacer) or across replicas (RedisPacer): one table
+ * of cases that test/relay/pacer.test.ts and test/scale/redis-pacer.test.ts both run, each with its
+ * own way of making pacers that share one account.
+ */
+
+export interface PacersUnderTest {
+  /** `count` pacers sharing one account's limit (replicas); the local pacer shares only with itself. */
+  make(rule: PacingRule, count: number): Promise<Pacer[]>;
+  /** How many pacers can share an account: 1 in process, several across replicas. */
+  replicas: number;
+  /** How late a grant may be seen after it was decided (a round trip to Redis, a busy machine). */
+  jitterMs: number;
+  /** Waits until a throttle one pacer saw reaches the others (written to Redis in the background). */
+  throttleSeen?: () => Promise<void>;
+}
+
+export function maxInWindow(times: number[], windowMs: number): number {
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while ((times[end] as number) - (times[start] as number) >= windowMs) start++;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+/** Takes `n` slots spread over the pacers, recording when each was granted. */
+export async function grantTimes(pacers: Pacer[], n: number): Promise<number[]> {
+  const times: number[] = [];
+  await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      (pacers[i % pacers.length] as Pacer).acquire().then(() => times.push(performance.now())),
+    ),
+  );
+  return times.sort((a, b) => a - b);
+}
+
+/** Registers the shared cases in the calling describe block. */
+export function pacerCases(under: PacersUnderTest): void {
+  test(`250 sends at 100 a second through ${under.replicas} pacer(s): no 1-second window holds more than 100, in about 2 windows`, async () => {
+    const pacers = await under.make(pacingRule(100), under.replicas);
+    const start = performance.now();
+    const times = await grantTimes(pacers, 250);
+    const elapsed = performance.now() - start;
+    expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(100);
+    expect(elapsed).toBeGreaterThanOrEqual(2 * 1000);
+    expect(elapsed).toBeLessThan(4000);
+  });
+
+  test("a waiter whose signal aborts leaves the queue and is never granted", async () => {
+    const [pacer] = (await under.make({ limit: 1, windowMs: 300 }, 1)) as [Pacer];
+    await pacer.acquire();
+    const controller = new AbortController();
+    const aborted = pacer.acquire(controller.signal);
+    const next = pacer.acquire();
+    expect(pacer.waiting).toBe(2);
+    controller.abort(new Error("caller left"));
+    await expect(aborted).rejects.toThrow("caller left");
+    expect(pacer.waiting).toBe(1);
+    await next;
+    expect(pacer.waiting).toBe(0);
+  });
+
+  test("after the service throttles, no pacer grants before its Retry-After, then sends run slower", async () => {
+    const pacers = await under.make({ limit: 10, windowMs: 200 }, under.replicas);
+    const start = performance.now();
+    (pacers[0] as Pacer).throttled(Date.now() + 300);
+    await under.throttleSeen?.();
+    const times = await grantTimes([pacers.at(-1) as Pacer], 20);
+    expect((times[0] as number) - start).toBeGreaterThanOrEqual(300 - under.jitterMs);
+    // Nine tenths of 10 is 9 a window while slowed (unslowed, 10 would fit in 180 ms). Sends are
+    // spaced exactly 200/9 ms apart, so the tenth is granted on the window's edge, and seen a little
+    // after it.
+    expect(maxInWindow(times, 200 - under.jitterMs)).toBeLessThanOrEqual(9);
+  });
+
+  test("closing rejects the waiters", async () => {
+    const [pacer] = (await under.make({ limit: 1, windowMs: 10_000 }, 1)) as [Pacer];
+    await pacer.acquire();
+    const waiting = pacer.acquire();
+    await pacer.close();
+    await expect(waiting).rejects.toThrow(/closed/);
+  });
+}
