@@ -172,7 +172,10 @@ describeWithChromium("formulas whose work outlasts the relay's deadline, in a re
     expect(state.creates.size).toBe(PLAIN + AI_CREATES + ENHANCES);
     const enhances = state.billing.filter((b) => b.op === "enhance").map((b) => b.analysisId);
     expect(enhances.sort()).toEqual([...enhanceIds].sort());
-    expect(state.arrivals.length).toBe(PLAIN + AI_CREATES + 2 * ENHANCES);
+    // Every arrival was processed once, apart from those the service's own rate limit turned away
+    // unprocessed (429, free), which the relay sends again: a loaded host bunches sends now and then.
+    expect(state.statuses.get(200)).toBe(PLAIN + AI_CREATES + 2 * ENHANCES);
+    expect(state.arrivals.length - (state.statuses.get(429) ?? 0)).toBe(PLAIN + AI_CREATES + 2 * ENHANCES);
     // Every AI step completed and was billed: the 20 AI formulas really ran them.
     expect(t.sandboxStats().aiFunctions).toBe(2 * (AI_CREATES + ENHANCES));
 
