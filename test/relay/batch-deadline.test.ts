@@ -1,6 +1,8 @@
 import { Gateway } from "../../src/relay/gateway";
 import { ParsedItem, streamBatch } from "../../src/relay/batch";
-import { closingDelayMs } from "../../src/relay/pending";
+import fs from "node:fs";
+import path from "node:path";
+import { closingDelayMs, pendingLine } from "../../src/relay/pending";
 
 /**
  * The deadline is the longest a batch answer may take to reach its caller, pending lines included:
@@ -31,4 +33,16 @@ describe("when a batch answer ends", () => {
     out.read();
     expect(lines.map((l) => (JSON.parse(l) as { status: number }).status)).toEqual([202, 202, 202]);
   });
+});
+
+test("http-api.md shows a pending line as the relay writes it: the same fields, the same message", () => {
+  const doc = fs.readFileSync(path.resolve(__dirname, "../../docs/http-api.md"), "utf8");
+  const shown = /```json\n(\{\n {2}"index": \d+,\n {2}"status": 202,[\s\S]*?)\n```/.exec(doc)?.[1];
+  expect(shown).toBeDefined();
+  const documented = JSON.parse(shown as string) as { body: Record<string, unknown> };
+  const written = pendingLine(812, undefined);
+  expect(Object.keys(documented).sort()).toEqual(Object.keys(written).sort());
+  expect(Object.keys(documented.body).sort()).toEqual(Object.keys(written.body).sort());
+  expect(documented.body.message).toBe(written.body.message);
+  expect(Object.keys(pendingLine(1, 0).body)).toContain("freshSince");
 });
