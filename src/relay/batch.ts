@@ -6,7 +6,6 @@ import {
   FORMULA_BATCH_MAX_ITEMS,
   MAX_BATCH_ITEMS,
   Operation,
-  PendingBody,
   PendingLine,
   Priority,
   RelayAnswer,
@@ -20,6 +19,7 @@ import type { Caller } from "./caller";
 import { RelayError, asRelayError } from "./errors";
 import { RelayEvents } from "./events";
 import { Gateway } from "./gateway";
+import { closingDelayMs, pendingLine } from "./pending";
 
 /**
  * POST /v1/batch: many analyses in one request. Items run through the same gateway as single
@@ -107,8 +107,9 @@ export const UNREAD_LIMIT_BYTES = 1 << 20;
 export interface StreamOptions {
   maxComparables?: number | undefined;
   /**
-   * The answer ends by then (ms from now), whatever is still running: each item not answered yet
-   * gets a pending line, its work goes on and its answer is kept, for the client to ask again.
+   * The answer reaches the caller by then (ms from now), whatever is still running: it is ended a
+   * little earlier (closingDelayMs), each item not answered yet getting a pending line; their work
+   * goes on and their answers are kept, for the client to ask again.
    */
   deadlineMs?: number | undefined;
   /** Who sent the batch (caller.ts). */
@@ -118,9 +119,6 @@ export interface StreamOptions {
   /** Its items' place in the caller's turn for send slots (parseBatch settles the default). */
   priority?: Priority | undefined;
 }
-
-/** Seconds a client waits before asking again for the items a batch left pending. */
-export const PENDING_RETRY_SECONDS = 1;
 
 /** Runs every item; the stream carries one line per item in completion order and ends after the last (or at the deadline). */
 export function streamBatch(
@@ -207,17 +205,12 @@ export function streamBatch(
     for (; next < items.length; next++) run(items[next] as ParsedItem);
     for (const item of items) {
       if (answered.has(item.index)) continue;
-      const refresh = item.ok && item.refresh;
       observe?.events.analysisPending();
-      write({
-        index: item.index,
-        status: 202,
-        body: pendingBody(refresh ? new Date(item.freshSince ?? receivedAt).toISOString() : undefined),
-      });
+      write(pendingLine(item.index, item.ok && item.refresh ? (item.freshSince ?? receivedAt) : undefined));
     }
     out.end();
   };
-  const deadline = setTimeout(closeAtDeadline, options.deadlineMs ?? 2 ** 31 - 1);
+  const deadline = setTimeout(closeAtDeadline, closingDelayMs(options.deadlineMs));
   deadline.unref();
   const startSlice = () => {
     // The caller has gone: items not started yet are never started (nor sent, nor billed).
@@ -242,14 +235,4 @@ export function streamBatch(
     out.end();
   }
   return out;
-}
-
-function pendingBody(freshSince: string | undefined): PendingBody {
-  return {
-    success: false,
-    pending: true,
-    message: `Still running when this answer reached its time limit; its work goes on and its answer is kept. Ask for it again in a new batch${freshSince ? " with the same refresh and this freshSince" : ""}: it is not sent to the service twice.`,
-    retryAfterSeconds: PENDING_RETRY_SECONDS,
-    ...(freshSince ? { freshSince } : {}),
-  };
 }

@@ -17,6 +17,11 @@ export const SandboxFaults = z.strictObject({
   dropAfterProcessRate: rate.default(0),
   /** Added to every call's latency, in real milliseconds (not scaled). */
   extraLatencyMs: z.number().min(0).max(600_000).default(0),
+  /**
+   * Added to the latency of every call that asks for an AI step, in real milliseconds (not scaled):
+   * AI slower than the reports beside it, as the live service's (up to 90 s) is.
+   */
+  aiExtraLatencyMs: z.number().min(0).max(600_000).default(0),
   /** Share of AI steps that fail (deterministic by input). */
   aiFailureRate: rate.default(0.04),
   /** Share of AI steps that run past the 90-second AI limit and time out (deterministic by input). */
@@ -68,6 +73,7 @@ const ENV_FAULTS: Record<string, keyof SandboxFaults> = {
   SANDBOX_DROP_BEFORE_RATE: "dropBeforeProcessRate",
   SANDBOX_DROP_AFTER_RATE: "dropAfterProcessRate",
   SANDBOX_EXTRA_LATENCY_MS: "extraLatencyMs",
+  SANDBOX_AI_EXTRA_LATENCY_MS: "aiExtraLatencyMs",
   SANDBOX_AI_FAILURE_RATE: "aiFailureRate",
   SANDBOX_AI_TIMEOUT_RATE: "aiTimeoutRate",
   SANDBOX_DRIFT_RATE: "driftRate",

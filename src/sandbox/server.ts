@@ -75,8 +75,11 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     return options.faults.warningStyle === "object" ? { function: outcome.fn, code: outcome.code, message } : message;
   }
 
-  const sleep = (liveSeconds: number) => {
-    const ms = liveSeconds * 1000 * options.timeScale + options.faults.extraLatencyMs;
+  const sleep = (liveSeconds: number, asksForAi: boolean) => {
+    const ms =
+      liveSeconds * 1000 * options.timeScale +
+      options.faults.extraLatencyMs +
+      (asksForAi ? options.faults.aiExtraLatencyMs : 0);
     return ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
   };
 
@@ -143,7 +146,7 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     const subject = canonicalRequest(strategy, request);
     const outcomes = requestedAiFunctions(request).map((fn) => runAiStep(fn, "create", place, subject, options.faults));
     // AI steps run beside each other after the report's own work.
-    await sleep(reportSeconds(subject) + Math.max(0, ...outcomes.map((o) => o.seconds)));
+    await sleep(reportSeconds(subject) + Math.max(0, ...outcomes.map((o) => o.seconds)), outcomes.length > 0);
     const completed = outcomes.filter((o) => o.completed).map((o) => o.fn);
     const id = randomBytes(12).toString("hex");
     const applied = {
@@ -178,7 +181,7 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     const outcomes = requestedAiFunctions(request).map((fn) =>
       runAiStep(fn, "enhance", stored.place, subject, options.faults),
     );
-    await sleep(Math.max(1, ...outcomes.map((o) => o.seconds)));
+    await sleep(Math.max(1, ...outcomes.map((o) => o.seconds)), outcomes.length > 0);
     const failed = outcomes.filter((o): o is Extract<AiOutcome, { completed: false }> => !o.completed);
     const warnings = failed.map(warningOf);
     const completed: AiFunction[] = outcomes.filter((o) => o.completed).map((o) => o.fn);

@@ -1,5 +1,6 @@
 import { AiFunction, chargeFor, normalizeEnvelope, warningText } from "../../src/contract";
 import { MIN_AI_PHOTOS, placeOf, usablePhotoCount } from "../../src/sandbox/model";
+import { sandboxOptionsFromEnv } from "../../src/sandbox/options";
 import { Sandbox } from "../../src/sandbox/server";
 import { BODIES, KEY, OTHER_KEY, PARIS, billedCents, call, create, makeSandbox } from "./helpers";
 
@@ -308,5 +309,34 @@ describe("the bill per key", () => {
     expect(r.body).not.toContain(KEY);
     expect(r.body).not.toContain(OTHER_KEY);
     expect(Object.keys(body.byKey)).toContain(`${KEY.slice(0, 3)}…${KEY.slice(-4)}`);
+  });
+});
+
+describe("slow AI (aiExtraLatencyMs, SANDBOX_AI_EXTRA_LATENCY_MS)", () => {
+  const timed = async (op: "buy" | "enhance", params: Record<string, unknown>) => {
+    const started = Date.now();
+    const r = await call(sandbox, op, params);
+    return { ms: Date.now() - started, r };
+  };
+
+  test("a call that asks for an AI step waits the extra time; one without AI does not", async () => {
+    await sandbox.app.close();
+    sandbox = makeSandbox({ faults: { aiExtraLatencyMs: 400 } });
+    const plain = await timed("buy", { ...BODIES.buy });
+    expect(plain.r.status).toBe(200);
+    expect(plain.ms).toBeLessThan(300);
+    const withAi = await timed("buy", { ...BODIES.buy, fullAddress: PLENTY.fullAddress, addAIExpenseEstimates: true });
+    expect(withAi.r.status).toBe(200);
+    expect(withAi.ms).toBeGreaterThanOrEqual(400);
+    const enhanced = await timed("enhance", { analysisId: plain.r.json.data._id, addAIComps: true });
+    expect(enhanced.r.status).toBe(200);
+    expect(enhanced.ms).toBeGreaterThanOrEqual(400);
+  });
+
+  test("SANDBOX_AI_EXTRA_LATENCY_MS sets it; a bad value names the variable", () => {
+    expect(sandboxOptionsFromEnv({ SANDBOX_AI_EXTRA_LATENCY_MS: "5000" }).faults.aiExtraLatencyMs).toBe(5000);
+    expect(() => sandboxOptionsFromEnv({ SANDBOX_AI_EXTRA_LATENCY_MS: "-1" })).toThrow(
+      /SANDBOX_AI_EXTRA_LATENCY_MS .*; got "-1"/,
+    );
   });
 });
