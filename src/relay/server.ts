@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { FastifyInstance } from "fastify";
 import { Sandbox, buildSandbox } from "../sandbox/server";
 import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../sandbox/options";
-import { RouteEntry, TOKEN, accessOf } from "./access";
+import { Access, RouteEntry, TOKEN, accessOf } from "./access";
 import { LoggerOption, buildApp } from "./app";
 import { Callers } from "./caller";
 import { CallerLimit } from "./caller-limit";
@@ -142,10 +142,10 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     callerLimit: new CallerLimit(config.callerRps),
     callers,
   });
-  const routes: RouteEntry[] = [];
-  app.addHook("onRoute", (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, access: accessOf(route.config) });
-  });
+  // Read once every plugin is registered: a plugin's own onRoute hook (the add-in's static files)
+  // declares a route's access after this, the root's, has seen it.
+  const registered: { method: string | string[]; url: string; config?: unknown }[] = [];
+  app.addHook("onRoute", (route) => void registered.push(route));
   installRequestLog(app, metrics);
 
   const context: RouteContext = {
@@ -168,6 +168,13 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   await app.register(healthRoutes, context);
   await app.register(sandboxPageRoutes, context);
   await app.register(addinRoutes, context);
+  const routes: RouteEntry[] = registered.flatMap((route) =>
+    [route.method].flat().map((method) => ({
+      method,
+      url: route.url,
+      access: accessOf(route.config as { access?: Access } | undefined),
+    })),
+  );
 
   // Heartbeats keep this replica's pending calls pending; calls of replicas that stopped become unknown.
   const beat = async () => {

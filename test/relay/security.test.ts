@@ -98,6 +98,22 @@ describe("every route that needs a token, in every spelling, over a real socket"
     expect(t.relay.routes.find((r) => r.url === "/manifest.xml")?.access).toBe("public");
   });
 
+  test("the add-in's built files are listed as public, as the guards treat them (not as token routes)", async () => {
+    const dist = fs.mkdtempSync(path.join(os.tmpdir(), "str-fake-dist-"));
+    fs.copyFileSync(path.join(__dirname, "../../manifest.xml"), path.join(dist, "manifest.xml"));
+    fs.writeFileSync(path.join(dist, "functions.json"), '{"functions":[]}');
+    fs.writeFileSync(path.join(dist, "taskpane.js"), "// built");
+    const built = await startRelay({}, { addinDir: dist });
+    try {
+      const file = built.relay.routes.filter((r) => r.url === "/taskpane.js");
+      expect(file.map((r) => r.access)).toEqual(["public", "public"]);
+      expect(built.relay.routes.filter((r) => r.access === "token").map((r) => r.url)).not.toContain("/taskpane.js");
+    } finally {
+      await built.close();
+      fs.rmSync(dist, { recursive: true, force: true });
+    }
+  });
+
   test("with the token, the plain spelling reaches each route (so the refusals below are the guard's)", async () => {
     const refused: string[] = [];
     for (const route of tokenRoutes.filter((r) => r.method !== "OPTIONS")) {
