@@ -3,7 +3,7 @@ import { describeError } from "../errors";
 import { planShortlist, readShortlist } from "../enhance";
 import { SheetTable } from "../excel/read-table";
 import { ScreeningJob, estimate, runScreening } from "../screen";
-import { usd } from "../spend";
+import { budgetLeftFigure, usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, say, show } from "./dom";
 import { outcomeMessage } from "./progress-view";
@@ -88,7 +88,7 @@ async function priceSelection(ctx: PaneContext, el: EnhanceElements, state: Enha
       ...(kept > 0 ? [["Rows without an analysis id", String(kept), "left as they are"] as const] : []),
       ["Cached", String(price.cached), "enhanced before: free"],
       ["Price", usd(price.estimatedCostUSD), "0.10 USD a step that completes; a failed step is free"],
-      ["Budget left today", usd(price.budgetRemainingUSD)],
+      budgetLeftFigure(price.budgetRemainingUSD),
     ]);
     el.run.textContent = `Enhance ${price.items} rows — up to ${usd(price.estimatedCostUSD)}`;
     state.priced = { job, sandbox: price.sandbox };

@@ -6,7 +6,8 @@ import { byId, enable, figures, h, inputValue, say, setInputValue } from "./dom"
 
 /**
  * The Settings tab: relay URL and token (a password field; a saved token is never shown back, only
- * said to be there), Save, and Test connection, which shows mode, version, today's spend and budget.
+ * said to be there), Save, and Test connection, which shows mode, version, today's spend and budget
+ * (and the token's own budget, when it has one).
  * With no token yet it is the first thing the pane shows, saying where the relay prints the token.
  */
 export async function mountSettings(ctx: PaneContext): Promise<{ hasToken: boolean }> {
@@ -114,7 +115,7 @@ async function showConnectionTest(
   }
 }
 
-function connectionFigures(report: ConnectionReport): [label: string, value: string, note?: string][] {
+function connectionFigures(report: ConnectionReport): (readonly [label: string, value: string, note?: string])[] {
   return [
     [
       "Mode",
@@ -126,5 +127,8 @@ function connectionFigures(report: ConnectionReport): [label: string, value: str
     ["Relay version", report.version],
     ["Today's spend", usd(report.todayUSD)],
     ["Budget", usd(report.budgetUSD), `${usd(report.remainingUSD)} left today`],
+    ...(report.own
+      ? [["Your budget", usd(report.own.budgetUSD), `${usd(report.own.remainingUSD)} left today`] as const]
+      : []),
   ];
 }

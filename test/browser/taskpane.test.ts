@@ -124,7 +124,7 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     await shot("1-first-run");
   });
 
-  test("settings saved and tested: sandbox, version, today's spend and the budget; the token never shown back", async () => {
+  test("settings saved and tested: sandbox, version, today's spend, the relay's budget and the token's own; the token never shown back", async () => {
     await page.getByLabel("Relay token").locator("input").fill(TEST_TOKEN);
     await page.locator("#settings-save").click();
     await page.locator("#settings-result .ok").waitFor();
@@ -134,6 +134,8 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(result).toMatch(/Relay version\s+\d+\.\d+/);
     expect(result).toMatch(/Today's spend\s+\$0\.00/);
     expect(result).toMatch(/Budget\s+\$1,000\.00\s+\$1,000\.00 left today/);
+    // The pane's token has a budget of its own (analyst:500): shown beside the relay's.
+    expect(result).toMatch(/Your budget\s+\$500\.00\s+\$500\.00 left today/);
     expect(await page.locator("#mode-badge").isVisible()).toBe(true);
     expect(await page.getByLabel("Relay token").locator("input").inputValue()).toBe("");
     expect(await text("#settings-token-hint")).toMatch(/A token is saved/);
@@ -162,6 +164,9 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(await figure("Estimated cost")).toBe("$59.80");
     // The pane's token has its own 500 USD a day: the smaller of that and the relay's 1,000 is what is left.
     expect(await figure("Budget left today")).toBe("$500.00");
+    expect(
+      await page.locator(`#screen-estimate-list dt:text-is("Budget left today") + dd .figure-note`).innerText(),
+    ).toBe("for this token");
     expect(await text("#screen-run")).toBe("Screen 299 rows — up to $59.80");
     expect(t.sandboxStats().arrivals).toBe(0);
     await shot("3-dry-run");
