@@ -321,6 +321,47 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     await shot("9-spend");
   }, 30_000);
 
+  test("enhance two selected rows of the screened table with AI: the steps checked, priced for this token, then run in place", async () => {
+    await excel('excel.select("Portfolio", 0, 0)');
+    await page.locator("#tab-screen").click();
+    await page.locator("#screen-read").click();
+    await page.waitForFunction(() =>
+      /earlier run in columns G–R are replaced/.test(
+        document.getElementById("screen-table-summary")?.textContent ?? "",
+      ),
+    );
+    await page.locator("#enhance-box summary").click();
+    await excel('excel.select("Portfolio", 5, 0, 2, 18)');
+    // No step chosen: nothing priced.
+    await page.locator("#enhance-comps").uncheck();
+    await page.locator("#enhance-expenses").uncheck();
+    await page.locator("#enhance-price").click();
+    expect(await text("#enhance-message")).toMatch(/Choose at least one AI step/);
+    expect(await page.locator("#enhance-estimate").isVisible()).toBe(false);
+
+    await page.locator("#enhance-comps").check();
+    await page.locator("#enhance-expenses").check();
+    const before = t.sandboxStats();
+    await page.locator("#enhance-price").click();
+    await page.locator("#enhance-estimate").waitFor({ state: "visible" });
+    const estimate = await text("#enhance-estimate-list");
+    expect(estimate).toMatch(/Rows to enhance\s+2\s+\$0\.20 each at most/);
+    expect(estimate).toMatch(/Price\s+\$0\.40/);
+    const billed = (ROWS + 1) * 0.2;
+    expect(estimate).toMatch(new RegExp(`Budget left today\\s+\\$${(500 - billed).toFixed(2)}\\s+for this token`));
+    expect(await text("#enhance-run")).toBe("Enhance 2 rows — up to $0.40");
+    expect(t.sandboxStats().arrivals).toBe(before.arrivals);
+    await shot("9b-enhance-price");
+
+    await page.locator("#enhance-run").click();
+    await page.waitForFunction(() => /Done/.test(document.getElementById("enhance-message")?.textContent ?? ""), null, {
+      timeout: 30_000,
+    });
+    expect(await text("#enhance-message")).toMatch(/^Done\./);
+    expect(t.sandboxStats().aiFunctions).toBe(before.aiFunctions + 4);
+    expect(await page.locator("#enhance-estimate").isVisible()).toBe(false);
+  }, 60_000);
+
   test("results that would cover the user's cells: the estimate asks, and by default they go further right", async () => {
     // A small table on Notes, and a note typed under no header in a column the results would take.
     await page.evaluate(async () => {
