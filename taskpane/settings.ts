@@ -7,6 +7,7 @@ import {
   loadSettings,
 } from "../src/client";
 import { describeIssues, toFieldIssues } from "../src/contract";
+import { SpendView, ownBudget } from "./spend";
 
 /**
  * Settings: the relay URL and the relay token, kept in OfficeRuntime.storage by the connection the
@@ -55,6 +56,8 @@ export interface ConnectionReport {
   todayUSD: number;
   budgetUSD: number;
   remainingUSD: number;
+  /** The token's own daily budget, when the relay gives it one. */
+  own: SpendView["own"];
 }
 
 /** Tests the form's settings without saving them: the relay's health (mode, version), then usage (which needs the token). */
@@ -79,5 +82,6 @@ export async function testConnection(
     todayUSD: usage.today.costUSD,
     budgetUSD: usage.budget.dailyUSD,
     remainingUSD: usage.budget.remainingTodayUSD,
+    own: ownBudget(usage.callers?.find((c) => c.you)),
   };
 }

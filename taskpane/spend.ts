@@ -48,7 +48,8 @@ export function spendView(usage: UsageAnswer): SpendView {
   };
 }
 
-function ownBudget(line: CallerSpend | undefined): SpendView["own"] {
+/** The asking token's own daily budget, from its line in the usage's `callers` (`you: true`); undefined when it has none. */
+export function ownBudget(line: CallerSpend | undefined): SpendView["own"] {
   return line?.budget && { budgetUSD: line.budget.dailyUSD, remainingUSD: line.budget.remainingTodayUSD };
 }
 
@@ -61,6 +62,14 @@ function callerLines(callers: CallerSpend[] | undefined): CallerLine[] | undefin
     monthUSD: c.month.costUSD,
     budget: c.budget && { dailyUSD: c.budget.dailyUSD, remainingUSD: c.budget.remainingTodayUSD },
   }));
+}
+
+/**
+ * A dry run's budget figure. The relay answers what is left for the calling token: the smaller of its
+ * own budget, when it has one, and the relay's.
+ */
+export function budgetLeftFigure(remainingUSD: number): readonly [label: string, value: string, note: string] {
+  return ["Budget left today", usd(remainingUSD), "for this token"];
 }
 
 /** Sums of dollar amounts, back to whole cents. */

@@ -192,13 +192,51 @@ const Options = z.object({
 
 /** Parses argv (without node and the script). Throws UsageError naming the option and its rule. */
 export function parseArgs(argv: readonly string[]): ScreenOptions {
-  // Help and version win over anything else on the line, even a mistake.
+  const early = helpOrVersion(argv);
+  if (early) return early;
+  const line = splitCommandLine(argv);
+  const o = readCheckedOptions(line);
+  const { flags } = line;
+  return {
+    input: o.input,
+    out: o.out,
+    outFormat: (o.out && outputFormatOf(o.out)) || "xlsx",
+    force: flags.has("force"),
+    strategy: o.strategy ?? "buy",
+    strategyGiven: o.strategy !== undefined,
+    refresh: o.refresh,
+    ...readDecisionOptions(line.values, o.refresh),
+    dryRun: o.dryRun,
+    sheet: o.sheet,
+    fields: readFields(o.fields, o.strategy),
+    fieldsText: o.fields,
+    comps: o.comps,
+    decimal: flags.has("decimal-comma") ? "comma" : flags.has("decimal-point") ? "point" : undefined,
+    acceptUnusual: flags.has("accept-unusual"),
+    changeStrategy: flags.has("change-strategy"),
+    help: false,
+    version: false,
+  };
+}
+
+/** Help and version win over anything else on the line (before a "--"), even a mistake. */
+function helpOrVersion(argv: readonly string[]): ScreenOptions | undefined {
   const end = argv.indexOf("--");
   const options = end < 0 ? argv : argv.slice(0, end);
   if (options.some((a) => a === "-h" || a === "--help")) return { ...emptyOptions(), help: true };
   if (options.includes("--version")) return { ...emptyOptions(), version: true };
-  const values: Partial<Record<OptionName, string>> = {};
-  const flags = new Set<OptionName>();
+  return undefined;
+}
+
+/** The command line split into option values, flags and the input file, each word checked for its form only. */
+interface CommandLine {
+  values: Partial<Record<OptionName, string>>;
+  flags: Set<OptionName>;
+  input: string | undefined;
+}
+
+function splitCommandLine(argv: readonly string[]): CommandLine {
+  const line: CommandLine = { values: {}, flags: new Set(), input: undefined };
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const given = argv[i] as string;
@@ -212,38 +250,46 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
       positional.push(arg);
       continue;
     }
-    const eq = arg.indexOf("=");
-    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    if (isFlagOption(name)) {
-      if (eq >= 0) throw new UsageError(`--${name} takes no value; got ${JSON.stringify(arg.slice(eq + 1))}`);
-      flags.add(name);
-      continue;
-    }
-    if (!isValueOption(name)) {
-      const close = ALL_OPTIONS.find((o) => o.replace(/-/g, "") === name.toLowerCase().replace(/[-_]/g, ""));
-      throw new UsageError(
-        `unknown option --${name}${close ? ` (did you mean --${close}?)` : `; options: ${optionList()}`}`,
-      );
-    }
-    if (name in values) throw new UsageError(`--${name} is given twice`);
-    let value: string | undefined;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else {
-      value = argv[i + 1];
-      // "--out --refresh" is a forgotten value, not a file named "--refresh".
-      if (value === undefined || (value.startsWith("--") && value.length > 2))
-        throw new UsageError(`--${name} needs a value`);
-      i++;
-    }
-    values[name] = value;
+    if (readOption(arg, argv[i + 1], line) === "took the next word") i++;
   }
   if (positional.length > 1)
     throw new UsageError(
       `one input file at a time; got ${positional.length}: ${positional.map((p) => JSON.stringify(p)).join(", ")}`,
     );
+  return { ...line, input: positional[0] };
+}
 
+/** Records one "--name", "--name=value" or "--name value" in `line`; says whether it used `next` as its value. */
+function readOption(arg: string, next: string | undefined, line: CommandLine): "took the next word" | "alone" {
+  const eq = arg.indexOf("=");
+  const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+  if (isFlagOption(name)) {
+    if (eq >= 0) throw new UsageError(`--${name} takes no value; got ${JSON.stringify(arg.slice(eq + 1))}`);
+    line.flags.add(name);
+    return "alone";
+  }
+  if (!isValueOption(name)) {
+    const close = ALL_OPTIONS.find((o) => o.replace(/-/g, "") === name.toLowerCase().replace(/[-_]/g, ""));
+    throw new UsageError(
+      `unknown option --${name}${close ? ` (did you mean --${close}?)` : `; options: ${optionList()}`}`,
+    );
+  }
+  if (name in line.values) throw new UsageError(`--${name} is given twice`);
+  if (eq >= 0) {
+    line.values[name] = arg.slice(eq + 1);
+    return "alone";
+  }
+  // "--out --refresh" is a forgotten value, not a file named "--refresh".
+  if (next === undefined || (next.startsWith("--") && next.length > 2)) throw new UsageError(`--${name} needs a value`);
+  line.values[name] = next;
+  return "took the next word";
+}
+
+/** IN, --out, --strategy, --sheet, --fields (as text), --comps and the flags they depend on, each checked, and the combinations that cannot be. */
+function readCheckedOptions(line: CommandLine): z.output<typeof Options> {
+  const { values, flags } = line;
   const parsed = Options.safeParse({
-    input: positional[0],
+    input: line.input,
     out: values.out,
     strategy: values.strategy,
     sheet: values.sheet,
@@ -265,35 +311,15 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     throw new UsageError(
       `--sheet applies to .xlsx input only; ${JSON.stringify(path.basename(o.input))} is a CSV file`,
     );
+  return o;
+}
 
-  const decisions = readDecisionOptions(values, o.refresh);
-
-  let fields: readonly FieldInfo[] | undefined;
-  if (o.fields !== undefined) {
-    const list = parseFieldList(o.fields, o.strategy ? { strategy: o.strategy } : {});
-    if (!list.ok) throw new UsageError(`--${list.message}`);
-    fields = list.fields;
-  }
-  return {
-    input: o.input,
-    out: o.out,
-    outFormat: (o.out && outputFormatOf(o.out)) || "xlsx",
-    force: flags.has("force"),
-    strategy: o.strategy ?? "buy",
-    strategyGiven: o.strategy !== undefined,
-    refresh: o.refresh,
-    ...decisions,
-    dryRun: o.dryRun,
-    sheet: o.sheet,
-    fields,
-    fieldsText: o.fields,
-    comps: o.comps,
-    decimal: flags.has("decimal-comma") ? "comma" : flags.has("decimal-point") ? "point" : undefined,
-    acceptUnusual: flags.has("accept-unusual"),
-    changeStrategy: flags.has("change-strategy"),
-    help: false,
-    version: false,
-  };
+/** --fields, checked against --strategy when that is given; undefined: the strategy's default fields. */
+function readFields(text: string | undefined, strategy: Strategy | undefined): readonly FieldInfo[] | undefined {
+  if (text === undefined) return undefined;
+  const list = parseFieldList(text, strategy ? { strategy } : {});
+  if (!list.ok) throw new UsageError(`--${list.message}`);
+  return list.fields;
 }
 
 /** --refresh-older-than, --max-bid and --enhance, each checked, and the combinations that contradict each other refused. */

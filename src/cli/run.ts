@@ -199,7 +199,7 @@ function planNotes(plan: Plan, estimate: ScreeningEstimate, say: (line: string) 
   );
   if (estimate.estimatedCostUSD > estimate.budgetRemainingUSD) {
     say(
-      `Note: the relay's budget left today (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED, and nothing is billed for them.`,
+      `Note: the budget left today for this token (${usd(estimate.budgetRemainingUSD)}) is less than the estimate: rows past it fail with STR_BUDGET_EXCEEDED (the relay's budget) or STR_CALLER_BUDGET_EXCEEDED (the token's own), and nothing is billed for them.`,
     );
   }
   if (estimate.unknownOutcome > 0) {
@@ -353,7 +353,7 @@ function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid
     pad(
       "Estimated cost",
       usd(e.estimatedCostUSD),
-      `at most${e.sandbox ? " (sandbox: simulated money)" : ""}; budget left today ${usd(e.budgetRemainingUSD)}`,
+      `at most${e.sandbox ? " (sandbox: simulated money)" : ""}; budget left today for this token ${usd(e.budgetRemainingUSD)}`,
     ),
   ];
   listRows(lines, "Invalid rows:", invalid);

@@ -13,7 +13,7 @@ import {
   recalculateFormulas,
   refreshTables,
 } from "../refresh";
-import { usd } from "../spend";
+import { budgetLeftFigure, usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, inputValue, say, show } from "./dom";
 import { outcomeMessage, progressBinding } from "./progress-view";
@@ -247,7 +247,7 @@ function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): vo
       usd(tables.estimatedCostUSD),
       `at most; ${tables.toCreate} to create${tables.sandbox ? "; sandbox: simulated money" : ""}`,
     ],
-    ["Budget left today", usd(tables.budgetRemainingUSD)],
+    budgetLeftFigure(tables.budgetRemainingUSD),
     ...(plan.olderThan
       ? [
           [
@@ -265,7 +265,7 @@ function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): vo
       h(
         "p",
         { class: "inline-error" },
-        "The cost is more than the budget left today: calls past it fail with STR_BUDGET_EXCEEDED and are not billed.",
+        "The cost is more than the budget left today for this token: calls past it fail with STR_BUDGET_EXCEEDED (the relay's budget) or STR_CALLER_BUDGET_EXCEEDED (the token's own) and are not billed.",
       ),
     );
   }

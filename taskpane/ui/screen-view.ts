@@ -33,7 +33,7 @@ import {
 import { workbookNumberStyle } from "../excel/number-style";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
 import { Estimate, SEND_UNUSUAL_LABEL, ScreeningJob, estimate, planScreening, runScreening } from "../screen";
-import { usd } from "../spend";
+import { budgetLeftFigure, usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, say, show } from "./dom";
 import { mountEnhance } from "./enhance-view";
@@ -440,7 +440,7 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
         ]
       : []),
     ["Estimated cost", usd(e.estimatedCostUSD), e.sandbox ? "at most; sandbox: simulated money" : "at most"],
-    ["Budget left today", usd(e.budgetRemainingUSD)],
+    budgetLeftFigure(e.budgetRemainingUSD),
   ]);
   const notes: HTMLElement[] = [];
   const invalid = job.rows.flatMap((r) => (r.kind === "invalid" ? [r] : []));
@@ -458,7 +458,7 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
       h(
         "p",
         { class: "inline-error" },
-        `The estimate is more than the budget left today: rows past it fail with STR_BUDGET_EXCEEDED and are not billed.`,
+        `The estimate is more than the budget left today for this token: rows past it fail with STR_BUDGET_EXCEEDED (the relay's budget) or STR_CALLER_BUDGET_EXCEEDED (the token's own) and are not billed.`,
       ),
     );
   }

@@ -1,91 +1,24 @@
 import { describeError } from "../errors";
-import { SettingsDeps, saveSettingsForm, savedSettings, testConnection } from "../settings";
+import { ConnectionReport, SettingsDeps, saveSettingsForm, savedSettings, testConnection } from "../settings";
 import { usd } from "../spend";
 import { PaneContext } from "./context";
 import { byId, enable, figures, h, inputValue, say, setInputValue } from "./dom";
 
 /**
  * The Settings tab: relay URL and token (a password field; a saved token is never shown back, only
- * said to be there), Save, and Test connection, which shows mode, version, today's spend and budget.
+ * said to be there), Save, and Test connection, which shows mode, version, today's spend and budget
+ * (and the token's own budget, when it has one).
  * With no token yet it is the first thing the pane shows, saying where the relay prints the token.
  */
 export async function mountSettings(ctx: PaneContext): Promise<{ hasToken: boolean }> {
-  const el = {
-    firstRun: byId("settings-first-run"),
-    form: byId<HTMLFormElement>("settings-form"),
-    url: byId("settings-url"),
-    token: byId("settings-token"),
-    tokenHint: byId("settings-token-hint"),
-    save: byId("settings-save"),
-    test: byId("settings-test"),
-    result: byId("settings-result"),
-    message: byId("settings-message"),
-  };
+  const el = settingsElements();
   const deps: SettingsDeps = { connection: ctx.connection, storage: ctx.storage, pageOrigin: ctx.pageOrigin };
   const form = () => ({ relayUrl: inputValue(el.url), token: inputValue(el.token) });
-
-  const showSaved = (hasToken: boolean) => {
-    el.tokenHint.textContent = hasToken
-      ? "A token is saved. Leave this blank to keep it."
-      : "Paste the relay token here.";
-    say(
-      el.firstRun,
-      hasToken ? undefined : "info",
-      h("strong", {}, "Connect to your relay. "),
-      "The relay prints its token the first time it starts, in the terminal where ",
-      h("code", {}, "npm start"),
-      " or ",
-      h("code", {}, "npx str-relay"),
-      " runs (“Relay token (generated, kept in …/relay-token)”); it keeps it in that file. Paste it below with the relay's URL, then Save.",
-    );
-  };
-
-  /** Shows the connection's mode, version, spend and budget; resolves with what failed, if anything. */
-  const test = async (): Promise<unknown> => {
-    el.result.replaceChildren();
-    enable(el.test, false);
-    try {
-      const report = await testConnection(deps, form());
-      ctx.setMode(report.mode);
-      const list = h("dl", { class: "figures" });
-      figures(list, [
-        [
-          "Mode",
-          report.mode === "sandbox" ? "Sandbox" : "Live",
-          report.mode === "sandbox"
-            ? "Simulated data: no real analyses, nothing billed"
-            : "Real analyses, billed by the service",
-        ],
-        ["Relay version", report.version],
-        ["Today's spend", usd(report.todayUSD)],
-        ["Budget", usd(report.budgetUSD), `${usd(report.remainingUSD)} left today`],
-      ]);
-      el.result.replaceChildren(h("p", { class: "ok" }, "Connected."), list);
-      return undefined;
-    } catch (error) {
-      return error ?? new Error("the connection test failed");
-    } finally {
-      enable(el.test, true);
-    }
-  };
+  const test = () => showConnectionTest(ctx, el, () => testConnection(deps, form()));
 
   el.form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    say(el.message, undefined);
-    enable(el.save, false);
-    try {
-      await saveSettingsForm(deps, form());
-      setInputValue(el.token, "");
-      showSaved(true);
-      const failed = await test();
-      if (failed === undefined)
-        say(el.message, "success", "Saved. The STR functions use these settings from their next calculation.");
-      else say(el.message, "warning", "Saved, but the connection test failed: ", describeError(failed));
-    } catch (error) {
-      say(el.message, "error", describeError(error));
-    } finally {
-      enable(el.save, true);
-    }
+    await saveAndTest(el, () => saveSettingsForm(deps, form()), test);
   });
   // A Fluent button is not a native submit button: it submits its form by itself only when form-associated, so click does it too.
   el.save.addEventListener("click", (event) => {
@@ -100,6 +33,102 @@ export async function mountSettings(ctx: PaneContext): Promise<{ hasToken: boole
 
   const saved = await savedSettings(deps);
   setInputValue(el.url, saved.relayUrl);
-  showSaved(saved.hasToken);
+  showSaved(el, saved.hasToken);
   return { hasToken: saved.hasToken };
+}
+
+type SettingsElements = ReturnType<typeof settingsElements>;
+
+function settingsElements() {
+  return {
+    firstRun: byId("settings-first-run"),
+    form: byId<HTMLFormElement>("settings-form"),
+    url: byId("settings-url"),
+    token: byId("settings-token"),
+    tokenHint: byId("settings-token-hint"),
+    save: byId("settings-save"),
+    test: byId("settings-test"),
+    result: byId("settings-result"),
+    message: byId("settings-message"),
+  };
+}
+
+/** The token field's hint, and, with no token saved, the first-run note saying where the relay prints it. */
+function showSaved(el: SettingsElements, hasToken: boolean): void {
+  el.tokenHint.textContent = hasToken
+    ? "A token is saved. Leave this blank to keep it."
+    : "Paste the relay token here.";
+  say(
+    el.firstRun,
+    hasToken ? undefined : "info",
+    h("strong", {}, "Connect to your relay. "),
+    "The relay prints its token the first time it starts, in the terminal where ",
+    h("code", {}, "npm start"),
+    " or ",
+    h("code", {}, "npx str-relay"),
+    " runs (“Relay token (generated, kept in …/relay-token)”); it keeps it in that file. Paste it below with the relay's URL, then Save.",
+  );
+}
+
+/** Saves the form, clears the token field, then tests the saved settings and says how both went. */
+async function saveAndTest(
+  el: SettingsElements,
+  save: () => Promise<unknown>,
+  test: () => Promise<unknown>,
+): Promise<void> {
+  say(el.message, undefined);
+  enable(el.save, false);
+  try {
+    await save();
+    setInputValue(el.token, "");
+    showSaved(el, true);
+    const failed = await test();
+    if (failed === undefined)
+      say(el.message, "success", "Saved. The STR functions use these settings from their next calculation.");
+    else say(el.message, "warning", "Saved, but the connection test failed: ", describeError(failed));
+  } catch (error) {
+    say(el.message, "error", describeError(error));
+  } finally {
+    enable(el.save, true);
+  }
+}
+
+/** Shows the connection's mode, version, spend and budget; resolves with what failed, if anything. */
+async function showConnectionTest(
+  ctx: PaneContext,
+  el: SettingsElements,
+  test: () => Promise<ConnectionReport>,
+): Promise<unknown> {
+  el.result.replaceChildren();
+  enable(el.test, false);
+  try {
+    const report = await test();
+    ctx.setMode(report.mode);
+    const list = h("dl", { class: "figures" });
+    figures(list, connectionFigures(report));
+    el.result.replaceChildren(h("p", { class: "ok" }, "Connected."), list);
+    return undefined;
+  } catch (error) {
+    return error ?? new Error("the connection test failed");
+  } finally {
+    enable(el.test, true);
+  }
+}
+
+function connectionFigures(report: ConnectionReport): (readonly [label: string, value: string, note?: string])[] {
+  return [
+    [
+      "Mode",
+      report.mode === "sandbox" ? "Sandbox" : "Live",
+      report.mode === "sandbox"
+        ? "Simulated data: no real analyses, nothing billed"
+        : "Real analyses, billed by the service",
+    ],
+    ["Relay version", report.version],
+    ["Today's spend", usd(report.todayUSD)],
+    ["Budget", usd(report.budgetUSD), `${usd(report.remainingUSD)} left today`],
+    ...(report.own
+      ? [["Your budget", usd(report.own.budgetUSD), `${usd(report.own.remainingUSD)} left today`] as const]
+      : []),
+  ];
 }

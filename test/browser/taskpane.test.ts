@@ -124,7 +124,7 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     await shot("1-first-run");
   });
 
-  test("settings saved and tested: sandbox, version, today's spend and the budget; the token never shown back", async () => {
+  test("settings saved and tested: sandbox, version, today's spend, the relay's budget and the token's own; the token never shown back", async () => {
     await page.getByLabel("Relay token").locator("input").fill(TEST_TOKEN);
     await page.locator("#settings-save").click();
     await page.locator("#settings-result .ok").waitFor();
@@ -134,6 +134,8 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(result).toMatch(/Relay version\s+\d+\.\d+/);
     expect(result).toMatch(/Today's spend\s+\$0\.00/);
     expect(result).toMatch(/Budget\s+\$1,000\.00\s+\$1,000\.00 left today/);
+    // The pane's token has a budget of its own (analyst:500): shown beside the relay's.
+    expect(result).toMatch(/Your budget\s+\$500\.00\s+\$500\.00 left today/);
     expect(await page.locator("#mode-badge").isVisible()).toBe(true);
     expect(await page.getByLabel("Relay token").locator("input").inputValue()).toBe("");
     expect(await text("#settings-token-hint")).toMatch(/A token is saved/);
@@ -162,6 +164,9 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(await figure("Estimated cost")).toBe("$59.80");
     // The pane's token has its own 500 USD a day: the smaller of that and the relay's 1,000 is what is left.
     expect(await figure("Budget left today")).toBe("$500.00");
+    expect(
+      await page.locator(`#screen-estimate-list dt:text-is("Budget left today") + dd .figure-note`).innerText(),
+    ).toBe("for this token");
     expect(await text("#screen-run")).toBe("Screen 299 rows — up to $59.80");
     expect(t.sandboxStats().arrivals).toBe(0);
     await shot("3-dry-run");
@@ -315,6 +320,47 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(callers).not.toContain(TEST_TOKEN);
     await shot("9-spend");
   }, 30_000);
+
+  test("enhance two selected rows of the screened table with AI: the steps checked, priced for this token, then run in place", async () => {
+    await excel('excel.select("Portfolio", 0, 0)');
+    await page.locator("#tab-screen").click();
+    await page.locator("#screen-read").click();
+    await page.waitForFunction(() =>
+      /earlier run in columns G–R are replaced/.test(
+        document.getElementById("screen-table-summary")?.textContent ?? "",
+      ),
+    );
+    await page.locator("#enhance-box summary").click();
+    await excel('excel.select("Portfolio", 5, 0, 2, 18)');
+    // No step chosen: nothing priced.
+    await page.locator("#enhance-comps").uncheck();
+    await page.locator("#enhance-expenses").uncheck();
+    await page.locator("#enhance-price").click();
+    expect(await text("#enhance-message")).toMatch(/Choose at least one AI step/);
+    expect(await page.locator("#enhance-estimate").isVisible()).toBe(false);
+
+    await page.locator("#enhance-comps").check();
+    await page.locator("#enhance-expenses").check();
+    const before = t.sandboxStats();
+    await page.locator("#enhance-price").click();
+    await page.locator("#enhance-estimate").waitFor({ state: "visible" });
+    const estimate = await text("#enhance-estimate-list");
+    expect(estimate).toMatch(/Rows to enhance\s+2\s+\$0\.20 each at most/);
+    expect(estimate).toMatch(/Price\s+\$0\.40/);
+    const billed = (ROWS + 1) * 0.2;
+    expect(estimate).toMatch(new RegExp(`Budget left today\\s+\\$${(500 - billed).toFixed(2)}\\s+for this token`));
+    expect(await text("#enhance-run")).toBe("Enhance 2 rows — up to $0.40");
+    expect(t.sandboxStats().arrivals).toBe(before.arrivals);
+    await shot("9b-enhance-price");
+
+    await page.locator("#enhance-run").click();
+    await page.waitForFunction(() => /Done/.test(document.getElementById("enhance-message")?.textContent ?? ""), null, {
+      timeout: 30_000,
+    });
+    expect(await text("#enhance-message")).toMatch(/^Done\./);
+    expect(t.sandboxStats().aiFunctions).toBe(before.aiFunctions + 4);
+    expect(await page.locator("#enhance-estimate").isVisible()).toBe(false);
+  }, 60_000);
 
   test("results that would cover the user's cells: the estimate asks, and by default they go further right", async () => {
     // A small table on Notes, and a note typed under no header in a column the results would take.

@@ -84,3 +84,39 @@ describe("screening through a running relay", () => {
     expect(t.sandboxStats().arrivals).toBe(arrivals);
   });
 });
+
+/** A token with a daily budget of its own: the relay's dry run answers what is left for that token, the smaller budget. */
+describe("screening with a token that has its own budget", () => {
+  let t: TestRelay;
+  let url: string;
+  const dir = tempDir();
+  const env = () => testEnv(path.join(dir, "unused"), { STR_RELAY_URL: url, STR_RELAY_TOKEN: TEST_TOKEN });
+
+  beforeAll(async () => {
+    t = await startRelay({
+      RELAY_TOKENS: `analyst:${TEST_TOKEN},colleague:rt_colleague_0123456789ab`,
+      RELAY_TOKEN_BUDGETS_USD_PER_DAY: "analyst:0.5",
+    });
+    await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
+    const address = t.relay.app.server.address();
+    url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  });
+  afterAll(() => t.close());
+
+  test("the dry run and the run's note say the budget left is this token's, not the relay's", async () => {
+    const dry = await screen([MESSY_CSV, "--dry-run"], env());
+    expect(dry.stdout).toMatch(
+      /Estimated cost\s+\$1\.80\s+at most \(sandbox: simulated money\); budget left today for this token \$0\.50/,
+    );
+    expect(dry.stdout).not.toMatch(/relay's budget left/);
+    const run = await screen([MESSY_CSV, "--out", path.join(dir, "own-budget.xlsx")], env());
+    const said = run.stdout + run.stderr;
+    expect(said).toContain("Note: the budget left today for this token ($0.50) is less than the estimate");
+    expect(said).toContain("STR_CALLER_BUDGET_EXCEEDED");
+    expect(said).not.toMatch(/relay's budget left/);
+    // What fits in the token's 0.50 USD is sent; the rest is refused before it is sent.
+    expect(run.code).toBe(1);
+    expect(t.sandboxStats().billedCents).toBeLessThanOrEqual(50);
+    expect(t.sandboxStats().reports).toBeLessThan(8);
+  });
+});
