@@ -2,16 +2,17 @@ import { CachedAnswer } from "./store";
 
 type Envelope = CachedAnswer["envelope"];
 
-/**
+/*
  * How both stores write a cached answer: its comparables apart from the rest of the envelope.
- * They are most of it (50 comparables are about 17 kB of a 20 kB answer), and the callers that ask
- * most show none: the add-in's cells and screening rows (POST /v1/batch with maxComparables 0). A
- * store that keeps them apart reads and parses about 2 kB for such an item instead of 20 kB:
- * about 40 µs instead of 220 µs, which was most of what a cached batch item cost (bench:relay).
+ * They are most of it, and the callers that ask most show none: the add-in's cells and screening
+ * rows (POST /v1/batch with maxComparables 0). A store that keeps them apart reads and parses only
+ * the rest for such an item, which is most of what a cached batch item costs (bench:relay).
  *
  * The rest keeps `data.comparables` as an empty list, so the key keeps its place in the answer and
  * the rest alone is a whole envelope: what a caller that wants no comparables is given.
  */
+
+/** A cached answer as the stores write it. */
 export interface SplitEnvelope {
   /** The envelope, its `data.comparables` emptied. */
   rest: Envelope;

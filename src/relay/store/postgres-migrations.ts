@@ -1,7 +1,12 @@
-/**
+import { PoolClient } from "pg";
+
+/*
  * The Postgres ledger's schema, as migrations applied in order, once each, per namespace
- * (postgres-ledger.ts runs them), and the SQL fragments its statements share.
+ * (runMigrations, which postgres-db.ts calls before its first query), and the SQL fragments the
+ * ledger's statements share.
  */
+
+/** One step of the schema. */
 export interface Migration {
   version: number;
   name: string;
@@ -104,3 +109,24 @@ export const MIGRATIONS: readonly Migration[] = [
         $fn$;`,
   },
 ];
+
+/**
+ * Applies the migrations the namespace lacks, in one transaction. Replicas starting together take
+ * turns under an advisory lock, which ends with the transaction. `s` is the quoted schema identifier.
+ */
+export async function runMigrations(client: PoolClient, schema: string, s: string): Promise<void> {
+  await client.query("BEGIN");
+  await client.query("SELECT pg_advisory_xact_lock(hashtext($1), $2)", [schema, LOCK_MIGRATE]);
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS ${s}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${s}.migrations`);
+  const done = new Set(rows.map((r) => r.version));
+  for (const m of MIGRATIONS) {
+    if (done.has(m.version)) continue;
+    await client.query(m.sql(s, `'${schema}'`));
+    await client.query(`INSERT INTO ${s}.migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+  }
+  await client.query("COMMIT");
+}

@@ -3,7 +3,7 @@ import { RedisScript, partError, redisScript, whenConnected } from "./shared-cli
 import { joinComparables, splitComparables } from "./cached-envelope";
 import { CacheReadOptions, CachedAnswer } from "./store";
 
-/**
+/*
  * The Redis half of the shared store: cached answers and the request locks that make replicas
  * send a request once. Keys start with the namespace and carry a version, like the tables.
  *
@@ -80,7 +80,7 @@ export class RedisCache {
 
   /**
    * A hash: `entry`, the cached answer with its comparables emptied, and `comparables`, those kept
-   * apart (cached-envelope.ts), so a read that shows none fetches and parses a tenth of it.
+   * apart (cached-envelope.ts), so a read that shows none fetches and parses only the entry.
    */
   cacheKey(key: string): string {
     return `${this.#prefix}:cache_v2:${key}`;

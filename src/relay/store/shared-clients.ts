@@ -2,7 +2,7 @@ import Redis from "ioredis";
 import { Pool } from "pg";
 import { RelayError } from "../errors";
 
-/**
+/*
  * The Redis and Postgres connections of the shared store, set to fail fast and heal by themselves.
  * A store that is away must answer at once (the gateway turns the failure into 503 and sends
  * nothing), never hold a command to run it later when nobody waits for it any more; and once the

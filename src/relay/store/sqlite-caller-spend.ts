@@ -1,10 +1,10 @@
 import Database from "better-sqlite3";
 import { CallerUsage } from "./store";
 
-/**
+/*
  * The SQLite ledger's callers: each call's token id and label, and each caller's committed spend
  * by day (caller_spend_v1), kept in the same transactions as the relay's (spend_v2), so a token's
- * own budget is checked by reading one row, atomically with the reservation (sqlite-store.ts).
+ * own budget is checked by reading one row, atomically with the reservation (sqlite-ledger.ts).
  */
 
 /** Sums of ledger_v2 rows as usage counts them (usage and usage by caller read the same columns). */

@@ -1,19 +1,20 @@
 import { Worker } from "node:worker_threads";
 
-/**
+/*
  * Checkpoints the SQLite store's write-ahead log from a worker thread, so the relay's own thread
  * never does.
  *
  * SQLite copies the log back into the database (a checkpoint, with an fsync) whenever a commit
- * leaves it past 1,000 pages, inside that commit. Every analysis writes about 45 kB, so at the
- * service's 100 a second about 30 store calls in 1,000 analyses ran a checkpoint and held the
- * relay's event loop about 20 ms each: the loop's p99 delay during a paced batch was 27 ms, and is
- * 12 ms with the checkpoints here. With its own connection on its own thread the checkpointer
- * copies and syncs while the relay goes on: a PASSIVE checkpoint waits for no one and blocks no writer.
+ * leaves it past 1,000 pages, inside that commit: at the service's full rate, some store calls of
+ * a paced batch held the relay's event loop for their checkpoint. With its own connection on its
+ * own thread the checkpointer copies and syncs while the relay goes on: a PASSIVE checkpoint waits
+ * for no one and blocks no writer.
  *
  * The worker is code in a string, not a module file: it runs the same from lib/ and from the
  * TypeScript sources under the tests.
  */
+
+/** The worker: a passive checkpoint every interval, and a last one when told to stop. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.sqliteModule);
@@ -33,7 +34,7 @@ parentPort.on("message", (message) => {
 export interface CheckpointerOptions {
   /** The database file (its -wal file beside it). */
   file: string;
-  /** How often to checkpoint, ms: the log grows by about 4.5 MB a second at the service's full rate. */
+  /** How often to checkpoint, ms: the log grows fast at the service's full rate. */
   intervalMs?: number;
   /**
    * Called once if the worker fails (it could not open the file, a checkpoint threw): the store then

@@ -1,6 +1,6 @@
 import { Analysis, NormalizedEnvelope, Operation, Warning } from "../../contract";
 
-/**
+/*
  * What the relay keeps: cached answers, analyses by id, and the ledger of every call sent to the
  * service. Two implementations: SQLite (one relay, the default) and Redis + Postgres (replicas).
  * Replicas hold nothing else, so any replica can answer any request.
