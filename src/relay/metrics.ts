@@ -1,10 +1,12 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
-/**
+/*
  * The relay's metrics (GET /metrics, Prometheus text): the process's defaults, the HTTP requests by
  * route pattern, calls to the service and their latency, analyses by outcome code, the cache, the
  * budget left and the pacing queue. docs/relay.md (Metrics) lists every series.
  */
+
+/** What the gauges read at each scrape. */
 export interface MetricSources {
   /** Calls waiting for a send slot. */
   queueDepth(): number;

@@ -30,10 +30,11 @@ import { tokenChecker } from "./tokens";
 import { Upstream } from "./upstream";
 import { RELAY_VERSION } from "./version";
 
-/**
+/*
  * Builds the relay: its store, pacer, upstream connection (or embedded sandbox), and the HTTP
  * app with every route. It never listens itself (main.ts does; tests use inject or listen on 0).
  */
+
 export interface RelayOptions {
   config: RelayConfig;
   tokens: string[];
