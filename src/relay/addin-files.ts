@@ -2,7 +2,7 @@ import { addinIdFor, addinNameFor } from "./deployment";
 
 export { addinIdFor } from "./deployment";
 
-/**
+/*
  * The add-in manifest as the relay serves it (GET /manifest.xml). The source manifest and the built
  * dist/manifest.xml point at the dev server, https://localhost:3000; in production the relay serves
  * the add-in itself, so every one of those URLs becomes RELAY_PUBLIC_URL (docs/relay.md, "Going live"),

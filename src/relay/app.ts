@@ -7,7 +7,7 @@ import { EVENTS, logRefusal } from "./events";
 import { REDACTED, REDACTED_HEADERS, Redactor } from "./redact";
 import { API_HEADERS } from "./security-headers";
 
-/**
+/*
  * The relay's fastify instance before any route: its limits, its error shape for every failure
  * (the router's, the body parser's, a route's, Node's own parser's), and a logger that never writes
  * a secret. Hooks and routes are added by server.ts.

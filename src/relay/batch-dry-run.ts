@@ -1,5 +1,5 @@
 import { DryRunAnswer, centsToUSD } from "../contract";
-import type { ParsedItem } from "./batch";
+import type { ParsedItem } from "./batch-request";
 import type { Caller } from "./caller";
 import { Gateway } from "./gateway";
 

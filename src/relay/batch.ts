@@ -1,100 +1,25 @@
 import { PassThrough } from "node:stream";
-import {
-  BatchItem,
-  BatchLine,
-  BatchRequest,
-  FORMULA_BATCH_MAX_ITEMS,
-  MAX_BATCH_ITEMS,
-  Operation,
-  PendingLine,
-  Priority,
-  RelayAnswer,
-  dotPath,
-  showValue,
-  toFieldIssues,
-} from "../contract";
+import { BatchLine, PendingLine, Priority, RelayAnswer, dotPath } from "../contract";
 import type { FastifyBaseLogger } from "fastify";
 import { BatchTally } from "./batch-summary";
+import type { ParsedItem } from "./batch-request";
 import type { Caller } from "./caller";
 import { RelayError, asRelayError } from "./errors";
 import { RelayEvents } from "./events";
 import { Gateway } from "./gateway";
 import { closingDelayMs, pendingLine } from "./pending";
 
-/**
- * POST /v1/batch: many analyses in one request. Items run through the same gateway as single
- * calls (cache, sharing, budget, pacing); each answer is one NDJSON line, written as it completes.
- * A bad item fails alone. When the caller disconnects, items not yet sent are dropped.
+/*
+ * POST /v1/batch's answer: items run through the same gateway as single calls (cache, sharing,
+ * budget, pacing); each answer is one NDJSON line, written as it completes. A bad item fails alone.
+ * When the caller disconnects, items not yet sent are dropped.
  */
-export type ParsedItem =
-  | { index: number; ok: true; op: Operation; params: unknown; refresh: boolean; freshSince?: number | undefined }
-  | { index: number; ok: false; error: RelayError };
-
-export function parseBatch(body: unknown): {
-  items: ParsedItem[];
-  dryRun: boolean;
-  maxComparables: number | undefined;
-  priority: Priority;
-} {
-  const count =
-    typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items)
-      ? (body as { items: unknown[] }).items.length
-      : 0;
-  if (count > MAX_BATCH_ITEMS) {
-    throw new RelayError(
-      "STR_BATCH_TOO_LARGE",
-      `The batch has ${count} items; one batch may carry at most ${MAX_BATCH_ITEMS}.`,
-    );
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    const fields = [
-      { path: "body", message: `must be a JSON object such as {"items": [...]}; got ${showValue(body)}` },
-    ];
-    throw new RelayError("STR_BAD_REQUEST", `Invalid batch: body ${fields[0]?.message}`, { fields });
-  }
-  const parsed = BatchRequest.safeParse(body);
-  if (!parsed.success) {
-    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "maxComparables", "priority"]);
-    throw new RelayError(
-      "STR_BAD_REQUEST",
-      `Invalid batch: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
-      { fields },
-    );
-  }
-  const items = parsed.data.items.map((raw, index): ParsedItem => {
-    const item = BatchItem.safeParse(raw);
-    if (!item.success) {
-      const fields = toFieldIssues(item.error, ["strategy", "params", "refresh", "freshSince"], ["items", index]);
-      return {
-        index,
-        ok: false,
-        error: new RelayError(
-          "STR_VALIDATION",
-          `Invalid item ${index}: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
-          { fields },
-        ),
-      };
-    }
-    const freshSince = item.data.freshSince === undefined ? undefined : Date.parse(item.data.freshSince);
-    return {
-      index,
-      ok: true,
-      op: item.data.strategy,
-      params: item.data.params,
-      refresh: item.data.refresh === true,
-      freshSince,
-    };
-  });
-  const priority = parsed.data.priority ?? (items.length <= FORMULA_BATCH_MAX_ITEMS ? "formula" : "bulk");
-  return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables, priority };
-}
 
 /**
  * Items started per turn of the event loop. Cached items are answered with no I/O to wait on (the
  * SQLite store is synchronous), so a batch started whole would hold the event loop until its last
- * line was made: about 0.1 s per 1,000 cached items, with every other caller of this relay waiting
- * and not one line sent. Started a slice at a time, lines go out as they are made and other requests
- * are served in between.
+ * line was made, every other caller of this relay waiting and not one line sent. Started a slice at
+ * a time, lines go out as they are made and other requests are served in between.
  */
 export const ITEMS_PER_TURN = 100;
 
@@ -127,112 +52,148 @@ export function streamBatch(
   signal: AbortSignal,
   options: StreamOptions = {},
 ): PassThrough {
-  const out = new PassThrough({ writableHighWaterMark: UNREAD_LIMIT_BYTES });
-  const receivedAt = Date.now();
-  const answered = new Set<number>();
-  let open = items.length;
-  const tally = new BatchTally(items.length);
-  const { observe, caller } = options;
-  if (observe) out.once("close", () => tally.log(observe.log, caller));
-  const write = (line: BatchLine | PendingLine) => {
-    if (out.writableEnded) return;
-    answered.add(line.index);
-    tally.add(line);
-    out.write(`${JSON.stringify(line)}\n`);
-  };
+  return new BatchStream(gateway, items, signal, options).start();
+}
+
+/** One batch's answer as it is written: the items started, those answered, and the deadline. */
+class BatchStream {
+  readonly #out = new PassThrough({ writableHighWaterMark: UNREAD_LIMIT_BYTES });
+  readonly #receivedAt = Date.now();
+  readonly #answered = new Set<number>();
+  readonly #tally: BatchTally;
+  #open: number;
+  /** The next item to start. */
+  #next = 0;
+  #deadline: NodeJS.Timeout | undefined;
+  readonly #gateway: Gateway;
+  readonly #items: ParsedItem[];
+  readonly #signal: AbortSignal;
+  readonly #options: StreamOptions;
+
+  constructor(gateway: Gateway, items: ParsedItem[], signal: AbortSignal, options: StreamOptions) {
+    this.#gateway = gateway;
+    this.#items = items;
+    this.#signal = signal;
+    this.#options = options;
+    this.#open = items.length;
+    this.#tally = new BatchTally(items.length);
+    const { observe, caller } = options;
+    if (observe) this.#out.once("close", () => this.#tally.log(observe.log, caller));
+  }
+
+  start(): PassThrough {
+    this.#deadline = setTimeout(() => this.#closeAtDeadline(), closingDelayMs(this.#options.deadlineMs));
+    this.#deadline.unref();
+    this.#startSlice();
+    if (this.#items.length === 0) {
+      clearTimeout(this.#deadline);
+      this.#out.end();
+    }
+    return this.#out;
+  }
+
+  #write(line: BatchLine | PendingLine): void {
+    if (this.#out.writableEnded) return;
+    this.#answered.add(line.index);
+    this.#tally.add(line);
+    this.#out.write(`${JSON.stringify(line)}\n`);
+  }
+
   // Only what reaches the caller counts: an item finishing after the deadline was answered as pending.
-  const ended = (item: ParsedItem, result: RelayAnswer | RelayError) => {
-    if (out.writableEnded) return;
+  #ended(item: ParsedItem, result: RelayAnswer | RelayError): void {
+    if (this.#out.writableEnded) return;
+    const { observe, caller } = this.#options;
     const context = { caller, operation: item.ok ? item.op : undefined, index: item.index };
     observe?.events.analysisEnded(observe.log, context, result);
-  };
-  const settle = () => {
-    if (--open === 0) {
-      clearTimeout(deadline);
-      out.end();
+  }
+
+  #settle(): void {
+    if (--this.#open === 0) {
+      clearTimeout(this.#deadline);
+      this.#out.end();
     }
-  };
-  const run = (item: ParsedItem) => {
+  }
+
+  #run(item: ParsedItem): void {
     if (!item.ok) {
-      ended(item, item.error);
-      write({ index: item.index, status: item.error.statusCode, body: item.error.toBody() });
-      settle();
+      this.#ended(item, item.error);
+      this.#write({ index: item.index, status: item.error.statusCode, body: item.error.toBody() });
+      this.#settle();
       return;
     }
-    gateway
+    const signal = this.#signal;
+    const options = this.#options;
+    this.#gateway
       .analyze(item.op, item.params, {
         refresh: item.refresh,
         freshSince: item.freshSince,
         signal,
-        caller,
+        caller: options.caller,
         priority: options.priority,
         maxComparables: options.maxComparables,
       })
       .then(
         (answer) => {
-          ended(item, answer);
-          write({ index: item.index, status: 200, body: answer });
+          this.#ended(item, answer);
+          this.#write({ index: item.index, status: 200, body: answer });
         },
         (error: unknown) => {
           if (signal.aborted) return;
-          const e = asRelayError(error);
-          if (e.fields) {
-            // Point at the field inside the item: items[3].params.bedrooms; params that are not an
-            // object at all (the validator's "body") are items[3].params itself.
-            const prefix = dotPath(["items", item.index, "params"]);
-            const whole = typeof item.params !== "object" || item.params === null || Array.isArray(item.params);
-            e.fields.forEach(
-              (f) =>
-                (f.path =
-                  whole && f.path === "body"
-                    ? prefix
-                    : f.path.startsWith("[")
-                      ? `${prefix}${f.path}`
-                      : `${prefix}.${f.path}`),
-            );
-          }
-          ended(item, e);
-          write({ index: item.index, status: e.statusCode, body: e.toBody() });
+          const e = pointIntoItem(asRelayError(error), item);
+          this.#ended(item, e);
+          this.#write({ index: item.index, status: e.statusCode, body: e.toBody() });
         },
       )
-      .finally(settle);
-  };
-  let next = 0;
+      .finally(() => this.#settle());
+  }
+
   // At the deadline every item is started (its work goes on), and each not answered yet is told to
   // ask again. Ending the answer ourselves is not a disconnect: nothing pending is dropped.
-  const closeAtDeadline = () => {
-    if (out.writableEnded) return;
-    for (; next < items.length; next++) run(items[next] as ParsedItem);
+  #closeAtDeadline(): void {
+    if (this.#out.writableEnded) return;
+    const items = this.#items;
+    for (; this.#next < items.length; this.#next++) this.#run(items[this.#next] as ParsedItem);
     for (const item of items) {
-      if (answered.has(item.index)) continue;
-      observe?.events.analysisPending();
-      write(pendingLine(item.index, item.ok && item.refresh ? (item.freshSince ?? receivedAt) : undefined));
+      if (this.#answered.has(item.index)) continue;
+      this.#options.observe?.events.analysisPending();
+      this.#write(pendingLine(item.index, item.ok && item.refresh ? (item.freshSince ?? this.#receivedAt) : undefined));
     }
-    out.end();
-  };
-  const deadline = setTimeout(closeAtDeadline, closingDelayMs(options.deadlineMs));
-  deadline.unref();
-  const startSlice = () => {
+    this.#out.end();
+  }
+
+  #startSlice(): void {
+    const out = this.#out;
     // The caller has gone: items not started yet are never started (nor sent, nor billed).
-    if (signal.aborted || out.destroyed) {
+    if (this.#signal.aborted || out.destroyed) {
       if (!out.writableEnded) out.end();
       return;
     }
-    for (const end = Math.min(items.length, next + ITEMS_PER_TURN); next < end; next++) run(items[next] as ParsedItem);
-    if (next >= items.length) return;
-    if (!out.writableNeedDrain) return void setImmediate(startSlice);
+    const items = this.#items;
+    for (const end = Math.min(items.length, this.#next + ITEMS_PER_TURN); this.#next < end; this.#next++)
+      this.#run(items[this.#next] as ParsedItem);
+    if (this.#next >= items.length) return;
+    if (!out.writableNeedDrain) return void setImmediate(() => this.#startSlice());
     const resume = () => {
       out.off("drain", resume);
       out.off("close", resume);
-      setImmediate(startSlice);
+      setImmediate(() => this.#startSlice());
     };
     out.on("drain", resume);
     out.on("close", resume);
-  };
-  startSlice();
-  if (items.length === 0) {
-    clearTimeout(deadline);
-    out.end();
   }
-  return out;
+}
+
+/**
+ * Points an item's field errors at the field inside the batch: items[3].params.bedrooms; params that
+ * are not an object at all (the validator's "body") are items[3].params itself.
+ */
+function pointIntoItem(error: RelayError, item: ParsedItem): RelayError {
+  if (!error.fields || !item.ok) return error;
+  const prefix = dotPath(["items", item.index, "params"]);
+  const whole = typeof item.params !== "object" || item.params === null || Array.isArray(item.params);
+  for (const f of error.fields) {
+    f.path =
+      whole && f.path === "body" ? prefix : f.path.startsWith("[") ? `${prefix}${f.path}` : `${prefix}.${f.path}`;
+  }
+  return error;
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 
-/**
+/*
  * What tells one relay's add-in from another's in the same Excel: its manifest `<Id>` and, outside
  * production, a suffix on its name. Office keys an add-in by its Id, so two relays serving the same
  * Id (a staging and a production relay added to one Excel) would replace each other.

@@ -1,11 +1,12 @@
-// prom-client's API; ./prom stands in until the package is installed: then this import names "prom-client".
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
-/**
+/*
  * The relay's metrics (GET /metrics, Prometheus text): the process's defaults, the HTTP requests by
  * route pattern, calls to the service and their latency, analyses by outcome code, the cache, the
  * budget left and the pacing queue. docs/relay.md (Metrics) lists every series.
  */
+
+/** What the gauges read at each scrape. */
 export interface MetricSources {
   /** Calls waiting for a send slot. */
   queueDepth(): number;
@@ -19,6 +20,65 @@ export interface MetricSources {
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 /** Seconds: the service takes 10–30 s for a report, and may be given up to 5 minutes. */
 const UPSTREAM_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
+
+/** Each series' name and help text (docs/relay.md lists them), in the order /metrics shows them. */
+const SERIES = {
+  requests: { name: "str_relay_requests_total", help: "HTTP requests answered, by route and status." },
+  requestDuration: {
+    name: "str_relay_request_duration_seconds",
+    help: "Time to answer an HTTP request, by method, route pattern and status.",
+  },
+  items: {
+    name: "str_relay_items_total",
+    help: "Analyses answered (single requests and batch items), by outcome code: OK, PENDING or the STR_* error code.",
+  },
+  cacheHits: {
+    name: "str_relay_cache_hits_total",
+    help: "Analyses answered from the cache (nothing sent, nothing billed).",
+  },
+  cacheMisses: {
+    name: "str_relay_cache_misses_total",
+    help: "Analyses answered that the cache could not answer (sent to the service, or shared a call in flight).",
+  },
+  cacheHitRatio: {
+    name: "str_relay_cache_hit_ratio",
+    help: "Cache hits over hits and misses since the relay started (0 before any).",
+  },
+  sharedFlights: {
+    name: "str_relay_shared_calls_total",
+    help: "Requests that joined an identical call already in flight.",
+  },
+  upstreamCalls: {
+    name: "str_relay_upstream_calls_total",
+    help: "Attempts sent to the service, by HTTP status or failure.",
+  },
+  upstreamDuration: {
+    name: "str_relay_upstream_duration_seconds",
+    help: "Time from sending an attempt to the service to its answer or failure, by operation and status.",
+  },
+  upstreamRetries: {
+    name: "str_relay_upstream_retries_total",
+    help: "Attempts sent again, by the status or failure of the attempt before.",
+  },
+  outcomes: {
+    name: "str_relay_call_outcomes_total",
+    help: "Calls to the service by ledger state (billed, free, failed, unknown).",
+  },
+  billedCents: { name: "str_relay_billed_cents_total", help: "Cents billed by the service, by the relay's ledger." },
+  billedUSD: { name: "str_relay_billed_usd_total", help: "USD billed by the service, by the relay's ledger." },
+  slotsRenewed: {
+    name: "str_relay_pacing_slots_renewed_total",
+    help: "Send slots given up because the call could not leave soon enough after the grant (a slow store or a stalled process), then taken again.",
+  },
+  queueDepth: { name: "str_relay_upstream_queue_depth", help: "Calls waiting for a send slot (pacing)." },
+  inFlight: { name: "str_relay_upstream_in_flight", help: "Calls sent and not yet answered." },
+  budgetRemaining: {
+    name: "str_relay_budget_remaining_usd",
+    help: "Today's budget not yet committed (billed, unknown and in-flight calls count at their most).",
+  },
+};
+
+type Series = { name: string; help: string };
 
 export class RelayMetrics {
   readonly registry = new Registry();
@@ -38,100 +98,48 @@ export class RelayMetrics {
   constructor(sources: MetricSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    const counter = <T extends string>(name: string, help: string, labelNames: T[] = []) =>
-      new Counter<T>({ name, help, labelNames, registers });
-    const gauge = (name: string, help: string, collect: (this: Gauge) => void | Promise<void>) =>
-      new Gauge({ name, help, registers, collect });
+    const counter = <T extends string>(series: Series, labelNames: T[] = []) =>
+      new Counter<T>({ ...series, labelNames, registers });
+    const gauge = (series: Series, collect: (this: Gauge) => void | Promise<void>) =>
+      new Gauge({ ...series, registers, collect });
+    const histogram = <T extends string>(series: Series, labelNames: T[], buckets: number[]) =>
+      new Histogram<T>({ ...series, labelNames, buckets, registers });
 
-    this.requests = counter("str_relay_requests_total", "HTTP requests answered, by route and status.", [
-      "route",
-      "status",
-    ]);
-    this.requestDuration = new Histogram({
-      name: "str_relay_request_duration_seconds",
-      help: "Time to answer an HTTP request, by method, route pattern and status.",
-      labelNames: ["method", "route", "status"],
-      buckets: REQUEST_BUCKETS,
-      registers,
+    this.requests = counter(SERIES.requests, ["route", "status"]);
+    this.requestDuration = histogram(SERIES.requestDuration, ["method", "route", "status"], REQUEST_BUCKETS);
+    this.items = counter(SERIES.items, ["code"]);
+    const cacheHits = (this.cacheHits = counter(SERIES.cacheHits));
+    const cacheMisses = (this.cacheMisses = counter(SERIES.cacheMisses));
+    gauge(SERIES.cacheHitRatio, async function () {
+      const [hits, misses] = await Promise.all([total(cacheHits), total(cacheMisses)]);
+      this.set(hits + misses === 0 ? 0 : hits / (hits + misses));
     });
-    this.items = counter(
-      "str_relay_items_total",
-      "Analyses answered (single requests and batch items), by outcome code: OK, PENDING or the STR_* error code.",
-      ["code"],
-    );
-    this.cacheHits = counter(
-      "str_relay_cache_hits_total",
-      "Analyses answered from the cache (nothing sent, nothing billed).",
-    );
-    this.cacheMisses = counter(
-      "str_relay_cache_misses_total",
-      "Analyses answered that the cache could not answer (sent to the service, or shared a call in flight).",
-    );
-    const { cacheHits, cacheMisses } = this;
-    gauge(
-      "str_relay_cache_hit_ratio",
-      "Cache hits over hits and misses since the relay started (0 before any).",
-      async function () {
-        const [hits, misses] = await Promise.all([total(cacheHits), total(cacheMisses)]);
-        this.set(hits + misses === 0 ? 0 : hits / (hits + misses));
-      },
-    );
-    this.sharedFlights = counter(
-      "str_relay_shared_calls_total",
-      "Requests that joined an identical call already in flight.",
-    );
-    this.upstreamCalls = counter(
-      "str_relay_upstream_calls_total",
-      "Attempts sent to the service, by HTTP status or failure.",
-      ["status"],
-    );
-    this.upstreamDuration = new Histogram({
-      name: "str_relay_upstream_duration_seconds",
-      help: "Time from sending an attempt to the service to its answer or failure, by operation and status.",
-      labelNames: ["operation", "status"],
-      buckets: UPSTREAM_BUCKETS,
-      registers,
-    });
-    this.upstreamRetries = counter(
-      "str_relay_upstream_retries_total",
-      "Attempts sent again, by the status or failure of the attempt before.",
-      ["status"],
-    );
-    this.outcomes = counter(
-      "str_relay_call_outcomes_total",
-      "Calls to the service by ledger state (billed, free, failed, unknown).",
-      ["state"],
-    );
-    this.billedCents = counter("str_relay_billed_cents_total", "Cents billed by the service, by the relay's ledger.");
-    const billedCents = this.billedCents;
+    this.sharedFlights = counter(SERIES.sharedFlights);
+    this.upstreamCalls = counter(SERIES.upstreamCalls, ["status"]);
+    this.upstreamDuration = histogram(SERIES.upstreamDuration, ["operation", "status"], UPSTREAM_BUCKETS);
+    this.upstreamRetries = counter(SERIES.upstreamRetries, ["status"]);
+    this.outcomes = counter(SERIES.outcomes, ["state"]);
+    const billedCents = (this.billedCents = counter(SERIES.billedCents));
     new Counter({
-      name: "str_relay_billed_usd_total",
-      help: "USD billed by the service, by the relay's ledger.",
+      ...SERIES.billedUSD,
       registers,
       async collect() {
         this.reset();
         this.inc((await total(billedCents)) / 100);
       },
     });
-    this.slotsRenewed = counter(
-      "str_relay_pacing_slots_renewed_total",
-      "Send slots given up because the call could not leave soon enough after the grant (a slow store or a stalled process), then taken again.",
-    );
-    gauge("str_relay_upstream_queue_depth", "Calls waiting for a send slot (pacing).", function () {
+    this.slotsRenewed = counter(SERIES.slotsRenewed);
+    gauge(SERIES.queueDepth, function () {
       this.set(sources.queueDepth());
     });
-    gauge("str_relay_upstream_in_flight", "Calls sent and not yet answered.", function () {
+    gauge(SERIES.inFlight, function () {
       this.set(sources.inFlight());
     });
-    gauge(
-      "str_relay_budget_remaining_usd",
-      "Today's budget not yet committed (billed, unknown and in-flight calls count at their most).",
-      async function () {
-        // A store that does not answer leaves the last value; /healthz says the store is down.
-        const cents = await sources.budgetRemainingCents().catch(() => undefined);
-        if (cents !== undefined) this.set(cents / 100);
-      },
-    );
+    gauge(SERIES.budgetRemaining, async function () {
+      // A store that does not answer leaves the last value; /healthz says the store is down.
+      const cents = await sources.budgetRemainingCents().catch(() => undefined);
+      if (cents !== undefined) this.set(cents / 100);
+    });
   }
 
   get contentType(): string {

@@ -12,7 +12,7 @@ import {
 } from "../contract";
 import { RelayError } from "./errors";
 import { CallState } from "./store/store";
-import { UpstreamResult } from "./upstream";
+import { UpstreamFailure, UpstreamResult } from "./upstream";
 
 /**
  * What a finished call means for the ledger and for the caller. The billing side follows the
@@ -58,130 +58,143 @@ function classify(
   result: UpstreamResult,
   redact: (text: string) => string,
 ): Outcome {
-  if (result.kind === "failure") {
-    const { failure } = result;
-    if (!failure.sent) {
-      return {
-        state: "failed",
-        status: undefined,
-        charge: NO_CHARGE,
-        error: new RelayError(
-          "STR_UPSTREAM_FAILED",
-          `Could not reach the service: ${redact(failure.message)}. Nothing was billed.`,
-        ),
-      };
-    }
-    const error =
-      failure.code === "UPSTREAM_TIMEOUT"
-        ? new RelayError(
-            "STR_UPSTREAM_TIMEOUT",
-            "The service did not answer in time after the request was sent; it may still have created (and billed) the report. Refresh explicitly to send it again.",
-          )
-        : new RelayError(
-            "STR_UPSTREAM_FAILED",
-            `${redact(failure.message)}; the service may have processed the request. Refresh explicitly to send it again.`,
-          );
-    return { state: "unknown", status: undefined, charge: maxCharge(op, request), error };
-  }
-
+  if (result.kind === "failure") return failureOutcome(op, request, result.failure, redact);
   const { status, body } = result;
-  if (status >= 200 && status < 300) {
-    const envelope = normalizeEnvelope(body, status);
-    const charge = chargeFor(op, request, {
-      succeeded: true,
-      hasData: envelope.data !== undefined,
-      warnings: envelope.warnings,
-    });
-    // A create always returns its analysis; one without is an answer the relay cannot use, though billed.
-    if (isCreate(op) && !envelope.data) {
-      return {
-        state: "billed",
-        status,
-        charge,
-        error: new RelayError(
-          "STR_UPSTREAM_BAD_ANSWER",
-          `The service answered ${status} without an analysis (${describe(body, redact)}); the report was billed.`,
-        ),
-      };
-    }
-    return { state: charge.cents > 0 ? "billed" : "free", status, charge, envelope };
-  }
+  if (status >= 200 && status < 300) return successOutcome(op, request, status, body, redact);
+  return errorStatusOutcome(op, request, status, body, redact);
+}
 
+/** No answer: failed (not billed) if nothing was sent, else unknown (the service may have done the work). */
+function failureOutcome(
+  op: Operation,
+  request: AnyRequest,
+  failure: UpstreamFailure,
+  redact: (text: string) => string,
+): Outcome {
+  if (!failure.sent) {
+    return {
+      state: "failed",
+      status: undefined,
+      charge: NO_CHARGE,
+      error: new RelayError(
+        "STR_UPSTREAM_FAILED",
+        `Could not reach the service: ${redact(failure.message)}. Nothing was billed.`,
+      ),
+    };
+  }
+  const error =
+    failure.code === "UPSTREAM_TIMEOUT"
+      ? new RelayError(
+          "STR_UPSTREAM_TIMEOUT",
+          "The service did not answer in time after the request was sent; it may still have created (and billed) the report. Refresh explicitly to send it again.",
+        )
+      : new RelayError(
+          "STR_UPSTREAM_FAILED",
+          `${redact(failure.message)}; the service may have processed the request. Refresh explicitly to send it again.`,
+        );
+  return { state: "unknown", status: undefined, charge: maxCharge(op, request), error };
+}
+
+/** A 2xx answer: billed by what it reports (the spec's price list), free when nothing was charged. */
+function successOutcome(
+  op: Operation,
+  request: AnyRequest,
+  status: number,
+  body: unknown,
+  redact: (text: string) => string,
+): Outcome {
+  const envelope = normalizeEnvelope(body, status);
+  const charge = chargeFor(op, request, {
+    succeeded: true,
+    hasData: envelope.data !== undefined,
+    warnings: envelope.warnings,
+  });
+  // A create always returns its analysis; one without is an answer the relay cannot use, though billed.
+  if (isCreate(op) && !envelope.data) {
+    return {
+      state: "billed",
+      status,
+      charge,
+      error: new RelayError(
+        "STR_UPSTREAM_BAD_ANSWER",
+        `The service answered ${status} without an analysis (${describe(body, redact)}); the report was billed.`,
+      ),
+    };
+  }
+  return { state: charge.cents > 0 ? "billed" : "free", status, charge, envelope };
+}
+
+/** A non-2xx answer: the service's refusal or failure, said in its own words where it gave any. */
+function errorStatusOutcome(
+  op: Operation,
+  request: AnyRequest,
+  status: number,
+  body: unknown,
+  redact: (text: string) => string,
+): Outcome {
   const message = redact(upstreamMessage(body));
   const said = message ? `: ${message}` : "";
+  return status >= 500 ? serverErrorOutcome(op, request, status, said) : refusedOutcome(op, request, status, said);
+}
+
+/** Below 500: the service refused the request, and a refusal is never billed. */
+function refusedOutcome(op: Operation, request: AnyRequest, status: number, said: string): Outcome {
+  const free = (error: RelayError): Outcome => ({ state: "free", status, charge: NO_CHARGE, error });
   switch (true) {
     case status === 400 || status === 422 || status === 413:
-      return {
-        state: "free",
-        status,
-        charge: NO_CHARGE,
-        error: new RelayError(
-          "STR_UPSTREAM_REJECTED",
-          `The service refused the request (${status})${said}. Not billed.`,
-        ),
-      };
+      return free(
+        new RelayError("STR_UPSTREAM_REJECTED", `The service refused the request (${status})${said}. Not billed.`),
+      );
     case status === 401 || status === 403:
-      return {
-        state: "free",
-        status,
-        charge: NO_CHARGE,
-        error: new RelayError(
-          "STR_UPSTREAM_AUTH",
-          `The service refused the relay's API key (${status}). Check STR_API_KEY.`,
-        ),
-      };
+      return free(
+        new RelayError("STR_UPSTREAM_AUTH", `The service refused the relay's API key (${status}). Check STR_API_KEY.`),
+      );
     case status === 404 && op === "enhance":
-      return {
-        state: "free",
-        status,
-        charge: NO_CHARGE,
-        error: new RelayError(
+      return free(
+        new RelayError(
           "STR_ANALYSIS_NOT_FOUND",
           `The service has no analysis ${(request as { analysisId: string }).analysisId} for this key${said}.`,
         ),
-      };
+      );
     case status === 429:
-      return {
-        state: "free",
-        status,
-        charge: NO_CHARGE,
-        error: new RelayError(
+      return free(
+        new RelayError(
           "STR_UPSTREAM_THROTTLED",
           "The service kept throttling the relay past its time limit. Not billed; retry later.",
         ),
-      };
-    case status === 502 || status === 504 || status >= 520:
-      // Gateway answers: the service behind the gateway may have done the work.
-      return {
-        state: "unknown",
-        status,
-        charge: maxCharge(op, request),
-        error: new RelayError(
-          status === 504 ? "STR_UPSTREAM_TIMEOUT" : "STR_UPSTREAM_FAILED",
-          `The service's gateway answered ${status}${said}; the request may have been processed. Refresh explicitly to send it again.`,
-        ),
-      };
-    case status >= 500:
-      return {
-        state: "failed",
-        status,
-        charge: NO_CHARGE,
-        error: new RelayError(
-          "STR_UPSTREAM_FAILED",
-          `The service failed (${status})${said}. Failed requests are not billed.`,
-        ),
-      };
+      );
     default:
-      return {
-        state: "free",
-        status,
-        charge: NO_CHARGE,
-        error: new RelayError(
+      return free(
+        new RelayError(
           "STR_UPSTREAM_FAILED",
           `The service answered ${status}${said}. Check STR_API_BASE_URL. Not billed.`,
         ),
-      };
+      );
   }
+}
+
+/** 500 and above: failed (not billed), unless a gateway answered for a service that may have done the work. */
+function serverErrorOutcome(op: Operation, request: AnyRequest, status: number, said: string): Outcome {
+  if (status === 502 || status === 504 || status >= 520) {
+    return {
+      state: "unknown",
+      status,
+      charge: maxCharge(op, request),
+      error: new RelayError(
+        status === 504 ? "STR_UPSTREAM_TIMEOUT" : "STR_UPSTREAM_FAILED",
+        `The service's gateway answered ${status}${said}; the request may have been processed. Refresh explicitly to send it again.`,
+      ),
+    };
+  }
+  return {
+    state: "failed",
+    status,
+    charge: NO_CHARGE,
+    error: new RelayError(
+      "STR_UPSTREAM_FAILED",
+      `The service failed (${status})${said}. Failed requests are not billed.`,
+    ),
+  };
 }
 
 /** The service's error text, from a JSON body (`error` as text or `{message}`, or `message`) or a text body. */

@@ -133,7 +133,7 @@ export class LocalPacer implements Pacer {
       // the sends it delayed catch up, a few at once, instead of losing the time for good; later
       // than that (the pacer was idle, or waited on the window), the schedule starts again from
       // now. A burst there would arrive bunched with the sends a window later, which the service
-      // counts as over its limit (seen with the embedded sandbox: 1 to 3 429s per 1,000 sends).
+      // counts as over its limit.
       const spacing = this.#rule.windowMs / limit;
       if (now < this.#due) return this.#schedule(this.#due - now);
       this.#due = (now - this.#due > spacing * CATCH_UP ? now : this.#due) + spacing;

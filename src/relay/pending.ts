@@ -1,6 +1,6 @@
 import { PendingBody, PendingLine } from "../contract";
 
-/**
+/*
  * The batch deadline's side of a batch answer: when it ends, and the line an item still running
  * gets then (http-api.md, "Long batches: the deadline and pending items").
  */

@@ -5,7 +5,7 @@ import { FORGET_WAITING, TAKE_SLOT, THROTTLED } from "./redis-pacer-scripts";
 import { RedisScript, partError, redisScript } from "./store/shared-clients";
 import { Waiters } from "./waiters";
 
-/**
+/*
  * The pacer of relay replicas: the same rule as LocalPacer (at most `limit` sends in any sliding
  * `windowMs`, spaced evenly with a little catch-up, paused after a 429 and then slower for a
  * while), kept in Redis so that every replica together stays within the account's limit.

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { FastifyInstance } from "fastify";
 import { Sandbox, buildSandbox } from "../sandbox/server";
 import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../sandbox/options";
-import { Access, RouteEntry, TOKEN, accessOf } from "./access";
+import { RouteEntry, TOKEN, accessOf } from "./access";
 import { LoggerOption, buildApp } from "./app";
 import { Callers } from "./caller";
 import { CallerLimit } from "./caller-limit";
@@ -30,10 +30,11 @@ import { tokenChecker } from "./tokens";
 import { Upstream } from "./upstream";
 import { RELAY_VERSION } from "./version";
 
-/**
+/*
  * Builds the relay: its store, pacer, upstream connection (or embedded sandbox), and the HTTP
  * app with every route. It never listens itself (main.ts does; tests use inject or listen on 0).
  */
+
 export interface RelayOptions {
   config: RelayConfig;
   tokens: string[];
@@ -67,27 +68,7 @@ export interface Relay {
 export async function createRelay(options: RelayOptions): Promise<Relay> {
   const { config } = options;
   const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
-
-  // Without a key the relay talks to an embedded sandbox over loopback, through the very same
-  // upstream code as in live mode; its public pages are served under /sandbox on the relay.
-  let sandbox: Sandbox | undefined;
-  let apiKey = config.apiKey;
-  let apiBaseUrl = config.apiBaseUrl;
-  if (config.mode === "sandbox") {
-    apiKey = `sk_sandbox_${randomBytes(16).toString("hex")}`;
-    const fromEnv = sandboxOptionsFromEnv(process.env);
-    sandbox = buildSandbox({
-      ...fromEnv,
-      ...options.sandbox,
-      apiKeys: [apiKey],
-      publicBaseUrl: `${config.publicUrl}/sandbox`,
-    });
-    await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
-    const address = sandbox.app.server.address();
-    apiBaseUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-  }
-  if (!apiKey || !apiBaseUrl) throw new Error("STR_API_KEY and STR_API_BASE_URL are required in live mode");
-
+  const { sandbox, apiKey, apiBaseUrl } = await upstreamTarget(config, options.sandbox);
   const redact = makeRedactor([apiKey, config.apiKey, ...options.tokens]);
   const heartbeatMs = options.heartbeatMs ?? config.heartbeatMs;
   // SQLite + an in-process pacer, or Redis + Postgres shared by replicas (store/open-store.ts).
@@ -129,66 +110,11 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   });
   gatewayRef.current = gateway;
 
-  const names = new OwnNames({
-    publicUrl: config.publicUrl,
-    host: config.host,
-    tls: config.tls !== undefined,
-    allowedOrigins: config.allowedOrigins,
-  });
-  installGuards(app, {
-    names,
-    checkToken: tokenChecker(options.tokens),
-    holdsToken: secretFinder(options.tokens),
-    callerLimit: new CallerLimit(config.callerRps),
-    callers,
-  });
-  // Read once every plugin is registered: a plugin's own onRoute hook (the add-in's static files)
-  // declares a route's access after this, the root's, has seen it.
-  const registered: { method: string | string[]; url: string; config?: unknown }[] = [];
-  app.addHook("onRoute", (route) => void registered.push(route));
+  const routes = installAccess(app, config, options.tokens, callers);
   installRequestLog(app, metrics);
-
-  const context: RouteContext = {
-    config,
-    gateway,
-    store,
-    metrics,
-    events,
-    sandbox,
-    callers,
-    addinDir: options.addinDir,
-  };
-  // A browser's CORS preflight for any API route (it carries no token; the guards answer it).
-  app.options("/v1/*", TOKEN, async (_request, reply) => reply.code(204).send());
-  app.options("/metrics", TOKEN, async (_request, reply) => reply.code(204).send());
-  await app.register(analysisRoutes, context);
-  await app.register(batchRoutes, context);
-  await app.register(analysesRoutes, context);
-  await app.register(usageRoutes, context);
-  await app.register(healthRoutes, context);
-  await app.register(sandboxPageRoutes, context);
-  await app.register(addinRoutes, context);
-  const routes: RouteEntry[] = registered.flatMap((route) =>
-    [route.method].flat().map((method) => ({
-      method,
-      url: route.url,
-      access: accessOf(route.config as { access?: Access } | undefined),
-    })),
-  );
-
-  // Heartbeats keep this replica's pending calls pending; calls of replicas that stopped become unknown.
-  const beat = async () => {
-    try {
-      await store.heartbeat(owner, heartbeatMs);
-      await gateway.flushLedger();
-      await store.settleOrphans(owner, heartbeatMs * 3);
-    } catch (error) {
-      app.log.warn({ event: EVENTS.heartbeatFailed, err: error }, "heartbeat failed");
-    }
-  };
-  await beat();
-  const timer = setInterval(() => void beat(), heartbeatMs);
-  timer.unref();
+  const context = { config, gateway, store, metrics, events, sandbox, callers, addinDir: options.addinDir };
+  await registerRoutes(app, context);
+  const timer = await startHeartbeats(app, { store, gateway, owner, heartbeatMs });
 
   let closed = false;
   return {
@@ -211,4 +137,102 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       await store.close();
     },
   };
+}
+
+/**
+ * Where calls go: the configured service, or without a key an embedded sandbox over loopback,
+ * through the very same upstream code as in live mode; its public pages are served under /sandbox.
+ */
+async function upstreamTarget(
+  config: RelayConfig,
+  sandboxOptions: SandboxOptionsInput | undefined,
+): Promise<{ sandbox: Sandbox | undefined; apiKey: string; apiBaseUrl: string }> {
+  if (config.mode !== "sandbox") {
+    const { apiKey, apiBaseUrl } = config;
+    if (!apiKey || !apiBaseUrl) throw new Error("STR_API_KEY and STR_API_BASE_URL are required in live mode");
+    return { sandbox: undefined, apiKey, apiBaseUrl };
+  }
+  const apiKey = `sk_sandbox_${randomBytes(16).toString("hex")}`;
+  const sandbox = buildSandbox({
+    ...sandboxOptionsFromEnv(process.env),
+    ...sandboxOptions,
+    apiKeys: [apiKey],
+    publicBaseUrl: `${config.publicUrl}/sandbox`,
+  });
+  await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
+  const address = sandbox.app.server.address();
+  return {
+    sandbox,
+    apiKey,
+    apiBaseUrl: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
+  };
+}
+
+/** The guards every request passes; returns the list of routes, filled in as they are registered. */
+function installAccess(app: FastifyInstance, config: RelayConfig, tokens: string[], callers: Callers): RouteEntry[] {
+  const names = new OwnNames({
+    publicUrl: config.publicUrl,
+    host: config.host,
+    tls: config.tls !== undefined,
+    allowedOrigins: config.allowedOrigins,
+  });
+  installGuards(app, {
+    names,
+    checkToken: tokenChecker(tokens),
+    holdsToken: secretFinder(tokens),
+    callerLimit: new CallerLimit(config.callerRps),
+    callers,
+  });
+  const routes: RouteEntry[] = [];
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) {
+      // Read when asked: a plugin's own onRoute hook (the add-in's static files) declares a route's
+      // access after this, the root's, has seen it.
+      routes.push({
+        method,
+        url: route.url,
+        get access() {
+          return accessOf(route.config);
+        },
+      });
+    }
+  });
+  return routes;
+}
+
+/** One fastify plugin per area (routes/). */
+async function registerRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
+  // A browser's CORS preflight for any API route (it carries no token; the guards answer it).
+  app.options("/v1/*", TOKEN, async (_request, reply) => reply.code(204).send());
+  app.options("/metrics", TOKEN, async (_request, reply) => reply.code(204).send());
+  await app.register(analysisRoutes, context);
+  await app.register(batchRoutes, context);
+  await app.register(analysesRoutes, context);
+  await app.register(usageRoutes, context);
+  await app.register(healthRoutes, context);
+  await app.register(sandboxPageRoutes, context);
+  await app.register(addinRoutes, context);
+}
+
+/**
+ * Heartbeats keep this replica's pending calls pending; calls of replicas that stopped become
+ * unknown. The first beat is awaited, so a relay that starts has said it is alive.
+ */
+async function startHeartbeats(
+  app: FastifyInstance,
+  { store, gateway, owner, heartbeatMs }: { store: RelayStore; gateway: Gateway; owner: string; heartbeatMs: number },
+): Promise<NodeJS.Timeout> {
+  const beat = async () => {
+    try {
+      await store.heartbeat(owner, heartbeatMs);
+      await gateway.flushLedger();
+      await store.settleOrphans(owner, heartbeatMs * 3);
+    } catch (error) {
+      app.log.warn({ event: EVENTS.heartbeatFailed, err: error }, "heartbeat failed");
+    }
+  };
+  await beat();
+  const timer = setInterval(() => void beat(), heartbeatMs);
+  timer.unref();
+  return timer;
 }

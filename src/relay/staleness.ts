@@ -1,6 +1,6 @@
 import { Charge, RelayAnswer, centsToUSD } from "../contract";
 
-/**
+/*
  * Marks an old answer stale. The relay never fetches a cached analysis again on its own (that would
  * bill without asking); instead an answer older than RELAY_STALE_AFTER_DAYS says its age and the
  * most a refresh would cost, priced by the same rule the budget holds back before sending.

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-/**
+/*
  * office-addin-dev-certs (`npx office-addin-dev-certs install`) makes a localhost certificate signed
  * by a CA it adds to this computer's trust store, so Office and browsers accept it without a
  * warning. RELAY_TLS_DEV_CERTS=true serves the relay with it: https on this computer in one step.

@@ -1,7 +1,7 @@
 import { Dispatcher, Pool } from "undici";
 import { API_KEY_HEADER, OPERATION_PATHS, Operation } from "../contract";
 
-/**
+/*
  * The one way the relay talks to the service: a bounded undici Pool with keep-alive, POST only,
  * to the five paths of the spec under the configured base URL. Nothing a caller sends can change
  * the host or the path: the operation picks one of five fixed paths.
@@ -54,7 +54,7 @@ export interface UpstreamOptions {
   redact: (text: string) => string;
 }
 
-/** Answers larger than this are refused: 50 comparables are about 30 kB. */
+/** Answers larger than this are refused: far beyond any analysis, so only a broken answer is cut off. */
 const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 
 export class Upstream {

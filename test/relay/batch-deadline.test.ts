@@ -1,5 +1,6 @@
 import { Gateway } from "../../src/relay/gateway";
-import { ParsedItem, streamBatch } from "../../src/relay/batch";
+import { streamBatch } from "../../src/relay/batch";
+import { ParsedItem } from "../../src/relay/batch-request";
 import fs from "node:fs";
 import path from "node:path";
 import { closingDelayMs, pendingLine } from "../../src/relay/pending";

@@ -47,6 +47,14 @@ type Row = {
 
 const after = (row: Omit<Row, "name">) => row;
 
+/** What the error body's `billing` tells the caller for each ledger state (http-api.md). */
+const TOLD: Record<Outcome["state"], string> = {
+  billed: "billed",
+  free: "not-billed",
+  failed: "not-billed",
+  unknown: "unknown",
+};
+
 const ROWS: Record<string, Omit<Row, "name">> = {
   // Failures with no answer.
   "a connection refused before sending": after({
@@ -336,6 +344,16 @@ const ROWS: Record<string, Omit<Row, "name">> = {
     code: "STR_UPSTREAM_FAILED",
     message: /^The service answered 409: conflict\. Check/,
   }),
+  "429 to an enhance (throttled, not a missing analysis)": after({
+    op: "enhance",
+    request: enhanceBoth,
+    result: answer(429, "slow down"),
+    state: "free",
+    held: 0,
+    resend: true,
+    code: "STR_UPSTREAM_THROTTLED",
+    message: /^The service kept throttling/,
+  }),
   "429 past the relay's time limit": after({
     op: "buy",
     request: buy,
@@ -460,6 +478,7 @@ describe("the billing outcome of every way a call to the service can end", () =>
       expect(resendAllowed(outcome.state)).toBe(row.resend);
       if (row.code) {
         expect("error" in outcome && outcome.error.code).toBe(row.code);
+        expect("error" in outcome && outcome.error.billing).toBe(TOLD[row.state]);
         if (row.message) expect("error" in outcome && outcome.error.message).toMatch(row.message);
       } else {
         expect("error" in outcome).toBe(false);

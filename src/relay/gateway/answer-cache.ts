@@ -13,11 +13,13 @@ import { RelayMetrics } from "../metrics";
 import { CacheReadOptions, CachedAnswer, LastCall, RelayStore, StoredAnalysis } from "../store/store";
 import { StoreCall } from "./store-call";
 
-/**
+/*
  * Answers the relay has paid for: kept under their request (the cache) and by analysis id (the
  * stored analyses), and given back as the relay's answer shape. A repeated request is answered
  * from here at no cost; an answer the cache lost is given back from the analysis the ledger names.
  */
+
+/** A request's cache key: the hash of its canonical form, so requests that mean the same share one entry. */
 export function cacheKeyOf(op: Operation, request: AnyRequest): string {
   return createHash("sha256").update(canonicalRequest(op, request)).digest("hex");
 }

@@ -11,24 +11,20 @@ import {
   validateRequest,
 } from "../../contract";
 import { RelayError } from "../errors";
-import type { CallEvents } from "../events";
-import { RelayMetrics } from "../metrics";
 import { Outcome, outcomeOf } from "../outcome";
-import { Pacer } from "../pacer";
-import { DEFAULT_RETRY_POLICY, RetryPolicy } from "../retry-rule";
+import { DEFAULT_RETRY_POLICY } from "../retry-rule";
 import { markStale } from "../staleness";
-import { RelayStore } from "../store/store";
-import { Upstream } from "../upstream";
 import { AnswerCache, cacheKeyOf, limitComparables } from "./answer-cache";
-import type { Caller, Callers } from "../caller";
+import type { Caller } from "../caller";
 import { Budget } from "./budget";
 import { localDayStart } from "./calendar";
 import { Ledger, mayHaveBilled } from "./ledger";
+import type { AnalyzeOptions, GatewayOptions, Plan } from "./options";
 import { Sender } from "./sender";
 import { Flight, SingleFlight } from "./single-flight";
 import { StoreCall, storeCaller } from "./store-call";
 
-/**
+/*
  * The path of one analysis request through the relay, composed of the parts that each own one
  * step: validate, answer from the cache (answer-cache.ts), share an identical call in flight
  * (single-flight.ts), hold the budget (budget.ts), take the request's lock, write the ledger row
@@ -36,60 +32,6 @@ import { StoreCall, storeCaller } from "./store-call";
  * (sender.ts), settle the ledger and keep the answer. The dry run and the stored-analysis route go
  * through the same steps (`plan`, `stored`), so what they say cannot drift from what is done.
  */
-export interface GatewayOptions {
-  store: RelayStore;
-  pacer: Pacer;
-  upstream: Upstream;
-  metrics: RelayMetrics;
-  events: CallEvents;
-  /** True on the embedded sandbox: every answer says so. */
-  sandbox: boolean;
-  /** This replica's id in the ledger. */
-  owner: string;
-  budgetCents: number;
-  /** Cached answers older than this are fetched again; undefined: never. */
-  cacheTtlMs: number | undefined;
-  /** Answers at least this old are marked stale (staleness.ts); undefined: never. */
-  staleAfterMs?: number | undefined;
-  /** How long one call may take, retries included, once its send slot is granted. */
-  callTimeoutMs: number;
-  /** Removes secrets from text that may reach a caller or a log. */
-  redact: (text: string) => string;
-  retryPolicy?: RetryPolicy;
-  /** Local midnight, for "today" in the budget and usage. */
-  dayStart?: (now: number) => number;
-  /** The configured tokens' labels and own budgets. */
-  callers?: Callers | undefined;
-}
-
-export interface AnalyzeOptions {
-  /** Bypass the cache: a billed refresh. */
-  refresh?: boolean;
-  /**
-   * With `refresh`: an answer fetched at or after this time (epoch ms) is the refresh asked for — a
-   * client asking again for a refresh a batch left pending — so it is answered instead of sent again.
-   */
-  freshSince?: number | undefined;
-  /** The caller went away: drop the call if it has not been sent yet. */
-  signal?: AbortSignal | undefined;
-  /** Who asked (caller.ts); undefined for the relay's own work. */
-  caller?: Caller | undefined;
-  /** Its place in its caller's turn for a send slot (waiters.ts); bulk when undefined. */
-  priority?: Priority | undefined;
-  /**
-   * At most this many of `data.comparables`, the first as the service listed them; 0 leaves the list
-   * empty (the key stays). Only the answer is cut: the cache and the stored analysis keep them all.
-   * All when undefined.
-   */
-  maxComparables?: number | undefined;
-}
-
-/** What asking for a request now would do, without doing it (the dry run's verdict). */
-export type Plan =
-  | { verdict: "invalid" }
-  | { verdict: "cached"; key: string }
-  | { verdict: "unknown-outcome"; key: string }
-  | { verdict: "create"; key: string; charge: Charge };
 
 export class Gateway {
   readonly budget: Budget;

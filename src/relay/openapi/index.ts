@@ -2,7 +2,7 @@ import { RELAY_VERSION } from "../version";
 import { paths } from "./paths";
 import { Json, components } from "./schemas";
 
-/**
+/*
  * The relay's HTTP API as an OpenAPI 3.1 document, generated from the zod contract (the schemas
  * the relay itself validates with), so there is no second copy to drift. Served at GET
  * /openapi.json and written to docs/openapi.json by `npm run openapi`; automation tools (Power

@@ -1,7 +1,7 @@
 import { OPERATION_PATHS, Operation, Priority, isCreate } from "../../contract";
 import { CALL_ERRORS, GUARD_ERRORS, Json, errorResponses, json, ref } from "./schemas";
 
-/** Every route of the relay as an OpenAPI path item: a table, kept beside the routes it describes. */
+/* Every route of the relay as an OpenAPI path item, one function per tag, kept beside the routes it describes. */
 
 function analysisOperation(op: Operation): Json {
   return {
@@ -40,124 +40,142 @@ function analysisOperation(op: Operation): Json {
   };
 }
 
+/** The paths in the order the document lists them: analyses, operations, then the add-in's. */
 export function paths(): Json {
-  const out: Json = {};
-  for (const [op, path] of Object.entries(OPERATION_PATHS) as [Operation, string][])
-    out[path] = { post: analysisOperation(op) };
-  out["/v1/batch"] = {
-    post: {
-      operationId: "batch",
-      summary: "Many analyses in one request, answered as NDJSON lines as they complete (or priced, with dryRun)",
-      tags: ["analyses"],
-      requestBody: { required: true, content: json(ref("BatchRequest")) },
-      responses: {
-        "200": {
-          description:
-            "One JSON line per item (`{index, status, body}`), in completion order; with `dryRun: true`, one JSON object pricing the batch.",
-          content: { "application/x-ndjson": { schema: { type: "string" } }, ...json(ref("DryRunAnswer")) },
+  return { ...analysisPaths(), ...operationPaths(), ...addinPaths() };
+}
+
+function analysisPaths(): Json {
+  const operations = (Object.entries(OPERATION_PATHS) as [Operation, string][]).map(([op, path]) => [
+    path,
+    { post: analysisOperation(op) },
+  ]);
+  return {
+    ...Object.fromEntries(operations),
+    "/v1/batch": {
+      post: {
+        operationId: "batch",
+        summary: "Many analyses in one request, answered as NDJSON lines as they complete (or priced, with dryRun)",
+        tags: ["analyses"],
+        requestBody: { required: true, content: json(ref("BatchRequest")) },
+        responses: {
+          "200": {
+            description:
+              "One JSON line per item (`{index, status, body}`), in completion order; with `dryRun: true`, one JSON object pricing the batch.",
+            content: { "application/x-ndjson": { schema: { type: "string" } }, ...json(ref("DryRunAnswer")) },
+          },
+          ...errorResponses([
+            ...GUARD_ERRORS,
+            "STR_BODY_TOO_LARGE",
+            "STR_BATCH_TOO_LARGE",
+            "STR_UNSUPPORTED_MEDIA_TYPE",
+            "STR_STORE_UNAVAILABLE",
+          ]),
         },
-        ...errorResponses([
-          ...GUARD_ERRORS,
-          "STR_BODY_TOO_LARGE",
-          "STR_BATCH_TOO_LARGE",
-          "STR_UNSUPPORTED_MEDIA_TYPE",
-          "STR_STORE_UNAVAILABLE",
-        ]),
       },
     },
-  };
-  out["/v1/analyses/{id}"] = {
-    get: {
-      operationId: "getAnalysis",
-      summary: "An analysis this relay stored (free)",
-      tags: ["analyses"],
-      parameters: [
-        { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" } },
-      ],
-      responses: {
-        "200": { description: "The stored analysis.", content: json(ref("RelayAnswer")) },
-        ...errorResponses([...GUARD_ERRORS, "STR_VALIDATION", "STR_ANALYSIS_NOT_FOUND", "STR_STORE_UNAVAILABLE"]),
-      },
-    },
-  };
-  out["/v1/usage"] = {
-    get: {
-      operationId: "getUsage",
-      summary: "Today's and this month's spend against the daily budget",
-      tags: ["operations"],
-      responses: {
-        "200": { description: "Spend by the relay's ledger.", content: json(ref("UsageAnswer")) },
-        ...errorResponses([...GUARD_ERRORS, "STR_STORE_UNAVAILABLE"]),
-      },
-    },
-  };
-  out["/metrics"] = {
-    get: {
-      operationId: "getMetrics",
-      summary: "Prometheus metrics",
-      tags: ["operations"],
-      responses: {
-        "200": {
-          description: "Prometheus text exposition.",
-          content: { "text/plain": { schema: { type: "string" } } },
+    "/v1/analyses/{id}": {
+      get: {
+        operationId: "getAnalysis",
+        summary: "An analysis this relay stored (free)",
+        tags: ["analyses"],
+        parameters: [
+          { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" } },
+        ],
+        responses: {
+          "200": { description: "The stored analysis.", content: json(ref("RelayAnswer")) },
+          ...errorResponses([...GUARD_ERRORS, "STR_VALIDATION", "STR_ANALYSIS_NOT_FOUND", "STR_STORE_UNAVAILABLE"]),
         },
-        ...errorResponses(GUARD_ERRORS),
       },
     },
   };
-  out["/healthz"] = {
-    get: {
-      operationId: "getHealth",
-      summary: "Liveness and the store's health, for load balancers (no token)",
-      tags: ["operations"],
-      security: [],
-      responses: {
-        "200": { description: "Up.", content: json(ref("HealthAnswer")) },
-        "503": { description: "The store does not answer.", content: json(ref("Error")) },
-      },
-    },
-  };
-  out["/openapi.json"] = {
-    get: {
-      operationId: "getOpenApi",
-      summary: "This description",
-      tags: ["operations"],
-      security: [],
-      responses: { "200": { description: "OpenAPI 3.1.", content: json({ type: "object" }) } },
-    },
-  };
-  out["/manifest.xml"] = {
-    get: {
-      operationId: "getManifest",
-      summary: "The add-in's manifest, pointing at this relay (no token)",
-      tags: ["add-in"],
-      security: [],
-      responses: {
-        "200": { description: "The manifest.", content: { "application/xml": { schema: { type: "string" } } } },
-        "404": { description: "The add-in is not built here.", content: json(ref("Error")) },
-      },
-    },
-  };
-  out["/sandbox/{page}"] = {
-    get: {
-      operationId: "getSandboxPage",
-      summary: "A simulated report, listing or photo page (sandbox mode only, no token)",
-      tags: ["add-in"],
-      security: [],
-      parameters: [
-        {
-          name: "page",
-          in: "path",
-          required: true,
-          schema: { type: "string" },
-          description: "reports/…, listings/… or photos/…",
+}
+
+function operationPaths(): Json {
+  return {
+    "/v1/usage": {
+      get: {
+        operationId: "getUsage",
+        summary: "Today's and this month's spend against the daily budget",
+        tags: ["operations"],
+        responses: {
+          "200": { description: "Spend by the relay's ledger.", content: json(ref("UsageAnswer")) },
+          ...errorResponses([...GUARD_ERRORS, "STR_STORE_UNAVAILABLE"]),
         },
-      ],
-      responses: {
-        "200": { description: "The page." },
-        "404": { description: "No such page.", content: json(ref("Error")) },
+      },
+    },
+    "/metrics": {
+      get: {
+        operationId: "getMetrics",
+        summary: "Prometheus metrics",
+        tags: ["operations"],
+        responses: {
+          "200": {
+            description: "Prometheus text exposition.",
+            content: { "text/plain": { schema: { type: "string" } } },
+          },
+          ...errorResponses(GUARD_ERRORS),
+        },
+      },
+    },
+    "/healthz": {
+      get: {
+        operationId: "getHealth",
+        summary: "Liveness and the store's health, for load balancers (no token)",
+        tags: ["operations"],
+        security: [],
+        responses: {
+          "200": { description: "Up.", content: json(ref("HealthAnswer")) },
+          "503": { description: "The store does not answer.", content: json(ref("Error")) },
+        },
+      },
+    },
+    "/openapi.json": {
+      get: {
+        operationId: "getOpenApi",
+        summary: "This description",
+        tags: ["operations"],
+        security: [],
+        responses: { "200": { description: "OpenAPI 3.1.", content: json({ type: "object" }) } },
       },
     },
   };
-  return out;
+}
+
+function addinPaths(): Json {
+  return {
+    "/manifest.xml": {
+      get: {
+        operationId: "getManifest",
+        summary: "The add-in's manifest, pointing at this relay (no token)",
+        tags: ["add-in"],
+        security: [],
+        responses: {
+          "200": { description: "The manifest.", content: { "application/xml": { schema: { type: "string" } } } },
+          "404": { description: "The add-in is not built here.", content: json(ref("Error")) },
+        },
+      },
+    },
+    "/sandbox/{page}": {
+      get: {
+        operationId: "getSandboxPage",
+        summary: "A simulated report, listing or photo page (sandbox mode only, no token)",
+        tags: ["add-in"],
+        security: [],
+        parameters: [
+          {
+            name: "page",
+            in: "path",
+            required: true,
+            schema: { type: "string" },
+            description: "reports/…, listings/… or photos/…",
+          },
+        ],
+        responses: {
+          "200": { description: "The page." },
+          "404": { description: "No such page.", content: json(ref("Error")) },
+        },
+      },
+    },
+  };
 }

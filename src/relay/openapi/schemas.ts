@@ -12,7 +12,7 @@ import {
 } from "../../contract";
 import { ERRORS } from "../errors";
 
-/** The schemas and error answers the path table (paths.ts) refers to, from the zod contract. */
+/* The schemas and error answers the path table (paths.ts) refers to, from the zod contract. */
 
 export type Json = Record<string, unknown>;
 

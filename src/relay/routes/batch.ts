@@ -1,6 +1,7 @@
 import { FastifyPluginAsync } from "fastify";
 import { TOKEN } from "../access";
-import { parseBatch, streamBatch } from "../batch";
+import { streamBatch } from "../batch";
+import { parseBatch } from "../batch-request";
 import { dryRunBatch } from "../batch-dry-run";
 import { callerGone } from "./analysis";
 import { RouteContext } from "./context";
