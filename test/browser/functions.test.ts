@@ -1,6 +1,6 @@
 import { Browser, BrowserContext, Page } from "playwright-core";
 import { addinBuild } from "../support/addin-build";
-import { chromiumAvailable, launchChromium, routeOfficeJs } from "../support/browser";
+import { chromiumAvailable, launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../support/browser";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import { freePort } from "../support/ports";
 
@@ -31,31 +31,7 @@ describeWithChromium("the built add-in's functions in a real browser", () => {
     browser = await launchChromium();
     context = await browser.newContext();
     await routeOfficeJs(context);
-    await context.addInitScript(
-      ({ url, token }) => {
-        class ExcelError extends Error {
-          constructor(
-            public code: string,
-            message?: string,
-          ) {
-            super(message);
-          }
-        }
-        (window as unknown as Record<string, unknown>).CustomFunctions = {
-          Error: ExcelError,
-          ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" },
-        };
-        const data: Record<string, string> = { "str.relayUrl": url, "str.relayToken": token };
-        (window as unknown as Record<string, unknown>).OfficeRuntime = {
-          storage: {
-            getItem: async (k: string) => data[k] ?? null,
-            setItem: async (k: string, v: string) => void (data[k] = v),
-            removeItem: async (k: string) => void delete data[k],
-          },
-        };
-      },
-      { url: base, token: TEST_TOKEN },
-    );
+    await stubCustomFunctionsHost(context, base, TEST_TOKEN);
     page = await context.newPage();
     page.on("request", (r) => {
       if (r.url().startsWith(`${base}/v1/`)) relayCalls.push(r.url());

@@ -1,6 +1,6 @@
 import { Browser, Page, Request } from "playwright-core";
 import { addinBuild } from "../support/addin-build";
-import { chromiumAvailable, launchChromium, routeOfficeJs } from "../support/browser";
+import { chromiumAvailable, launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../support/browser";
 import { freePort } from "../support/ports";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBodyWithPhotos, startRelay } from "../support/relay";
 
@@ -57,31 +57,7 @@ describeWithChromium("formulas whose work outlasts the relay's deadline, in a re
     browser = await launchChromium();
     const context = await browser.newContext();
     await routeOfficeJs(context);
-    await context.addInitScript(
-      ({ url, token }) => {
-        class ExcelError extends Error {
-          constructor(
-            public code: string,
-            message?: string,
-          ) {
-            super(message);
-          }
-        }
-        (window as unknown as Record<string, unknown>).CustomFunctions = {
-          Error: ExcelError,
-          ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" },
-        };
-        const data: Record<string, string> = { "str.relayUrl": url, "str.relayToken": token };
-        (window as unknown as Record<string, unknown>).OfficeRuntime = {
-          storage: {
-            getItem: async (k: string) => data[k] ?? null,
-            setItem: async (k: string, v: string) => void (data[k] = v),
-            removeItem: async (k: string) => void delete data[k],
-          },
-        };
-      },
-      { url: base, token: TEST_TOKEN },
-    );
+    await stubCustomFunctionsHost(context, base, TEST_TOKEN);
     page = await context.newPage();
     const relayRequest = (r: Request) => r.url().startsWith(`${base}/v1/`);
     const record = (r: Request, failure?: string) =>
