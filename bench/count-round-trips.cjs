@@ -3,7 +3,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS preload: it patches the modules the relay requires */
 /**
  * Preloaded into a relay replica by bench:scale (`node --require`): counts the round trips its store
- * clients make, and writes the counts to ROUND_TRIPS_FILE every 100 ms as `{"redis": n, "postgres": n}`.
+ * clients make, and writes the counts to ROUND_TRIPS_FILE every 20 ms as `{"redis": n, "postgres": n}`.
  *
  * A round trip is one request to a server and its answer: an ioredis command sent on its own, a whole
  * pipeline or MULTI (its commands go out together), a pg query. Commands the relay sends concurrently
@@ -36,4 +36,8 @@ pg.Client.prototype.query = function (...args) {
   return query.apply(this, args);
 };
 
-setInterval(() => fs.writeFileSync(file, JSON.stringify(counts)), 100).unref();
+// Written whole and renamed into place, so the bench never reads half a file (which it would count as none).
+setInterval(() => {
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(counts));
+  fs.renameSync(`${file}.tmp`, file);
+}, 20).unref();

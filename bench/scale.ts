@@ -515,7 +515,7 @@ async function main(): Promise<void> {
         const r = await closedLoop([...configs[name]], CONCURRENCY, SECONDS, body);
         const after = sampleCpu(procs);
         const used = coresUsed(before, after, r.seconds);
-        // The counts are written every 100 ms: wait for the last of this measurement's.
+        // The counts are written every 20 ms: wait for the last of this measurement's.
         await sleep(250);
         const tripsAfter = roundTrips(tripFiles);
         const cost = costs[name];
