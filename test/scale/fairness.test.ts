@@ -70,10 +70,13 @@ describe("one relay shares the account's rate between its callers", () => {
     expect(spread(figures.batchMs)).toBeLessThanOrEqual(0.15);
   }, 60_000);
 
-  test("one bulk batch alone takes at most 1.10 × the pacing floor, with no 429", async () => {
+  // The queue's own cost: the least the pacing rule allows is 1.055 × the account's floor, and the
+  // reports' latency adds to it, so against the account's floor (bench:relay, bench:fairness) the
+  // bound would measure the machine's load rather than the sharing.
+  test("one bulk batch alone takes at most 1.10 × what the pacing rule allows, with no 429", async () => {
     const figures = await bulkAlone(sandbox.url, relay.url);
     expectAllAnswered(figures);
-    expect(figures.overFloor).toBeLessThanOrEqual(1.1);
+    expect(figures.overPacing).toBeLessThanOrEqual(1.1);
   }, 60_000);
 });
 
