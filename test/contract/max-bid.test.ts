@@ -1,30 +1,8 @@
-import {
-  Analysis,
-  BID_METRICS,
-  BidMetric,
-  Strategy,
-  findBidMetric,
-  maxBid,
-  normalizeEnvelope,
-  whatIf,
-} from "../../src/contract";
-import { buildSandbox } from "../../src/sandbox/server";
+import { Analysis, BID_METRICS, BidMetric, Strategy, findBidMetric, maxBid, whatIf } from "../../src/contract";
+import { sandboxAnalyses } from "../support/sandbox-analysis";
 
-const sandbox = buildSandbox({ timeScale: 0, faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
-const KEY = { "x-service-api-key": "sk_test_maxbid_0123" };
-
-async function analysis(strategy: Strategy, body: Record<string, unknown>): Promise<Analysis> {
-  const r = await sandbox.app.inject({
-    method: "POST",
-    url: `/v1/external/analysis/create/${strategy}`,
-    headers: KEY,
-    payload: body,
-  });
-  const data = normalizeEnvelope(r.json()).data;
-  if (!data) throw new Error(r.body);
-  return data;
-}
-afterAll(() => sandbox.app.close());
+const { analysis, close } = sandboxAnalyses("sk_test_maxbid_0123");
+afterAll(() => close());
 
 const PURCHASES: [string, Strategy, Record<string, unknown>][] = [
   [

@@ -1,28 +1,7 @@
-import {
-  Analysis,
-  INVESTOR_METRICS,
-  STRATEGY_FIELDS,
-  Strategy,
-  impliedPrice,
-  normalizeEnvelope,
-  whatIf,
-} from "../../src/contract";
-import { buildSandbox } from "../../src/sandbox/server";
+import { Analysis, INVESTOR_METRICS, STRATEGY_FIELDS, Strategy, impliedPrice, whatIf } from "../../src/contract";
+import { sandboxAnalyses } from "../support/sandbox-analysis";
 
-const sandbox = buildSandbox({ timeScale: 0, faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
-const KEY = { "x-service-api-key": "sk_test_whatif_0123" };
-
-async function analysis(strategy: Strategy, body: Record<string, unknown>): Promise<Analysis> {
-  const r = await sandbox.app.inject({
-    method: "POST",
-    url: `/v1/external/analysis/create/${strategy}`,
-    headers: KEY,
-    payload: body,
-  });
-  const data = normalizeEnvelope(r.json()).data;
-  if (!data) throw new Error(r.body);
-  return data;
-}
+const { analysis, close } = sandboxAnalyses("sk_test_whatif_0123");
 
 const CASES: [Strategy, Record<string, unknown>][] = [
   [
@@ -83,7 +62,7 @@ const CASES: [Strategy, Record<string, unknown>][] = [
   ["cohost", { lat: 25.7617, lng: -80.1918, bedrooms: 1, bathrooms: 1, accomodates: 2 }],
 ];
 
-afterAll(() => sandbox.app.close());
+afterAll(() => close());
 
 describe("STR.WHATIF's model: at an analysis's own inputs it gives back the analysis's figures", () => {
   test.each(CASES)("%s %p", async (strategy, body) => {
