@@ -14,12 +14,16 @@ export function escapeHtml(text: string): string {
   );
 }
 
+// One formatter for every page: toLocaleString with options builds a new one on each call, which a
+// run of thousands of reports (str-screen's kept report files) feels.
+const USD = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 });
+
 function formatValue(value: unknown, unitName: Unit): string {
   if (typeof value !== "number") return value === undefined || value === null ? "—" : escapeHtml(String(value));
   const v = value * UNIT_SCALE[unitName];
   switch (unitName) {
     case "usd":
-      return v.toLocaleString("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 });
+      return USD.format(v);
     case "percent":
     case "fraction":
       return `${(v * 100).toFixed(1)} %`;
