@@ -5,11 +5,13 @@ import { WaitOptions, Waiters } from "./waiters";
  *
  * A token bucket would allow a burst of its capacity on top of the rate (100 + 100 in one second),
  * and the service counts requests per second, so this is a sliding log instead. The rule holds by
- * construction on the sends themselves, not only on the grants: a call takes its slot as the last
- * step before it sends and must send within the slot's lifetime, and the window is one second plus
- * that lifetime plus a margin for jitter between here and the service. So the send `limit` places
- * back left at least one second plus the jitter margin earlier, whatever the timers did: a timer
- * that fires late lets the sends it delayed catch up, but only as far as the window allows.
+ * construction on the sends themselves, not only on the grants: the window is one second plus a
+ * margin for jitter between here and the service, and the log holds when each request left. A call
+ * takes its slot as the last step before it sends and must send within the slot's lifetime; until
+ * it says it is sending (`Slot.sending`), the log holds the latest it could leave, the end of that
+ * lifetime. So the send `limit` places back left at least one second plus the jitter margin earlier,
+ * whatever the timers did, and the lifetime costs no throughput: a timer that fires late lets the
+ * sends it delayed catch up, but only as far as the window allows.
  *
  * Sends are also spaced evenly (`windowMs / limit` apart) rather than let out in bursts: a burst
  * queues up at the receiving end and arrives there bunched with the next one, which the service
@@ -20,9 +22,9 @@ export interface Pacer {
   /** Resolves when a send slot is granted; rejects with the signal's reason if aborted first. */
   acquire(signal?: AbortSignal, options?: AcquireOptions): Promise<Slot>;
   /**
-   * How long a granted slot stays good, ms, from its `grantedAt`. The window counts it: a request
-   * that could not leave within this (a slow store, a stalled process) would arrive bunched with
-   * those granted after it, so it takes a new slot.
+   * How long a granted slot stays good, ms, from its `grantedAt`: a request that could not leave
+   * within this (a slow store, a stalled process) takes a new slot, since the log counts this one as
+   * leaving by then at the latest.
    */
   readonly slotLifetimeMs: number;
   /** The service throttled: no sends before `until` (epoch ms), then slower for a while. */
@@ -36,6 +38,11 @@ export interface Pacer {
 export interface Slot {
   /** No later than the slot was granted, on performance.now()'s clock: its age counts from here. */
   grantedAt: number;
+  /**
+   * Says the request leaves now, within the slot's lifetime: the log counts it from now rather than
+   * from the end of the lifetime. A slot never used needs no call (it counts until then).
+   */
+  sending(): void;
 }
 
 /** Whose call it is and how urgent (waiters.ts chooses the order by them). */
@@ -44,7 +51,7 @@ export type AcquireOptions = WaitOptions;
 export interface PacingRule {
   /** Sends allowed per window. */
   limit: number;
-  /** Window length, ms. */
+  /** Window length, ms: the account's, plus the jitter margin. */
   windowMs: number;
 }
 
@@ -55,15 +62,13 @@ export const JITTER_MARGIN_MS = 40;
  * ledger row (one SQLite write) between the two.
  */
 export const LOCAL_SLOT_LIFETIME_MS = 15;
-/** Margin added to the local pacer's window: the jitter and the slot's lifetime, ms. */
-export const PACING_MARGIN_MS = JITTER_MARGIN_MS + LOCAL_SLOT_LIFETIME_MS;
 /** How many spacings late a timer may be and still have the sends it delayed catch up. */
 const CATCH_UP = 4;
 /** How long sends stay slower after the service throttled, ms. */
 export const SLOW_DOWN_MS = 10_000;
 
-/** The sliding-window rule for a rate in requests a second: 100 → 100 per 1,055 ms; 0.5 → 1 per 2,055 ms. */
-export function pacingRule(requestsPerSecond: number, marginMs = PACING_MARGIN_MS): PacingRule {
+/** The sliding-window rule for a rate in requests a second: 100 → 100 per 1,040 ms; 0.5 → 1 per 2,040 ms. */
+export function pacingRule(requestsPerSecond: number, marginMs = JITTER_MARGIN_MS): PacingRule {
   if (!Number.isFinite(requestsPerSecond) || requestsPerSecond <= 0) {
     throw new RangeError(`Expected requestsPerSecond to be a number greater than 0, got ${requestsPerSecond}`);
   }
@@ -74,8 +79,8 @@ export function pacingRule(requestsPerSecond: number, marginMs = PACING_MARGIN_M
 /** The pacer of one relay process (the SQLite deployment). Replicas use the Redis pacer. */
 export class LocalPacer implements Pacer {
   readonly #rule: PacingRule;
-  /** Grant times within the last window, oldest first. */
-  readonly #sent: number[] = [];
+  /** When each send within the last window left, or will have left at the latest; oldest first. */
+  readonly #sent: { at: number }[] = [];
   readonly #waiters = new Waiters();
   readonly #now: () => number;
   /** When the next send is due on an even schedule. */
@@ -123,10 +128,10 @@ export class LocalPacer implements Pacer {
     while (this.#waiters.size > 0) {
       const now = this.#now();
       if (now < this.#pausedUntil) return this.#schedule(this.#pausedUntil - now);
-      while (this.#sent.length > 0 && (this.#sent[0] as number) <= now - this.#rule.windowMs) this.#sent.shift();
+      while (this.#sent.length > 0 && (this.#sent[0]?.at as number) <= now - this.#rule.windowMs) this.#sent.shift();
       const limit = this.#limitNow(now);
       if (this.#sent.length >= limit) {
-        const oldestThatCounts = this.#sent[this.#sent.length - limit] as number;
+        const oldestThatCounts = this.#sent[this.#sent.length - limit]?.at as number;
         return this.#schedule(oldestThatCounts + this.#rule.windowMs - now);
       }
       // Even spacing: each send is due one spacing after the last was. A timer that fires late lets
@@ -137,8 +142,22 @@ export class LocalPacer implements Pacer {
       const spacing = this.#rule.windowMs / limit;
       if (now < this.#due) return this.#schedule(this.#due - now);
       this.#due = (now - this.#due > spacing * CATCH_UP ? now : this.#due) + spacing;
-      this.#sent.push(now);
-      this.#waiters.grant({ grantedAt: performance.now() });
+      const entry = { at: now + this.slotLifetimeMs };
+      this.#sent.push(entry);
+      this.#waiters.grant({ grantedAt: performance.now(), sending: () => this.#sending(entry) });
+    }
+  }
+
+  /** A granted request leaves now: the log counts it from now, which may let a waiting call go sooner. */
+  #sending(entry: { at: number }): void {
+    const now = this.#now();
+    if (now >= entry.at) return;
+    entry.at = now;
+    this.#sent.sort((a, b) => a.at - b.at);
+    if (this.#timer && this.#waiters.size > 0 && !this.#closed) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#pump();
     }
   }
 

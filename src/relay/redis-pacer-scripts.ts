@@ -2,23 +2,28 @@
  * The Redis pacer's scripts (redis-pacer.ts says what they keep and why), run on Redis's clock (TIME)
  * so that replicas whose clocks differ still share one schedule.
  *
- * TAKE_SLOT decides one send slot for one replica, in two steps:
+ * TAKE_SLOT decides one send slot for one replica, in three steps:
  *
- * 1. The account's rule, as LocalPacer#pump: at most `limit` grants in any sliding window, spaced
+ * 1. The sends this replica made since its last call: each slot's entry in the log is moved from
+ *    the latest its request could leave (the slot's end of life) to when it did leave, as an upper
+ *    bound on Redis's clock: the grant plus the time the replica saw from asking to sending.
+ * 2. The account's rule, as LocalPacer#pump: at most `limit` sends in any sliding window, spaced
  *    evenly, with a little catch-up after a late poll, none while paused after a 429.
- * 2. Whose turn it is, across replicas: each replica registers the callers it has waiting (with
+ * 3. Whose turn it is, across replicas: each replica registers the callers it has waiting (with
  *    their best priority) for `ttl` ms; the slot goes to the registered caller served longest ago
  *    (a shared round-robin), and only to a replica that has that caller waiting at that priority.
  *    Another replica is told to ask again once no slot has been granted for two spacings: if that
  *    is still so then (the chosen replica stalled), the slot goes to that replica's own next caller
  *    rather than unused. A renewal or retry (`urgent`) skips the turns, as it does in one process.
  *
- * KEYS[1]: grant times in the window (a list, oldest first); KEYS[2]: due, paused, slow (a hash);
- * KEYS[3]: registrations (a hash: "replica|caller|priority" → expiry ms); KEYS[4]: turns (a hash:
- * caller → the sequence number of its last grant, "#" → the last number given).
- * ARGV: limit, windowMs, catch-up, replica, ttl ms, urgent (1/0), then caller, formula count, bulk
- * count for each caller this replica has waiting.
- * Returns {1, caller} when a slot is granted (caller "" for an urgent call), else {0, ms to wait}.
+ * KEYS[1]: the log (a sorted set: one member a slot, scored by when its request left or will have
+ * left at the latest); KEYS[2]: due, paused, slow, last (a hash); KEYS[3]: registrations (a hash:
+ * "replica|caller|priority" → expiry ms); KEYS[4]: turns (a hash: caller → the sequence number of
+ * its last grant, "#" → the last number given).
+ * ARGV: limit, windowMs, catch-up, replica, ttl ms, urgent (1/0), slot lifetime ms, the number of
+ * sends reported, then slot and ms from asking to sending for each, then caller, formula count,
+ * bulk count for each caller this replica has waiting.
+ * Returns {1, caller, slot} when a slot is granted (caller "" for an urgent call), else {0, ms to wait}.
  */
 export const TAKE_SLOT = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
@@ -30,8 +35,20 @@ local catchUp = tonumber(ARGV[3])
 local me = ARGV[4]
 local ttl = tonumber(ARGV[5])
 local urgent = ARGV[6] == '1'
+local lifetime = tonumber(ARGV[7])
+local reported = tonumber(ARGV[8])
+local first = 9 + reported * 2
+-- A slot's member is its grant time and a sequence number: the grant plus what the replica saw
+-- from asking to sending is the latest its request can have left, on this clock.
+for i = 9, first - 1, 2 do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score then
+    local sentBy = tonumber(string.match(ARGV[i], '^[^:]+')) + tonumber(ARGV[i + 1])
+    if sentBy < tonumber(score) then redis.call('ZADD', KEYS[1], 'XX', sentBy, ARGV[i]) end
+  end
+end
 local mine = {}
-for i = 7, #ARGV, 3 do mine[ARGV[i]] = {formula = tonumber(ARGV[i + 1]), bulk = tonumber(ARGV[i + 2])} end
+for i = first, #ARGV, 3 do mine[ARGV[i]] = {formula = tonumber(ARGV[i + 1]), bulk = tonumber(ARGV[i + 2])} end
 -- Every caller waiting anywhere, with its best priority; this replica's old registrations are replaced.
 local best = {}
 local function note(caller, prio)
@@ -63,16 +80,12 @@ for caller, n in pairs(mine) do
 end
 local paused = tonumber(redis.call('HGET', KEYS[2], 'paused') or '0')
 if now < paused then return wait(paused - now) end
-while true do
-  local oldest = redis.call('LINDEX', KEYS[1], 0)
-  if not oldest or tonumber(oldest) > now - window then break end
-  redis.call('LPOP', KEYS[1])
-end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local slow = tonumber(redis.call('HGET', KEYS[2], 'slow') or '0')
 if now < slow then limit = math.max(1, math.floor(limit * 0.9)) end
-local sent = redis.call('LLEN', KEYS[1])
+local sent = redis.call('ZCARD', KEYS[1])
 if sent >= limit then
-  local oldestThatCounts = tonumber(redis.call('LINDEX', KEYS[1], sent - limit))
+  local oldestThatCounts = tonumber(redis.call('ZRANGE', KEYS[1], sent - limit, sent - limit, 'WITHSCORES')[2])
   return wait(oldestThatCounts + window - now)
 end
 local spacing = window / limit
@@ -96,7 +109,7 @@ if not urgent then
   if n == nil or n[best[chosen]] == 0 then
     -- Another replica's turn. If no slot was granted for two spacings (that replica stalled, or is
     -- slow to poll), the slot goes to this replica's own next caller rather than unused.
-    local last = tonumber(redis.call('LINDEX', KEYS[1], -1) or '0')
+    local last = tonumber(redis.call('HGET', KEYS[2], 'last') or '0')
     if now - last <= 2 * spacing then return wait(last + 2 * spacing + 1 - now) end
     local own = {}
     for caller, m in pairs(mine) do
@@ -114,12 +127,13 @@ if not urgent then
 end
 register()
 if now - due > spacing * catchUp then due = now end
-redis.call('HSET', KEYS[2], 'due', tostring(due + spacing))
-redis.call('RPUSH', KEYS[1], tostring(now))
+redis.call('HSET', KEYS[2], 'due', tostring(due + spacing), 'last', tostring(now))
+local slot = tostring(now) .. ':' .. redis.call('HINCRBY', KEYS[2], 'slots', 1)
+redis.call('ZADD', KEYS[1], now + lifetime, slot)
 local keep = math.ceil(math.max(window * 2, slow - now + window))
 redis.call('PEXPIRE', KEYS[1], keep)
 redis.call('PEXPIRE', KEYS[2], keep)
-return {1, chosen}`;
+return {1, chosen, slot}`;
 
 /** KEYS[1]: registrations. ARGV[1]: the replica. Removes its registrations: it has nobody waiting now. */
 export const FORGET_WAITING = `

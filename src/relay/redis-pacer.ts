@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import Redis from "ioredis";
-import { AcquireOptions, JITTER_MARGIN_MS, Pacer, PacingRule, SLOW_DOWN_MS, Slot } from "./pacer";
+import { AcquireOptions, Pacer, PacingRule, SLOW_DOWN_MS, Slot } from "./pacer";
 import { FORGET_WAITING, TAKE_SLOT, THROTTLED } from "./redis-pacer-scripts";
 import { RedisScript, partError, redisScript } from "./store/shared-clients";
 import { Waiters } from "./waiters";
@@ -13,7 +13,9 @@ import { Waiters } from "./waiters";
  * One Lua script decides each send slot on Redis's clock (TIME), so replicas whose clocks differ
  * still share one schedule. The script either grants a slot or says how long until one could be
  * granted; each replica queues its own callers and polls for them, one script call at a time, so
- * Redis sees one poll per replica rather than one per waiting call.
+ * Redis sees one poll per replica rather than one per waiting call. Each poll also reports the
+ * requests this replica sent since the last one, so that the log counts them from when they left
+ * rather than from the end of their slots' lifetime (pacer.ts).
  *
  * Callers take turns across replicas as they do in one process (waiters.ts): each poll registers
  * the callers this replica has waiting, for a moment (REGISTRATION_MS), and the script gives the
@@ -29,8 +31,6 @@ import { Waiters } from "./waiters";
  * a few milliseconds away at most, as it is beside the replicas.
  */
 export const SHARED_SLOT_LIFETIME_MS = 30;
-/** The window's margin for replicas: the jitter and the slot's lifetime, ms. */
-export const SHARED_PACING_MARGIN_MS = JITTER_MARGIN_MS + SHARED_SLOT_LIFETIME_MS;
 
 /** Grants in a row that arrive too late to use before the waiting callers are told Redis is too slow. */
 const STALE_GRANTS_TO_FAIL = 20;
@@ -57,6 +57,8 @@ export class RedisPacer implements Pacer {
   readonly #takeSlot: RedisScript;
   readonly #throttled: RedisScript;
   readonly #waiters = new Waiters();
+  /** Sends since the last poll: the slot, and ms from asking for it to sending on it. */
+  #sends: (string | number)[] = [];
   #polling = false;
   /** Grants in a row that arrived older than a slot's lifetime. */
   #staleGrants = 0;
@@ -67,10 +69,10 @@ export class RedisPacer implements Pacer {
   constructor(redis: Redis, rule: PacingRule, prefix: string) {
     this.#rule = rule;
     this.#keys = {
-      log: `${prefix}:pacer_v1:log`,
-      state: `${prefix}:pacer_v1:state`,
-      waiting: `${prefix}:pacer_v1:waiting`,
-      turns: `${prefix}:pacer_v1:turns`,
+      log: `${prefix}:pacer_v2:log`,
+      state: `${prefix}:pacer_v2:state`,
+      waiting: `${prefix}:pacer_v2:waiting`,
+      turns: `${prefix}:pacer_v2:turns`,
     };
     this.#forget = redisScript(redis, "strRelayForgetWaiting", FORGET_WAITING);
     this.#takeSlot = redisScript(redis, "strRelayTakeSlot", TAKE_SLOT);
@@ -119,7 +121,7 @@ export class RedisPacer implements Pacer {
           return;
         }
         if (this.#closed) return;
-        const [granted, detail] = answer as [number, string];
+        const [granted, detail, slotId] = answer as [number, string, string?];
         if (granted === 1) {
           // A grant that reached this process late (it stalled, or Redis did) may be old already:
           // sent now, it would leave bunched with grants made since. It stays counted, and is not used.
@@ -138,7 +140,8 @@ export class RedisPacer implements Pacer {
           }
           this.#staleGrants = 0;
           // The caller it was asked for may have left meanwhile: the next one takes the slot.
-          this.#waiters.grant({ grantedAt: asked }, detail === "" ? undefined : detail);
+          const sending = () => void this.#sends.push(slotId as string, Math.ceil(performance.now() - asked));
+          this.#waiters.grant({ grantedAt: asked, sending }, detail === "" ? undefined : detail);
           continue;
         }
         await this.#nap(Math.min(MAX_NAP_MS, Math.max(1, Math.ceil(Number(detail)))));
@@ -158,7 +161,21 @@ export class RedisPacer implements Pacer {
     const { limit, windowMs } = this.#rule;
     const urgent = this.#waiters.hasFirst ? 1 : 0;
     const mine = this.#waiters.callers().flatMap((w) => [w.caller, w.formula, w.bulk]);
-    return [limit, windowMs, CATCH_UP, this.#replica, REGISTRATION_MS, urgent, ...mine];
+    // Reported once: if this call fails, those slots count until the end of their lifetime.
+    const sends = this.#sends;
+    this.#sends = [];
+    return [
+      limit,
+      windowMs,
+      CATCH_UP,
+      this.#replica,
+      REGISTRATION_MS,
+      urgent,
+      this.slotLifetimeMs,
+      sends.length / 2,
+      ...sends,
+      ...mine,
+    ];
   }
 
   #nap(ms: number): Promise<void> {

@@ -1,12 +1,14 @@
 import fc from "fast-check";
-import { JITTER_MARGIN_MS, LocalPacer, pacingRule } from "../../src/relay/pacer";
+import { JITTER_MARGIN_MS, LocalPacer, Slot, pacingRule } from "../../src/relay/pacer";
 
 /**
  * The account's limit by construction: whatever the timers do, at most 100 sends in any 1-s window,
  * and the jitter margin on top left whole. A fake clock drives the pacer; the process "stalls" at
  * random (the clock jumps while no timer runs, so every timer due meanwhile fires late at once);
  * callers arrive in random bursts, some renew a slot ahead of the queue, some leave, the service
- * throttles now and then; and each caller sends at some moment within its slot's lifetime.
+ * throttles now and then; and each caller sends as the gateway does: at some moment within its
+ * slot's lifetime, telling the pacer it is sending, or on a new slot taken ahead of the queue when a
+ * stall made the first too old.
  */
 function maxInWindow(times: number[], windowMs: number): number {
   let best = 0;
@@ -40,8 +42,18 @@ describe("the local pacer keeps the window under any timer stalls", () => {
         const now = () => Date.now() + stalled;
         const pacer = new LocalPacer(pacingRule(100), now);
         const sent: number[] = [];
-        const send = (at: number[], i: number) => () =>
-          void sent.push(now() + (at[i % at.length] as number) * pacer.slotLifetimeMs);
+        const sendOn = async (first: Slot, delayFraction: number) => {
+          let slot = first;
+          let grantedAt = now();
+          await new Promise((r) => setTimeout(r, Math.round(delayFraction * pacer.slotLifetimeMs)));
+          while (now() - grantedAt > pacer.slotLifetimeMs) {
+            slot = await pacer.acquire(undefined, { first: true });
+            grantedAt = now();
+          }
+          slot.sending();
+          sent.push(now());
+        };
+        const send = (at: number[], i: number) => (slot: Slot) => sendOn(slot, at[i % at.length] as number);
         const waiting: Promise<void>[] = [];
         for (const s of steps) {
           for (let i = 0; i < s.arrivals; i++) waiting.push(pacer.acquire().then(send(s.sendsAt, i)));
@@ -65,6 +77,41 @@ describe("the local pacer keeps the window under any timer stalls", () => {
         expect(maxInWindow(sent, 1000 + JITTER_MARGIN_MS)).toBeLessThanOrEqual(100);
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe("the log counts a send from when it left", () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  /** When the last of `n` callers, queued at once, is granted, ms after the first; each sends at once if `sends`. */
+  async function lastGrant(n: number, sends: boolean): Promise<number> {
+    const pacer = new LocalPacer(pacingRule(100), () => Date.now());
+    const start = Date.now();
+    let last = 0;
+    const all = Array.from({ length: n }, () =>
+      pacer.acquire().then((slot) => {
+        if (sends) slot.sending();
+        last = Date.now();
+      }),
+    );
+    await jest.advanceTimersByTimeAsync(60_000);
+    await Promise.all(all);
+    await pacer.close();
+    return last - start;
+  }
+
+  test("1,001 callers that send as soon as they are granted are through in 10 windows of 1 s plus the jitter margin", async () => {
+    const elapsed = await lastGrant(1001, true);
+    expect(elapsed).toBeGreaterThanOrEqual(10 * (1000 + JITTER_MARGIN_MS));
+    expect(elapsed).toBeLessThanOrEqual(10 * (1000 + JITTER_MARGIN_MS) + 10);
+  });
+
+  test("a slot whose send is never reported counts until the end of its lifetime", async () => {
+    const elapsed = await lastGrant(1001, false);
+    expect(elapsed).toBeGreaterThanOrEqual(
+      10 * (1000 + JITTER_MARGIN_MS + new LocalPacer(pacingRule(100)).slotLifetimeMs),
     );
   });
 });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { JITTER_MARGIN_MS, LocalPacer, PACING_MARGIN_MS, pacingRule } from "../../src/relay/pacer";
+import { JITTER_MARGIN_MS, LocalPacer, pacingRule } from "../../src/relay/pacer";
 import { SqliteStore } from "../../src/relay/store/sqlite-store";
 import { RelayStore } from "../../src/relay/store/store";
 import { Upstream } from "../../src/relay/upstream";
@@ -25,9 +25,9 @@ describe("the pacer never lets more than the limit through in any sliding window
   });
 
   test("the rule for 100 a second is 100 per second plus the jitter margin", () => {
-    expect(pacingRule(100)).toEqual({ limit: 100, windowMs: 1000 + PACING_MARGIN_MS });
-    expect(pacingRule(2.5)).toEqual({ limit: 2, windowMs: 800 + PACING_MARGIN_MS });
-    expect(pacingRule(0.5)).toEqual({ limit: 1, windowMs: 2000 + PACING_MARGIN_MS });
+    expect(pacingRule(100)).toEqual({ limit: 100, windowMs: 1000 + JITTER_MARGIN_MS });
+    expect(pacingRule(2.5)).toEqual({ limit: 2, windowMs: 800 + JITTER_MARGIN_MS });
+    expect(pacingRule(0.5)).toEqual({ limit: 1, windowMs: 2000 + JITTER_MARGIN_MS });
     expect(() => pacingRule(0)).toThrow(/requestsPerSecond.*greater than 0, got 0/);
   });
 

@@ -1,10 +1,12 @@
 import { Waiters, WaitOptions } from "../../src/relay/waiters";
 
+const slot = { grantedAt: 0, sending: () => undefined };
+
 /** Queues calls named by `label`, then grants every slot and returns the labels in the order they were granted. */
 function order(waiters: Waiters, calls: [string, WaitOptions][]): Promise<string[]> {
   const granted: string[] = [];
   const all = calls.map(([label, options]) => waiters.wait(undefined, options).then(() => granted.push(label)));
-  while (waiters.grant({ grantedAt: 0 }));
+  while (waiters.grant(slot));
   return Promise.all(all).then(() => granted);
 }
 
@@ -57,7 +59,7 @@ describe("waiting calls get their send slots in a fair order", () => {
     const b = waiters.wait(undefined, { caller: "B" }).then(() => granted.push("b"));
     const retry = waiters.wait(undefined, { caller: "B", first: true }).then(() => granted.push("retry"));
     expect(waiters.hasFirst).toBe(true);
-    while (waiters.grant({ grantedAt: 0 }));
+    while (waiters.grant(slot));
     await Promise.all([a, b, retry]);
     expect(granted).toEqual(["retry", "a", "b"]);
   });
@@ -74,12 +76,12 @@ describe("waiting calls get their send slots in a fair order", () => {
       { caller: "A", formula: 0, bulk: 2 },
       { caller: "B", formula: 0, bulk: 1 },
     ]);
-    waiters.grant({ grantedAt: 0 }, "B");
-    waiters.grant({ grantedAt: 0 }, "gone");
-    waiters.grant({ grantedAt: 0 });
+    waiters.grant(slot, "B");
+    waiters.grant(slot, "gone");
+    waiters.grant(slot);
     await Promise.all(calls);
     expect(granted).toEqual(["b1", "a1", "a2"]);
-    expect(waiters.grant({ grantedAt: 0 })).toBe(false);
+    expect(waiters.grant(slot)).toBe(false);
   });
 
   test("an aborted call leaves its line, and a caller with nothing left waiting leaves the turns", async () => {
@@ -93,7 +95,7 @@ describe("waiting calls get their send slots in a fair order", () => {
     await expect(b).rejects.toThrow("the caller disconnected");
     expect(waiters.size).toBe(2);
     expect(waiters.callers().map((w) => w.caller)).toEqual(["A", "C"]);
-    while (waiters.grant({ grantedAt: 0 }));
+    while (waiters.grant(slot));
     await Promise.all([a, c]);
     expect(granted).toEqual(["a1", "c1"]);
     expect(waiters.size).toBe(0);

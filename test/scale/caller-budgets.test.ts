@@ -1,7 +1,7 @@
 import { Client } from "pg";
 import { UsageAnswer } from "../../src/contract";
 import { pacingRule } from "../../src/relay/pacer";
-import { RedisPacer, SHARED_PACING_MARGIN_MS } from "../../src/relay/redis-pacer";
+import { RedisPacer } from "../../src/relay/redis-pacer";
 import { MIGRATIONS } from "../../src/relay/store/postgres-migrations";
 import { tokenId } from "../../src/relay/tokens";
 import { Sandbox, buildSandbox } from "../../src/sandbox/server";
@@ -31,7 +31,7 @@ describeShared("per-token budgets on the shared store (Redis + Postgres)", (urls
         RELAY_TOKEN_BUDGETS_USD_PER_DAY: "alice:1",
         RELAY_BUDGET_USD_PER_DAY: "1000",
       },
-      { store, pacer: new RedisPacer(store.redis, pacingRule(100, SHARED_PACING_MARGIN_MS), ns) },
+      { store, pacer: new RedisPacer(store.redis, pacingRule(100), ns) },
     );
     relays.push(relay);
     return relay;

@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import net from "node:net";
 import Redis from "ioredis";
 import { AcquireOptions, JITTER_MARGIN_MS, PacingRule, pacingRule } from "../../src/relay/pacer";
-import { RedisPacer, SHARED_PACING_MARGIN_MS } from "../../src/relay/redis-pacer";
+import { RedisPacer } from "../../src/relay/redis-pacer";
 import { redisClient } from "../../src/relay/store/shared-clients";
 import { SharedUrls, closedPort, describeShared, dropNamespace, testNamespace, withPort } from "../support/scale";
 import { grantTimes, maxInWindow, pacerCases } from "../relay/pacer-cases";
@@ -77,7 +77,7 @@ describeShared("the Redis pacer keeps every replica together within the account'
   test("with Redis's answers stalling at random, the send 100 places back left at least 1 s plus the jitter margin earlier", async () => {
     const proxy = await stallingProxy(urls.redisUrl, { share: 1 / 3, minMs: 10, maxMs: 25 });
     try {
-      const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+      const rule = pacingRule(100);
       const url = withPort(urls.redisUrl, proxy.port);
       const four = await Promise.all([1, 2, 3, 4].map(() => replica(rule, url, true)));
       // Each caller sends at once, or as late as its slot allows (the ledger row took that long); one
@@ -89,8 +89,10 @@ describeShared("the Redis pacer keeps every replica together within the account'
         Array.from({ length: 250 }, async (_, i) => {
           const pacer = four[i % 4] as RedisPacer;
           let slot = await pacer.acquire();
+          if (i % 2 === 0) await new Promise((r) => setTimeout(r, slot.grantedAt + lifetime - 2 - performance.now()));
           while (performance.now() - slot.grantedAt > lifetime) slot = await pacer.acquire(undefined, { first: true });
-          sends.push(i % 2 === 0 ? slot.grantedAt + lifetime : performance.now());
+          slot.sending();
+          sends.push(performance.now());
         }),
       );
       sends.sort((a, b) => a - b);
@@ -101,10 +103,28 @@ describeShared("the Redis pacer keeps every replica together within the account'
     }
   });
 
+  test("replicas whose callers say when they send are through at 100 per 1 s plus the jitter margin: a slot's lifetime costs no throughput", async () => {
+    const both = [await replica(pacingRule(100)), await replica(pacingRule(100))];
+    const sends: number[] = [];
+    await Promise.all(
+      Array.from({ length: 501 }, (_, i) =>
+        (both[i % 2] as RedisPacer).acquire().then((slot) => {
+          slot.sending();
+          sends.push(performance.now());
+        }),
+      ),
+    );
+    sends.sort((a, b) => a - b);
+    const elapsed = (sends.at(-1) as number) - (sends[0] as number);
+    expect(maxInWindow(sends, 1000 + JITTER_MARGIN_MS)).toBeLessThanOrEqual(100);
+    // Counted until the end of each slot's lifetime, the 501st would go 5 lifetimes later.
+    expect(elapsed).toBeLessThan(5 * (1000 + JITTER_MARGIN_MS) + (both[0] as RedisPacer).slotLifetimeMs * 2);
+  });
+
   test("a Redis whose every answer comes later than a slot's lifetime gets the callers a 503, not a wait for ever", async () => {
     const proxy = await stallingProxy(urls.redisUrl, { share: 1, minMs: 45, maxMs: 50 });
     try {
-      const pacer = await replica(pacingRule(100, SHARED_PACING_MARGIN_MS), withPort(urls.redisUrl, proxy.port), true);
+      const pacer = await replica(pacingRule(100), withPort(urls.redisUrl, proxy.port), true);
       await expect(pacer.acquire()).rejects.toMatchObject({
         code: "STR_STORE_UNAVAILABLE",
         message: expect.stringMatching(/too slow to pace sends/),
@@ -142,7 +162,7 @@ describeShared("the Redis pacer keeps every replica together within the account'
     Array.from({ length: n }, (): [RedisPacer, string, AcquireOptions] => [pacer, label, options]);
 
   test("callers take turns across replicas: B's few calls on one replica are not queued behind A's many on another", async () => {
-    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const rule = pacingRule(100);
     const [one, two] = [await replica(rule), await replica(rule)];
     const order = await grantOrder([
       ...many(150, one, "A", { caller: "A", priority: "bulk" }),
@@ -154,7 +174,7 @@ describeShared("the Redis pacer keeps every replica together within the account'
   });
 
   test("a caller's share does not depend on its replica: A on both replicas, B queued behind A on one, each gets half", async () => {
-    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const rule = pacingRule(100);
     const [one, two] = [await replica(rule), await replica(rule)];
     const order = await grantOrder([
       ...many(100, one, "A", { caller: "A", priority: "bulk" }),
@@ -168,7 +188,7 @@ describeShared("the Redis pacer keeps every replica together within the account'
   });
 
   test("a caller's formula calls on one replica go before its bulk calls on every replica", async () => {
-    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const rule = pacingRule(100);
     const [one, two] = [await replica(rule), await replica(rule)];
     const order = await grantOrder([
       ...many(80, one, "bulk", { caller: "A", priority: "bulk" }),
@@ -179,7 +199,7 @@ describeShared("the Redis pacer keeps every replica together within the account'
   });
 
   test("a replica with nobody left waiting withdraws its registrations at once", async () => {
-    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const rule = pacingRule(100);
     const [one, two] = [await replica(rule), await replica(rule)];
     const gone = new AbortController();
     setMaxListeners(0, gone.signal);
@@ -197,12 +217,12 @@ describeShared("the Redis pacer keeps every replica together within the account'
   });
 
   test("a replica that stops asking for its caller's turn (it died) does not hold the others' slots", async () => {
-    const rule = pacingRule(100, SHARED_PACING_MARGIN_MS);
+    const rule = pacingRule(100);
     const alive = await replica(rule);
     // A dead replica's caller, registered for 5 s and never served: its turn comes every other slot.
     const redis = clients[0] as Redis;
     const [seconds] = await redis.time();
-    await redis.hset(`${ns}:pacer_v1:waiting`, "dead|Z|bulk", String((Number(seconds) + 5) * 1000));
+    await redis.hset(`${ns}:pacer_v2:waiting`, "dead|Z|bulk", String((Number(seconds) + 5) * 1000));
     const start = performance.now();
     await grantOrder(many(20, alive, "B", { caller: "B" }));
     // Each turn Z cannot take passes to B two spacings later, not when the registration lapses.

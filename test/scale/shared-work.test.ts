@@ -1,5 +1,5 @@
 import { AcquireOptions, Pacer, Slot, pacingRule } from "../../src/relay/pacer";
-import { RedisPacer, SHARED_PACING_MARGIN_MS } from "../../src/relay/redis-pacer";
+import { RedisPacer } from "../../src/relay/redis-pacer";
 import { Sandbox, buildSandbox } from "../../src/sandbox/server";
 import { TestRelay, buyBody, startRelay } from "../support/relay";
 import { SharedUrls, describeShared, dropNamespace, openTestStore, testNamespace } from "../support/scale";
@@ -40,7 +40,7 @@ describeShared("two replicas sent the same items spend send slots only on reques
   /** A replica in live mode against the one sandbox, on the shared store, pacing through Redis. */
   const replica = async (): Promise<TestRelay> => {
     const store = await openTestStore(urls, ns);
-    const pacer = new CountingPacer(new RedisPacer(store.redis, pacingRule(RPS, SHARED_PACING_MARGIN_MS), ns));
+    const pacer = new CountingPacer(new RedisPacer(store.redis, pacingRule(RPS), ns));
     pacers.push(pacer);
     const relay = await startRelay(
       {

@@ -42,18 +42,21 @@ export class Sender {
   /**
    * Sends the call on `slot`, retrying where that cannot bill twice. A slot older than its lifetime
    * (the ledger was slow, or this process stalled) is traded for the next one first, ahead of the
-   * queue: the window counts a slot only for its lifetime, and sent later the request would reach
-   * the service bunched with those granted after it. A RelayError means nothing was sent.
+   * queue: the pacer counts a slot as leaving by the end of its lifetime at the latest, and sent
+   * later the request would reach the service bunched with those granted after it. A RelayError
+   * means nothing was sent.
    */
   async send(op: Operation, request: AnyRequest, slot: Slot): Promise<UpstreamResult | RelayError> {
     const { pacer, metrics } = this.#o;
+    let current: Slot | RelayError = slot;
     if (performance.now() - slot.grantedAt > pacer.slotLifetimeMs) {
       metrics.slotsRenewed.inc();
-      const renewed = await this.#slotNow();
-      if (renewed !== true) return renewed;
+      current = await this.#slotNow();
+      if (current instanceof RelayError) return current;
     }
     const deadline = Date.now() + this.#o.callTimeoutMs;
     for (let attempt = 1; ; attempt++) {
+      current.sending();
       const result = await this.#call(op, request, attempt);
       const verdict = retryVerdict(result, attempt, this.#o.retryPolicy);
       if (!verdict.retry || Date.now() + verdict.delayMs >= deadline) return result;
@@ -62,7 +65,8 @@ export class Sender {
       await sleep(verdict.delayMs);
       // A retry takes a new slot, ahead of the calls not sent yet (it holds a lock and a ledger row
       // meanwhile). When none can be had the last answer stands: it is one that did not bill.
-      if ((await this.#slotNow()) !== true) return result;
+      current = await this.#slotNow();
+      if (current instanceof RelayError) return result;
     }
   }
 
@@ -79,10 +83,9 @@ export class Sender {
   }
 
   /** A send slot ahead of the queue, or the error saying why none can be had (pacer closed, its Redis away). */
-  async #slotNow(): Promise<true | RelayError> {
+  async #slotNow(): Promise<Slot | RelayError> {
     try {
-      await this.#o.pacer.acquire(undefined, { first: true });
-      return true;
+      return await this.#o.pacer.acquire(undefined, { first: true });
     } catch (error) {
       return error instanceof RelayError
         ? error

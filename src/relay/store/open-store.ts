@@ -1,7 +1,7 @@
 import path from "node:path";
 import { RelayConfig } from "../config";
 import { LocalPacer, Pacer, pacingRule } from "../pacer";
-import { RedisPacer, SHARED_PACING_MARGIN_MS } from "../redis-pacer";
+import { RedisPacer } from "../redis-pacer";
 import { SharedStore } from "./shared-store";
 import { SqliteStore } from "./sqlite-store";
 import { RelayStore } from "./store";
@@ -36,9 +36,7 @@ export async function openStore(
     });
     return {
       store,
-      pacer:
-        choice.pacer ??
-        new RedisPacer(store.redis, pacingRule(config.upstreamRps, SHARED_PACING_MARGIN_MS), config.storeNamespace),
+      pacer: choice.pacer ?? new RedisPacer(store.redis, rule, config.storeNamespace),
     };
   }
   return {
