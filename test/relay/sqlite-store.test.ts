@@ -206,3 +206,20 @@ describe("a call swept as unknown while its owner lived", () => {
     }
   });
 });
+
+describe("request locks", () => {
+  test("a caller waiting for a lock wakes when this process releases it, not when its wait runs out", async () => {
+    const store = new SqliteStore(":memory:");
+    try {
+      expect(await store.acquireLock("k", "a", 60_000)).toBe(true);
+      const start = performance.now();
+      const released = store.lockReleased("k", 5000);
+      await store.releaseLock("k", "a");
+      await released;
+      expect(performance.now() - start).toBeLessThan(1000);
+      expect(await store.acquireLock("k", "b", 60_000)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+});

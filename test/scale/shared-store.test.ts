@@ -352,6 +352,20 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(true);
   });
 
+  test("a replica waiting for a lock hears another replica release it at once, not when its wait runs out", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    expect(await a.acquireLock("k", "owner-a", 60_000)).toBe(true);
+    const start = performance.now();
+    const released = b.lockReleased("k", 5000);
+    const other = b.lockReleased("other", 5000).then(() => "other");
+    await a.releaseLock("k", "owner-a");
+    await released;
+    expect(performance.now() - start).toBeLessThan(1000);
+    // Only the released lock's waiters wake.
+    expect(await Promise.race([other, Promise.resolve("still waiting")])).toBe("still waiting");
+    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(true);
+  });
+
   test("a lock held by a dead owner expires within its lease, though it asked for a minute", async () => {
     const a = await open(400);
     const b = await open(400);

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   AnyRequest,
   Charge,
@@ -218,13 +217,17 @@ export class Gateway {
     }
   }
 
-  /** Holds the request's lock, so that replicas send it once; waits while another holds it. */
+  /**
+   * Holds the request's lock, so that replicas send it once; while another holds it, tries again
+   * when the store hears it released, or after a wait that grows to a second.
+   */
   async #lock(key: string, signal: AbortSignal): Promise<void> {
     const ttl = this.#o.callTimeoutMs + 60_000;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+      const released = this.#o.store.lockReleased(key, wait);
       if (await this.#storeCall(() => this.#o.store.acquireLock(key, this.#o.owner, ttl))) return;
       if (signal.aborted) throw signal.reason;
-      await sleep(wait);
+      await released;
     }
   }
 

@@ -1,6 +1,7 @@
 import Redis from "ioredis";
 import { RedisScript, partError, redisScript, whenConnected } from "./shared-clients";
 import { joinComparables, splitComparables } from "./cached-envelope";
+import { LockReleases } from "./lock-releases";
 import { CacheReadOptions, CachedAnswer } from "./store";
 
 /*
@@ -11,7 +12,8 @@ import { CacheReadOptions, CachedAnswer } from "./store";
  * owner renews while it lives (up to the time it asked for), so a replica that dies mid-call
  * frees its locks within one lease, while a live one keeps them for as long as its call takes.
  * Only the owner renews or releases (compare-and-delete in Lua): a lock that expired and was taken
- * by another replica is never deleted by the first.
+ * by another replica is never deleted by the first. A release is published on the namespace's
+ * channel, so that replicas waiting for that lock try again at once rather than at their next poll.
  */
 
 /** Takes the lock when free, or renews it when already ours. */
@@ -25,9 +27,13 @@ if current then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`;
 
-/** Deletes the lock only if the caller owns it. */
+/** Deletes the lock only if the caller owns it, and says so on the channel ARGV[2]. */
 const RELEASE_LOCK = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('PUBLISH', ARGV[2], KEYS[1])
+  return 1
+end
 return 0`;
 
 /** Renews each lock still owned by its caller: ARGV holds owner and lease (ms) for each key in turn. */
@@ -63,6 +69,9 @@ export class RedisCache {
   /** Locks this process holds, by Redis key and owner. */
   readonly #held = new Map<string, HeldLock>();
   readonly #timer: NodeJS.Timeout;
+  readonly #releases = new LockReleases();
+  /** The connection that hears lock releases: a subscribed connection can do nothing else. */
+  readonly listener: Redis;
 
   constructor(redis: Redis, prefix: string, lockLeaseMs: number) {
     if (!Number.isFinite(lockLeaseMs) || lockLeaseMs < 100)
@@ -76,6 +85,11 @@ export class RedisCache {
     // Three renewals a lease: one late or failed renewal does not lose a lock.
     this.#timer = setInterval(() => void this.#renewHeld(), Math.max(30, Math.floor(this.#leaseMs / 3)));
     this.#timer.unref();
+    // Queued until connected, and subscribed again after a reconnect; meanwhile waits end when their time runs out.
+    this.listener = redis.duplicate({ enableOfflineQueue: true });
+    this.listener.on("error", () => undefined);
+    this.listener.on("message", (_channel: string, lockKey: string) => this.#releases.released(lockKey));
+    this.listener.subscribe(this.#releasedChannel).catch(() => undefined);
   }
 
   /**
@@ -93,6 +107,11 @@ export class RedisCache {
 
   lockKey(key: string): string {
     return `${this.#prefix}:lock_v1:${key}`;
+  }
+
+  /** Where releases are published. */
+  get #releasedChannel(): string {
+    return `${this.#prefix}:lock_released_v1`;
   }
 
   async getCached(key: string, options: CacheReadOptions = {}): Promise<CachedAnswer | undefined> {
@@ -146,7 +165,12 @@ export class RedisCache {
   async releaseLock(key: string, owner: string): Promise<void> {
     const redisKey = this.lockKey(key);
     this.#held.delete(`${redisKey}\n${owner}`);
-    await this.#run(() => this.#release([redisKey], [owner]));
+    await this.#run(() => this.#release([redisKey], [owner, this.#releasedChannel]));
+  }
+
+  /** A release published by any replica wakes the wait; while the channel is not heard, `ms` ends it. */
+  lockReleased(key: string, ms: number): Promise<void> {
+    return this.#releases.wait(this.lockKey(key), ms);
   }
 
   async ping(): Promise<void> {
@@ -157,6 +181,7 @@ export class RedisCache {
   close(): void {
     clearInterval(this.#timer);
     this.#held.clear();
+    this.listener.disconnect();
   }
 
   async #renewHeld(): Promise<void> {

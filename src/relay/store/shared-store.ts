@@ -56,7 +56,11 @@ export class SharedStore implements RelayStore {
       postgresPool(options.databaseUrl, name),
       options,
     );
-    await Promise.allSettled([store.#ledger.ready(), whenReady(store.redis, STORE_TIMEOUT_MS)]);
+    await Promise.allSettled([
+      store.#ledger.ready(),
+      whenReady(store.redis, STORE_TIMEOUT_MS),
+      whenReady(store.#cache.listener, STORE_TIMEOUT_MS),
+    ]);
     return store;
   }
 
@@ -131,6 +135,10 @@ export class SharedStore implements RelayStore {
 
   releaseLock(key: string, owner: string): Promise<void> {
     return this.#cache.releaseLock(key, owner);
+  }
+
+  lockReleased(key: string, ms: number): Promise<void> {
+    return this.#cache.lockReleased(key, ms);
   }
 
   ledger(): Promise<LedgerRow[]> {

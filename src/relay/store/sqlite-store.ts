@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { SqliteCache, moveCacheV1 } from "./sqlite-cache";
 import { Checkpointer } from "./sqlite-checkpointer";
 import { SqliteLedger } from "./sqlite-ledger";
+import { LockReleases } from "./lock-releases";
 import { SqliteLiveness } from "./sqlite-liveness";
 import { openSqlite } from "./sqlite-schema";
 import {
@@ -32,6 +33,7 @@ export class SqliteStore implements RelayStore {
   readonly #cache: SqliteCache;
   readonly #ledger: SqliteLedger;
   readonly #liveness: SqliteLiveness;
+  readonly #releases = new LockReleases();
   readonly #ping;
   /** Checkpoints the log on its own thread (a file store only). */
   readonly #checkpointer: Checkpointer | undefined;
@@ -124,6 +126,12 @@ export class SqliteStore implements RelayStore {
 
   async releaseLock(key: string, owner: string): Promise<void> {
     this.#liveness.releaseLock(key, owner);
+    this.#releases.released(key);
+  }
+
+  /** Releases in this process wake at once; those of another process on the file, when `ms` runs out. */
+  lockReleased(key: string, ms: number): Promise<void> {
+    return this.#releases.wait(key, ms);
   }
 
   async ledger(): Promise<LedgerRow[]> {

@@ -172,6 +172,12 @@ export interface RelayStore {
   /** Takes a lock for a request being sent, so replicas send it once. False if another holds it. */
   acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLock(key: string, owner: string): Promise<void>;
+  /**
+   * Resolves when the lock on `key` is released, by any replica the store hears from, or after
+   * `ms` at the latest; the lock may be taken again by then. It listens from the call on, so a
+   * caller asks for it before trying the lock, and misses no release in between.
+   */
+  lockReleased(key: string, ms: number): Promise<void>;
   /** Every ledger row, oldest first (for tests and audits). */
   ledger(): Promise<LedgerRow[]>;
   /** Resolves when every part of the store answers; rejects, naming the part, when one does not (/healthz). */
