@@ -16,10 +16,13 @@ import { closingDelayMs, pendingLine } from "./pending";
  */
 
 /**
- * Items started per turn of the event loop. Cached items are answered with no I/O to wait on (the
- * SQLite store is synchronous), so a batch started whole would hold the event loop until its last
- * line was made, every other caller of this relay waiting and not one line sent. Started a slice at
- * a time, lines go out as they are made and other requests are served in between.
+ * Items started per turn of the event loop, and the most being checked at once (the cache, the
+ * budget, the lock, the ledger). Cached items are answered with no I/O to wait on (the SQLite store
+ * is synchronous), so a batch started whole would hold the event loop until its last line was made,
+ * every other caller of this relay waiting and not one line sent. And on the shared store the
+ * checks of every item would advance together, a round trip at a time, so the first send would
+ * wait for the last item's checks. Started a slice at a time, lines go out as they are made, sends
+ * begin at once, and other requests are served in between.
  */
 export const ITEMS_PER_TURN = 100;
 
@@ -64,6 +67,10 @@ class BatchStream {
   #open: number;
   /** The next item to start. */
   #next = 0;
+  /** Items started whose checks are not done yet (AnalyzeOptions.onWaiting). */
+  #checking = 0;
+  /** No item is started until enough of those being checked are done. */
+  #held = false;
   #deadline: NodeJS.Timeout | undefined;
   readonly #gateway: Gateway;
   readonly #items: ParsedItem[];
@@ -123,6 +130,17 @@ class BatchStream {
     }
     const signal = this.#signal;
     const options = this.#options;
+    let checked = false;
+    const onWaiting = () => {
+      if (checked) return;
+      checked = true;
+      this.#checking--;
+      if (this.#held && this.#checking <= ITEMS_PER_TURN / 2) {
+        this.#held = false;
+        setImmediate(() => this.#startSlice());
+      }
+    };
+    this.#checking++;
     this.#gateway
       .analyze(item.op, item.params, {
         refresh: item.refresh,
@@ -131,6 +149,7 @@ class BatchStream {
         caller: options.caller,
         priority: options.priority,
         maxComparables: options.maxComparables,
+        onWaiting,
       })
       .then(
         (answer) => {
@@ -144,7 +163,10 @@ class BatchStream {
           this.#write({ index: item.index, status: e.statusCode, body: e.toBody() });
         },
       )
-      .finally(() => this.#settle());
+      .finally(() => {
+        onWaiting();
+        this.#settle();
+      });
   }
 
   // At the deadline every item is started (its work goes on), and each not answered yet is told to
@@ -169,17 +191,22 @@ class BatchStream {
       return;
     }
     const items = this.#items;
-    for (const end = Math.min(items.length, this.#next + ITEMS_PER_TURN); this.#next < end; this.#next++)
-      this.#run(items[this.#next] as ParsedItem);
     if (this.#next >= items.length) return;
-    if (!out.writableNeedDrain) return void setImmediate(() => this.#startSlice());
-    const resume = () => {
-      out.off("drain", resume);
-      out.off("close", resume);
-      setImmediate(() => this.#startSlice());
-    };
-    out.on("drain", resume);
-    out.on("close", resume);
+    if (out.writableNeedDrain) {
+      const resume = () => {
+        out.off("drain", resume);
+        out.off("close", resume);
+        setImmediate(() => this.#startSlice());
+      };
+      out.on("drain", resume);
+      out.on("close", resume);
+      return;
+    }
+    const end = Math.min(items.length, this.#next + ITEMS_PER_TURN - this.#checking);
+    for (; this.#next < end; this.#next++) this.#run(items[this.#next] as ParsedItem);
+    // Resumed by the items being checked as they finish (#run).
+    if (this.#checking >= ITEMS_PER_TURN / 2) this.#held = true;
+    else setImmediate(() => this.#startSlice());
   }
 }
 

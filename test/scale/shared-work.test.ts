@@ -1,5 +1,7 @@
 import { AcquireOptions, Pacer, Slot, pacingRule } from "../../src/relay/pacer";
 import { RedisPacer } from "../../src/relay/redis-pacer";
+import { ITEMS_PER_TURN } from "../../src/relay/batch";
+import { Upstream } from "../../src/relay/upstream";
 import { Sandbox, buildSandbox } from "../../src/sandbox/server";
 import { TestRelay, buyBody, startRelay } from "../support/relay";
 import { SharedUrls, describeShared, dropNamespace, openTestStore, testNamespace } from "../support/scale";
@@ -30,66 +32,102 @@ class CountingPacer implements Pacer {
   }
 }
 
-describeShared("two replicas sent the same items spend send slots only on requests they send", (urls: SharedUrls) => {
-  let ns: string;
-  let sandbox: Sandbox;
-  let sandboxUrl: string;
-  const relays: TestRelay[] = [];
-  const pacers: CountingPacer[] = [];
+describeShared(
+  "replicas on the shared store spend send slots only on requests they send, and start at once",
+  (urls: SharedUrls) => {
+    let ns: string;
+    let sandbox: Sandbox;
+    let sandboxUrl: string;
+    const relays: TestRelay[] = [];
+    const pacers: CountingPacer[] = [];
 
-  /** A replica in live mode against the one sandbox, on the shared store, pacing through Redis. */
-  const replica = async (): Promise<TestRelay> => {
-    const store = await openTestStore(urls, ns);
-    const pacer = new CountingPacer(new RedisPacer(store.redis, pacingRule(RPS), ns));
-    pacers.push(pacer);
-    const relay = await startRelay(
-      {
-        STR_API_KEY: KEY,
-        STR_API_BASE_URL: sandboxUrl,
-        RELAY_UPSTREAM_RPS: String(RPS),
-        RELAY_BUDGET_USD_PER_DAY: "100000",
-      },
-      { store, pacer },
-    );
-    relays.push(relay);
-    return relay;
-  };
+    /** A replica in live mode against the one sandbox, on the shared store, pacing through Redis. */
+    const replica = async (): Promise<TestRelay> => {
+      const store = await openTestStore(urls, ns);
+      const pacer = new CountingPacer(new RedisPacer(store.redis, pacingRule(RPS), ns));
+      pacers.push(pacer);
+      const relay = await startRelay(
+        {
+          STR_API_KEY: KEY,
+          STR_API_BASE_URL: sandboxUrl,
+          RELAY_UPSTREAM_RPS: String(RPS),
+          RELAY_BUDGET_USD_PER_DAY: "100000",
+        },
+        { store, pacer },
+      );
+      relays.push(relay);
+      return relay;
+    };
 
-  beforeEach(async () => {
-    ns = testNamespace("shared_work");
-    // Reports take 100–300 ms, so both replicas' calls for one item overlap.
-    sandbox = buildSandbox({ timeScale: 0.01, apiKeys: [KEY], faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
-    await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
-    const address = sandbox.app.server.address();
-    sandboxUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-  });
-  afterEach(async () => {
-    await Promise.all(relays.splice(0).map((r) => r.close()));
-    pacers.splice(0);
-    await sandbox.app.close();
-    await dropNamespace(urls, ns);
-  });
+    beforeEach(async () => {
+      ns = testNamespace("shared_work");
+      // Reports take 100–300 ms, so both replicas' calls for one item overlap.
+      sandbox = buildSandbox({ timeScale: 0.01, apiKeys: [KEY], faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
+      await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
+      const address = sandbox.app.server.address();
+      sandboxUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    });
+    afterEach(async () => {
+      await Promise.all(relays.splice(0).map((r) => r.close()));
+      pacers.splice(0);
+      await sandbox.app.close();
+      await dropNamespace(urls, ns);
+    });
 
-  test("the same 60 items sent to both at once: every slot granted is a request that reaches the service, each created once", async () => {
-    const [a, b] = [await replica(), await replica()];
-    const items = Array.from({ length: 60 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
-    const answers = await Promise.all([a, b].map((r) => (r as TestRelay).post("/v1/batch", { items })));
-    for (const answer of answers) {
-      const lines = answer.text
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { status: number });
-      expect(lines.map((l) => l.status)).toEqual(Array(60).fill(200));
-    }
-    expect(sandbox.state.duplicateCreates()).toBe(0);
-    expect(sandbox.state.arrivals.length).toBe(60);
-    // A slot that got old before its request could leave (this host stalled) is traded for a fresh
-    // one, and the relay counts those; every other slot is a request sent, none is spent on a
-    // request the other replica made.
-    const renewed = (await Promise.all(relays.map((r) => r.relay.metrics.read(r.relay.metrics.slotsRenewed)))).reduce(
-      (n, v) => n + v,
-      0,
-    );
-    expect(pacers.reduce((n, p) => n + p.granted, 0) - renewed).toBe(60);
-  });
-});
+    test("the same 60 items sent to both at once: every slot granted is a request that reaches the service, each created once", async () => {
+      const [a, b] = [await replica(), await replica()];
+      const items = Array.from({ length: 60 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
+      const answers = await Promise.all([a, b].map((r) => (r as TestRelay).post("/v1/batch", { items })));
+      for (const answer of answers) {
+        const lines = answer.text
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { status: number });
+        expect(lines.map((l) => l.status)).toEqual(Array(60).fill(200));
+      }
+      expect(sandbox.state.duplicateCreates()).toBe(0);
+      expect(sandbox.state.arrivals.length).toBe(60);
+      // A slot that got old before its request could leave (this host stalled) is traded for a fresh
+      // one, and the relay counts those; every other slot is a request sent, none is spent on a
+      // request the other replica made.
+      const renewed = (await Promise.all(relays.map((r) => r.relay.metrics.read(r.relay.metrics.slotsRenewed)))).reduce(
+        (n, v) => n + v,
+        0,
+      );
+      expect(pacers.reduce((n, p) => n + p.granted, 0) - renewed).toBe(60);
+    });
+
+    test("a big batch starts sending at once: its items are checked (cache, lock, ledger) a few slices ahead of the pacer, not all before the first send", async () => {
+      const store = await openTestStore(urls, ns);
+      let locksTaken = 0;
+      const acquireLock = store.acquireLock.bind(store);
+      store.acquireLock = async (...args) => {
+        const taken = await acquireLock(...args);
+        if (taken) locksTaken++;
+        return taken;
+      };
+      const relay = await startRelay(
+        {
+          STR_API_KEY: KEY,
+          STR_API_BASE_URL: sandboxUrl,
+          RELAY_UPSTREAM_RPS: "1000",
+          RELAY_BUDGET_USD_PER_DAY: "100000",
+        },
+        { store },
+      );
+      relays.push(relay);
+      let locksAtFirstSend: number | undefined;
+      const call = Upstream.prototype.call;
+      jest.spyOn(Upstream.prototype, "call").mockImplementation(function (this: Upstream, ...args) {
+        locksAtFirstSend ??= locksTaken;
+        return call.apply(this, args);
+      });
+      sandbox.setFaults({ rateLimitPerSecond: 100_000 });
+      const items = Array.from({ length: 600 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
+      expect((await relay.post("/v1/batch", { items })).status).toBe(200);
+      jest.restoreAllMocks();
+      expect(locksTaken).toBe(600);
+      expect(locksAtFirstSend).toBeLessThanOrEqual(2 * ITEMS_PER_TURN);
+    });
+  },
+);

@@ -147,8 +147,15 @@ export class Gateway {
       const hit = await this.#cache.read(key, { comparables: options.maxComparables !== 0 });
       if (hit && (freshSince === undefined || hit.fetchedAt >= freshSince)) return this.#cache.hit(hit);
     }
-    const ask = { refresh, freshSince, caller: options.caller, priority: options.priority };
+    const ask = {
+      refresh,
+      freshSince,
+      caller: options.caller,
+      priority: options.priority,
+      onWaiting: options.onWaiting,
+    };
     const send = (flight: Flight) => this.#send(op, request, key, ask, flight);
+    if (this.#flights.has(key)) options.onWaiting?.();
     const { answer, joined } = await this.#flights.run(key, send, { signal: options.signal, refresh });
     // The cost belongs to the caller that started the call; those who joined it paid nothing.
     return joined ? { ...answer, relay: { ...answer.relay, costUSD: 0, shared: true } } : answer;
@@ -163,6 +170,7 @@ export class Gateway {
       freshSince: number | undefined;
       caller: Caller | undefined;
       priority: Priority | undefined;
+      onWaiting: (() => void) | undefined;
     },
     flight: Flight,
   ): Promise<RelayAnswer> {
@@ -176,7 +184,7 @@ export class Gateway {
     // Cheap refusals first, before waiting for the lock.
     if (!ask.refresh) await this.#ledger.refuseUnknownOutcome(key);
     await this.budget.check(most.cents, ask.caller);
-    await this.#lock(key, flight.signal);
+    await this.#lock(key, flight.signal, ask.onWaiting);
     try {
       // Another replica may have finished this very request meanwhile.
       const hit = await this.#cache.read(key);
@@ -191,6 +199,7 @@ export class Gateway {
       }
       // Only a call that will be sent waits for a send slot: under the lock, with the cache and the
       // ledger checked, so a replica that lost the race for this request spends none.
+      ask.onWaiting?.();
       const slot = await this.#sender.slot(flight.signal, { caller: ask.caller?.id, priority: ask.priority });
       // The ledger row is written before the call is sent, with the budget check in the same step.
       const row = await this.#ledger.reserve(op, key, most.cents, ask.caller);
@@ -221,12 +230,13 @@ export class Gateway {
    * Holds the request's lock, so that replicas send it once; while another holds it, tries again
    * when the store hears it released, or after a wait that grows to a second.
    */
-  async #lock(key: string, signal: AbortSignal): Promise<void> {
+  async #lock(key: string, signal: AbortSignal, onWaiting: (() => void) | undefined): Promise<void> {
     const ttl = this.#o.callTimeoutMs + 60_000;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
       const released = this.#o.store.lockReleased(key, wait);
       if (await this.#storeCall(() => this.#o.store.acquireLock(key, this.#o.owner, ttl))) return;
       if (signal.aborted) throw signal.reason;
+      onWaiting?.();
       await released;
     }
   }

@@ -55,6 +55,13 @@ export interface AnalyzeOptions {
    * All when undefined.
    */
   maxComparables?: number | undefined;
+  /**
+   * Called when the request's own checks (the cache, the budget, the ledger) are done and it starts
+   * waiting: for a send slot, for the same request's call in flight, or for its lock held elsewhere.
+   * A batch starts more items then (batch.ts). It may be called more than once; not at all for an
+   * answer from the cache or a refusal.
+   */
+  onWaiting?: (() => void) | undefined;
 }
 
 /** What asking for a request now would do, without doing it (the dry run's verdict). */

@@ -23,6 +23,11 @@ interface Running {
 export class SingleFlight {
   readonly #running = new Map<string, Running>();
 
+  /** True while a call for `key` runs here: `run` would join it. */
+  has(key: string): boolean {
+    return this.#running.has(key);
+  }
+
   /** True while a refresh of `key` runs here. */
   refreshing(key: string): boolean {
     return this.#running.get(key)?.refresh === true;
