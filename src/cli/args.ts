@@ -5,10 +5,11 @@ import { EnhanceSteps, parseEnhanceSteps, readAgeDays } from "../screening";
 import { parseFieldList } from "../sheet";
 import { OUTPUT_FORMATS, OutputFormat, outputFormatOf } from "./output-format";
 
-/**
+/*
  * The command line of `str-screen`, parsed once. Every usage error names the option, the rule and
  * what was given ("--strategy must be one of buy, arb, owned, cohost; got \"flip\""), and exits 2.
  */
+
 export class UsageError extends Error {
   override readonly name = "UsageError";
 }

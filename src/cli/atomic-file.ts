@@ -1,10 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 
-/**
+/*
  * Every output is written to a temporary file beside OUT and renamed over it, so a crash or a full
  * disk never leaves a half-written file where the user's was.
  */
+
 export class OutputError extends Error {
   override readonly name = "OutputError";
 }

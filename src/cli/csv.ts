@@ -1,4 +1,4 @@
-/**
+/*
  * CSV as spreadsheets write it: RFC 4180 quoting (quoted fields hold commas, quotes as "" and line
  * breaks), a UTF-8 byte-order mark, CRLF or LF, Excel's "sep=;" first line, semicolons or tabs where
  * a locale uses them, and Windows-1252 text from Excel's plain "CSV (Comma delimited)".

@@ -15,12 +15,14 @@ import { ScreenOptions, UsageError } from "./args";
 import { Plan } from "./plan";
 import { InputTable } from "./table-reader";
 
-/**
+/*
  * The options that turn a screening into a decision run: --max-bid adds its column to the result
  * block; --refresh-older-than buys again only the aged rows; --enhance runs AI steps on the rows'
  * analyses instead of screening them. The selections are the shared pipeline's (src/screening);
  * here they read the workbook's earlier result block.
  */
+
+/** The plan with the decision options applied, and a note on what each selected. */
 export function withDecisions(
   plan: Plan,
   table: InputTable,

@@ -3,12 +3,14 @@ import { ScreenOptions, UsageError } from "./args";
 import { EARLIER_REPORT_NAMES, SCREENED_WITH, SUMMARY_SHEET, firstRowOf, isReportSheet } from "./report-sheets";
 import { InputTable } from "./table-reader";
 
-/**
+/*
  * How a screened workbook was screened travels with its results: the STR Summary sheet records the
  * settings that decide what is sent (the strategy, the decimal mark; the result columns are the
  * block's own headers), and a refresh of that workbook uses them. A different --strategy would
  * re-screen every row as new, billed analyses, so it needs --change-strategy.
  */
+
+/** The settings of the run that screened a workbook, as its STR Summary sheet records them. */
 export interface EarlierRun {
   strategy: Strategy | undefined;
   decimal: "comma" | "point" | undefined;

@@ -4,13 +4,14 @@ import { atomically } from "./atomic-file";
 import { SheetCell, WriteSource, mainSheetRows } from "./main-sheet";
 import { RunSummary } from "./summary";
 
-/**
+/*
  * The screened sheet for scripts: `--out results.csv` or `--out results.json`, with the columns and
  * rows the workbook's first sheet has (docs/cli.md, "Output"). Values are the cells' values, not
  * their display: a percent is the fraction under the workbook's % format, money a plain number, a
  * time the sheet's local "yyyy-mm-dd hh:mm:ss", a link its address. The report sheets (comparables,
  * warnings, summary) are the workbook's; the JSON carries the summary too.
  */
+
 export type FlatValue = string | number | boolean | null;
 
 /** The JSON file's shape (docs/cli.md documents it field by field). */

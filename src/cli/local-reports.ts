@@ -4,13 +4,14 @@ import { RelayAnswer, Strategy, STRATEGIES } from "../contract";
 import { analysisOf, warningTexts } from "../sheet";
 import { reportPage } from "../sandbox/pages";
 
-/**
+/*
  * The reports of a run on str-screen's own sandbox relay, kept as HTML files beside OUT. That relay
  * stops when the run ends, so links to its report pages would be dead in the workbook: the report
  * column links to `<OUT name>-reports/<analysis id>.html` instead, a path relative to OUT that
  * Excel follows from wherever the two are copied together. Listings have no page to keep (they are
  * simulated), so their cells say so instead of linking.
  */
+
 export const NO_LISTING_PAGE = "simulated listing: no page once the run ends";
 /** What a comparable's photo cell says instead of a URL into a relay gone with the run. */
 export const NO_PHOTO = "simulated photo: gone once the run ends";

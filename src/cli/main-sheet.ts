@@ -5,11 +5,12 @@ import { Plan } from "./plan";
 import { OutCell, OutRow, blockCells } from "./report-sheets";
 import { InputTable } from "./table-reader";
 
-/**
+/*
  * The screened sheet as str-screen writes it, whatever the output: the user's columns, less any
  * earlier result block, with the new block where that was or after the widest row. The .xlsx writer
  * and the .csv and .json writers lay out these same rows, so their columns and rows agree.
  */
+
 export interface SheetCell extends Omit<OutCell, "value"> {
   /** A user's cell keeps its own value (a date stays a date); the block's cells are OutCells. */
   value: CellInput | OutCell["value"];

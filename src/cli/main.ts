@@ -1,9 +1,10 @@
 import { EXIT, run } from "./run";
 
-/**
+/*
  * `npx str-screen`: the CLI with the process's environment and streams. Ctrl-C (or SIGTERM from a
  * scheduler) stops sending and writes what is done; a second Ctrl-C quits at once.
  */
+
 const controller = new AbortController();
 let stopping = false;
 const stop = (signal: NodeJS.Signals) => {

@@ -4,7 +4,7 @@ import { UsageError } from "./args";
 import { REPORT_SHEETS, firstRowOf, isReportSheet } from "./report-sheets";
 import { InputTable } from "./table-reader";
 
-/**
+/*
  * Checks made before anything is sent or spent, so a run never pays for results it cannot write:
  * where OUT goes, whether it is the input itself (an in-place refresh), and that a refresh would
  * neither overwrite a sheet of the user's nor drop parts of the workbook the writer cannot keep.

@@ -1,9 +1,10 @@
 import path from "node:path";
 
-/**
+/*
  * What --out writes, told by its extension: a workbook with the report sheets, or the screened
  * sheet's columns and rows as CSV or JSON for scripts (docs/cli.md, "Output").
  */
+
 export const OUTPUT_FORMATS = ["xlsx", "csv", "json"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 

@@ -1,8 +1,9 @@
-/**
+/*
  * Progress of a run: on a terminal, one line redrawn in place (a bar, counts, rate, time left and
  * spend); anywhere else (a log file, a scheduled task), a plain line every tenth of the rows or every
  * ten seconds, whichever comes first, so a log shows the run moving without a line per row.
  */
+
 export interface ProgressStats {
   /** Rows to send. */
   total: number;

@@ -17,11 +17,12 @@ import { Outcomes, SpooledOutcome } from "./outcomes";
 import { Plan } from "./plan";
 import { RunSummary } from "./summary";
 
-/**
+/*
  * The cells of everything str-screen writes besides the user's own columns: the result block of each
  * row, and the Comparables, Warnings and Summary sheets. Both writers (a new workbook, streamed; an
  * in-place refresh) lay out these same rows.
  */
+
 export interface OutCell extends FormattedCell {
   /** Written as a hyperlink to this address. */
   link?: string;

@@ -33,10 +33,11 @@ import { writeCsv, writeJson } from "./flat-writer";
 import { OutputFormat } from "./output-format";
 import { WriteInput, refreshInPlace, writeNewWorkbook } from "./workbook-writer";
 
-/**
+/*
  * `str-screen`, callable in-process: tests run it with their own environment and streams, main.ts
  * with the process's. Resolves with the exit code (EXIT; docs/cli.md, "Exit codes").
  */
+
 export interface RunIO {
   env: Record<string, string | undefined>;
   stdout: { write(chunk: string): unknown };

@@ -22,7 +22,7 @@ import {
 import { RunSummary } from "./summary";
 import { atomically } from "./atomic-file";
 
-/**
+/*
  * Writes the output workbook: the user's columns untouched, the result block beside them, then the
  * Comparables, Warnings and Summary sheets.
  *
@@ -35,6 +35,7 @@ import { atomically } from "./atomic-file";
  * Either way the workbook is written to a temporary file beside OUT and renamed over it, so a crash
  * or a full disk never leaves a half-written workbook where the user's was.
  */
+
 export interface WriteInput extends WriteSource {
   summary: RunSummary;
 }

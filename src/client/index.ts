@@ -1,4 +1,5 @@
-/** The relay's client: one typed API for the functions, the task pane and the CLI (browser and Node). */
+/* The relay's client: one typed API for the functions, the task pane and the CLI (browser and Node). */
+
 export * from "./errors";
 export * from "./relay-client";
 export * from "./batcher";

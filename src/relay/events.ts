@@ -6,13 +6,15 @@ import { RelayMetrics } from "./metrics";
 import { Outcome } from "./outcome";
 import { UpstreamResult } from "./upstream";
 
-/**
+/*
  * What the relay did, as log lines an operator can filter on: every line the relay writes has a
- * stable `event` name (this table) and, where there is one, the `code` (STR_*) the caller was given.
+ * stable `event` name (EVENTS) and, where there is one, the `code` (STR_*) the caller was given.
  * Lines name the caller by its token's id (tokens.ts `tokenId`), never the token; they carry no
  * request bodies and no error text a caller sent. docs/relay.md (Operating: logs) lists each
  * event and its fields; names are never reused for another meaning.
  */
+
+/** The `event` name of every line the relay writes, one per kind of line. */
 export const EVENTS = {
   started: "relay.started",
   stopping: "relay.stopping",

@@ -6,7 +6,7 @@ import { RelayError } from "./errors";
 import { OwnNames } from "./own-names";
 import { headersFor } from "./security-headers";
 
-/**
+/*
  * The relay's HTTP hooks, in the order a request meets them. Each decides on the route the router
  * matched (its declared access, see access.ts), never on a re-reading of the URL:
  *
@@ -17,6 +17,7 @@ import { headersFor } from "./security-headers";
  *
  * Every answer then gets the security headers for what it is (security-headers.ts).
  */
+
 export interface GuardOptions {
   names: OwnNames;
   checkToken: (presented: string) => boolean;

@@ -1,10 +1,11 @@
 import { RelayConfig } from "./config";
 
-/**
+/*
  * Office loads an add-in's pages only over https, so a relay that serves the add-in over plain http
  * hands out a manifest Excel will not load. Said at start, on stderr, with the command that fixes it
  * on this computer and the way for a relay other people reach.
  */
+
 export const DEV_CERTS_COMMAND = "npx office-addin-dev-certs install && RELAY_TLS_DEV_CERTS=true npx str-relay";
 
 /** The advice when the add-in is served and its public URL is http; undefined otherwise. */

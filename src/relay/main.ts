@@ -7,12 +7,13 @@ import { createRelay } from "./server";
 import { resolveTokens } from "./tokens";
 import { RELAY_VERSION } from "./version";
 
-/**
+/*
  * `npx str-relay`: the relay on its own. Standard output is the log, JSON lines only (events.ts), so
  * a log shipper can parse every line; the banner for a person — where it listens, its mode, its
  * budget and, on first start, the generated relay token — goes to standard error. Exit code 2 on a
  * configuration error.
  */
+
 const HELP = `Usage: str-relay [--help] [--version]
 
 Runs the STR relay: it holds the service's API key, paces calls at the account's limit, caches

@@ -1,9 +1,10 @@
-/**
+/*
  * The relay's own names, from configuration only: the host of RELAY_PUBLIC_URL, the host it
  * listens on, and this machine's loopback names. A request is never believed about who the relay
  * is: a page on `evil.example` whose name was pointed at 127.0.0.1 (DNS rebinding) sends
  * `Host: evil.example` and `Origin: http://evil.example`, and both are refused.
  */
+
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
 /** Listening on every interface names no host. */
 const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]"]);

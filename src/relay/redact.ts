@@ -1,4 +1,4 @@
-/**
+/*
  * Secrets never leave the relay: the service's key and the relay tokens are replaced in any text
  * that may reach a caller, the store or a log line (upstream answers, error text, URLs).
  *
@@ -6,6 +6,7 @@
  * in another case, with any of its characters percent-encoded, and inside base64 (standard or URL
  * alphabet, at any of the three alignments a longer encoded text can give it).
  */
+
 export const REDACTED = "[redacted]";
 
 /** Header names whose values the logger never writes. */

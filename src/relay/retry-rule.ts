@@ -1,11 +1,12 @@
 import { UpstreamResult } from "./upstream";
 
-/**
+/*
  * When a call to the service may be tried again — the one place that decides it.
  *
  * Creates are not idempotent and every report is billed, so a call is retried only where the
  * service cannot have processed it. Each verdict says why.
  */
+
 export interface RetryVerdict {
   retry: boolean;
   /** Wait before the next attempt, ms (0 when not retrying). */

@@ -1,10 +1,11 @@
 import { Access } from "./access";
 
-/**
+/*
  * The headers every answer carries, chosen by what it is. The API's JSON is never cached, framed
  * or run as a page; the add-in's pages may be framed by Office on the web and load office.js from
  * Microsoft's CDN and nothing else from elsewhere.
  */
+
 export const BASE_HEADERS = { "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" } as const;
 
 /** For answers that are data, not pages: the API, the metrics, /healthz and every error. */

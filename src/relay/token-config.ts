@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { tokenId } from "./tokens";
 
-/**
+/*
  * The callers an operator names beside RELAY_TOKENS: each token may carry a label
  * (`RELAY_TOKENS=alice:rt_…,bob:rt_…`, the label before the first `:`), and a labelled token may
  * carry its own daily budget (`RELAY_TOKEN_BUDGETS_USD_PER_DAY=alice:20,bob:5`). A token without a
  * label is read as before. Nothing here echoes a token, or a part of one, in an error.
  */
+
 export interface ConfiguredToken {
   token: string;
   label: string | undefined;

@@ -3,11 +3,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { ensurePrivateDir, ensurePrivateFile } from "./store/private-files";
 
-/**
+/*
  * Relay tokens: the only credential the add-in and scripts hold. Configured in RELAY_TOKENS, or
  * generated on first start and kept in the data directory (readable by the user only), so a fresh
  * machine works with no configuration and a restart keeps the same token.
  */
+
 export const TOKEN_FILE = "relay-token";
 
 export function generateToken(): string {

@@ -3,11 +3,12 @@ import type { Caller, Callers } from "./caller";
 import { Budget, committedCentsOf, localMonthStart } from "./gateway";
 import { CallerUsage, RelayStore, UsageTotals } from "./store/store";
 
-/**
+/*
  * GET /v1/usage: today and this month from the ledger, against the daily budget, and the same
  * split by caller. Every token sees every caller's line: they share one budget, so who spent it is
  * what lets a team settle it, and a line names a token only by its label and non-secret id.
  */
+
 export interface UsageOptions {
   now?: number;
   /** The token asking: its line says `you`. */

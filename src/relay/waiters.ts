@@ -1,7 +1,7 @@
 import type { Priority } from "../contract";
 import type { Slot } from "./pacer";
 
-/**
+/*
  * The calls waiting for a send slot, shared by both pacers: each waits on a promise that the pacer
  * grants, fails, or that its own abort signal withdraws. `grant` is the one place a waiting call is
  * given a slot, and the place that chooses whom (relay.md, "Sharing the account's rate"):
@@ -11,6 +11,7 @@ import type { Slot } from "./pacer";
  *   of thousands of rows never holds another caller's cells for more than a turn;
  * - within one caller, its `formula` calls go before its `bulk` ones, each kind first come first served.
  */
+
 interface Waiter {
   resolve: (slot: Slot) => void;
   reject: (reason: unknown) => void;
@@ -39,6 +40,7 @@ export interface WaitingCaller {
 
 type Queues = Record<Priority, Waiter[]>;
 
+/** The calls waiting for a send slot, in the order `grant` serves them. */
 export class Waiters {
   readonly #first: Waiter[] = [];
   /** Each caller with calls waiting; the Map's order is the order of turns. */

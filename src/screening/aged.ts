@@ -1,7 +1,7 @@
 import { Cell, excelDateTime, excelSerialOf } from "../sheet";
 import { PlannedRows } from "./plan";
 
-/**
+/*
  * "Refresh what has aged": of a screened table, only the rows whose analysis was fetched more than
  * `days` days ago are bought again (their items go with `refresh`, past the relay's cache); every
  * other row is planned as before, so it comes from the cache, free. The dry run of the result prices
@@ -11,6 +11,8 @@ import { PlannedRows } from "./plan";
  * whoever wrote it; `now` is compared in the same local time. A row without a fetched date has no
  * analysis to age (it failed, or was never screened) and is planned as usual.
  */
+
+/** Which rows have aged: those fetched more than `days` days before `now`. */
 export interface AgeRule {
   /** Older than this many days (a fraction is allowed: 0.5 is twelve hours). */
   days: number;

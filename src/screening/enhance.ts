@@ -4,13 +4,15 @@ import { CellRow, analysisOf, text, warningsCell } from "../sheet";
 import { RowOutcome, lineOutcome } from "./outcome";
 import { PlannedRow, PlannedRows } from "./plan";
 
-/**
+/*
  * Enhancing a shortlist with AI: rows of a screened table that have an analysis id (the result
  * block's "Analysis id" column) become `enhance` items for the AI steps asked (comparables,
  * expenses or both); rows without one are kept as they are, never sent. The relay's dry run prices
  * the plan (0.10 USD a step that completes); an enhancement whose every step fails is free, is not
  * kept by the relay, and is tried again by enhancing the row again.
  */
+
+/** The AI steps an enhancement asks for. */
 export interface EnhanceSteps {
   addAIComps: boolean;
   addAIExpenseEstimates: boolean;

@@ -11,12 +11,14 @@ import {
 } from "../inputs";
 import { ResultBlockSpan, defaultScreeningFields } from "../sheet";
 
-/**
+/*
  * What a screening will do with each row of a table, decided before anything is sent: each row read
  * into a request, the reasons it cannot be, or blank. Nothing is dropped: bad rows stay, to be marked
  * in their own row of the output. The task pane and str-screen both plan through here; each reads
  * its own table (Excel ranges, an .xlsx or .csv file) into `SourceRow`s first.
  */
+
+/** What the plan does with one row of the table. */
 export type PlannedRow = {
   /** 0-based row of the sheet (of the file, for a CSV) the row was read from. */
   sheetRow: number;

@@ -12,7 +12,7 @@ import {
 } from "./outcome";
 import { PlannedRow, ScreeningPlan } from "./plan";
 
-/**
+/*
  * The run: refused rows are marked first, then the items go through the relay as POST /v1/batch
  * streams whose lines become row outcomes as they arrive. Stopping (Cancel, Ctrl-C) cuts the stream:
  * the relay drops the items it has not sent, and what arrived is kept. A row the run did not reach

@@ -52,6 +52,19 @@ function start(args: string[], env: Record<string, string>): Child {
   return { child, stdout: () => out, stderr: () => err, exit };
 }
 
+/** Resolves once the process's stderr matches `pattern`; rejects if it exits first. */
+function stderrMatches(c: Child, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!pattern.test(c.stderr())) return;
+      c.child.stderr?.off("data", check);
+      resolve();
+    };
+    c.child.stderr?.on("data", check);
+    void c.exit.then((code) => reject(new Error(`exited ${code} before ${pattern}:\n${c.stderr()}`)));
+  });
+}
+
 describe("the str-screen process", () => {
   const dir = tempDir();
   const data = path.join(dir, "data");
@@ -85,10 +98,7 @@ describe("the str-screen process", () => {
     // Four requests a second and reports of about a second: 40 rows take some 10 s.
     const env = { RELAY_DATA_DIR: path.join(dir, "slow"), SANDBOX_TIME_SCALE: "0.05", RELAY_UPSTREAM_RPS: "4" };
     const c = start([csv, "--out", out], env);
-    for (let waited = 0; !/progress [1-9]\d*\/40/.test(c.stderr()); waited += 50) {
-      if (waited > 20_000) throw new Error(`no progress:\n${c.stderr()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await stderrMatches(c, /progress [1-9]\d*\/40/);
     c.child.kill("SIGINT");
     expect(await c.exit).toBe(1);
     expect(c.stderr()).toMatch(/SIGINT: stopping — no more rows are sent/);

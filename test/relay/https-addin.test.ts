@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Agent, fetch } from "undici";
+import { EVENTS } from "../../src/relay/events";
 import { DEV_CERTS_COMMAND, plainHttpAdvice } from "../../src/relay/https-advice";
 import { addinBuild } from "../support/addin-build";
 import { freePort } from "../support/ports";
@@ -124,24 +125,24 @@ describe("serving the add-in over plain http says how to fix it", () => {
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += String(c)));
     child.stderr.on("data", (c: Buffer) => (stderr += String(c)));
+    const closed = new Promise((resolve) => child.once("close", resolve));
     try {
+      // The relay logs relay.started after it has written the advice, if any.
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no start: ${stdout}${stderr}`)), 50_000);
-        const check = setInterval(() => {
-          // Started: the listening line is out (on stdout or, as logs, stderr); give the advice a moment.
-          if (/listening/i.test(stdout + stderr)) {
-            clearInterval(check);
-            clearTimeout(timer);
-            setTimeout(resolve, 300);
-          }
-        }, 50);
-        child.on("exit", (code) => reject(new Error(`exited ${code}: ${stdout}${stderr}`)));
+        const started = () => {
+          if (!stdout.includes(`"event":"${EVENTS.started}"`)) return;
+          child.stdout.off("data", started);
+          resolve();
+        };
+        child.stdout.on("data", started);
+        child.once("exit", (code) => reject(new Error(`exited ${code}: ${stdout}${stderr}`)));
       });
-      return { stdout, stderr };
     } finally {
       child.kill("SIGTERM");
-      await new Promise((resolve) => child.once("exit", resolve));
+      // Both pipes read to their end: what was written to stderr before the started line is in.
+      await closed;
     }
+    return { stdout, stderr };
   }
 
   test("str-relay serving the add-in over http prints the advice on stderr, never on stdout", async () => {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Worker } from "node:worker_threads";
 import { Checkpointer } from "../../src/relay/store/sqlite-checkpointer";
 import { SqliteStore } from "../../src/relay/store/sqlite-store";
 import { CachedAnswer } from "../../src/relay/store/store";
@@ -40,6 +41,21 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
     if (check()) return true;
   return check();
 }
+
+/** Every worker started, so a test can wait for the checkpointer's to end. */
+const mockWorkers: Worker[] = [];
+jest.mock("node:worker_threads", () => {
+  const actual: typeof import("node:worker_threads") = jest.requireActual("node:worker_threads");
+  return {
+    ...actual,
+    Worker: class extends actual.Worker {
+      constructor(...args: ConstructorParameters<typeof actual.Worker>) {
+        super(...args);
+        mockWorkers.push(this);
+      }
+    },
+  };
+});
 
 describe("the SQLite store's checkpoints", () => {
   let dir: string;
@@ -87,8 +103,9 @@ describe("the SQLite store's checkpoints", () => {
       intervalMs: 50,
       onFailure: (e) => failures.push(e),
     });
-    expect(await until(() => failures.length > 0, 10_000)).toBe(true);
-    await new Promise((r) => setTimeout(r, 200));
+    // The worker fails with an error and then exits, each of which could report: once it has
+    // exited, nothing more can.
+    await new Promise((resolve) => (mockWorkers.at(-1) as Worker).once("exit", resolve));
     expect(failures).toHaveLength(1);
     expect(failures[0]?.message).toMatch(/unable to open|does not exist|directory/i);
     await checkpointer.stop();

@@ -1,3 +1,4 @@
+import { EventEmitter, once } from "node:events";
 import net from "node:net";
 import { partError, postgresPool, redisClient } from "../../src/relay/store/shared-clients";
 
@@ -10,13 +11,21 @@ import { partError, postgresPool, redisClient } from "../../src/relay/store/shar
 const INTERNALS =
   /maxRetriesPerRequest|enableOfflineQueue|Stream isn't|Command timed out|Refer to|timeout exceeded|Connection terminated/;
 
-async function silentServer(): Promise<{ port: number; dropAll(): void; close(): Promise<void> }> {
+async function silentServer(): Promise<{
+  port: number;
+  /** Emits each command's name (lower case) as it arrives. */
+  commands: EventEmitter;
+  dropAll(): void;
+  close(): Promise<void>;
+}> {
   const sockets = new Set<net.Socket>();
+  const commands = new EventEmitter();
   const server = net.createServer((s) => {
     sockets.add(s);
     s.on("error", () => undefined);
     s.on("data", (chunk: Buffer) => {
       for (const [, command] of chunk.toString().matchAll(/\*\d+\r\n\$\d+\r\n(\w+)/g)) {
+        commands.emit(command?.toLowerCase() ?? "");
         if (command?.toLowerCase() === "info") s.write("$11\r\nloading:0\r\n\r\n");
         else if (command?.toLowerCase() === "client") s.write("+OK\r\n");
       }
@@ -29,6 +38,7 @@ async function silentServer(): Promise<{ port: number; dropAll(): void; close():
   };
   return {
     port: (server.address() as net.AddressInfo).port,
+    commands,
     dropAll,
     close: () => {
       dropAll();
@@ -51,8 +61,9 @@ describe("STR_STORE_UNAVAILABLE says what happened in the relay's words", () => 
     const redis = redisClient(`redis://127.0.0.1:${server.port}`, "str-relay-test");
     try {
       await new Promise((resolve) => redis.once("ready", resolve));
+      const received = once(server.commands, "get");
       const inFlight = redis.get("k").catch((e: unknown) => e);
-      await new Promise((r) => setTimeout(r, 50));
+      await received;
       server.dropAll();
       const dropped = (await inFlight) as Error;
       expect(dropped.message).toMatch(/maxRetriesPerRequest/);

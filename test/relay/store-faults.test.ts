@@ -11,6 +11,8 @@ class FlakyStore extends SqliteStore {
   failCache = false;
   failAnalyses = false;
   failFinishes = 0;
+  /** Called with each ledger end the store took. */
+  onFinished: ((id: string) => void) | undefined;
 
   override async putCached(entry: CachedAnswer): Promise<void> {
     if (this.failCache) throw new Error("cache write failed");
@@ -27,7 +29,8 @@ class FlakyStore extends SqliteStore {
       this.failFinishes--;
       throw new Error("ledger write failed");
     }
-    return super.finishCall(id, end);
+    await super.finishCall(id, end);
+    this.onFinished?.(id);
   }
 }
 
@@ -77,12 +80,11 @@ describe("writes the store could not take while a paid answer came back", () => 
 
   test("a ledger end the store could not take is written on a later heartbeat; usage then counts it", async () => {
     store.failFinishes = 1;
+    const written = new Promise((resolve) => (store.onFinished = resolve));
     const first = await t.post(BUY_PATH, buyBody(4));
     expect(first.status).toBe(200);
     expect((await store.ledger()).map((r) => r.state)).toEqual(["pending"]);
-    const deadline = Date.now() + 5000;
-    while ((await store.ledger())[0]?.state === "pending" && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
+    await written;
     expect((await store.ledger()).map((r) => [r.state, r.cents])).toEqual([["billed", 20]]);
     const usage = await t.get("/v1/usage");
     expect(usage.json.today).toMatchObject({ costUSD: 0.2, unknownUSD: 0 });

@@ -146,14 +146,21 @@ describe("writing result rows in chunks", () => {
   });
 
   test("a slow trickle still reaches the sheet: what waited maxDelayMs is written", async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(3) }] });
-    const writer = new ChunkedWriter({ run: wb.run, sheetId: "{Sheet1}", left: 5, width, maxDelayMs: 20 });
-    writer.put(1, cells(1));
-    await new Promise((r) => setTimeout(r, 80));
-    expect(wb.syncs()).toBe(1);
-    writer.put(2, cells(2));
-    await writer.close();
-    expect(wb.syncs()).toBe(2);
+    jest.useFakeTimers();
+    try {
+      const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(3) }] });
+      const writer = new ChunkedWriter({ run: wb.run, sheetId: "{Sheet1}", left: 5, width, maxDelayMs: 20 });
+      writer.put(1, cells(1));
+      await jest.advanceTimersByTimeAsync(19);
+      expect(wb.syncs()).toBe(0);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(wb.syncs()).toBe(1);
+      writer.put(2, cells(2));
+      await writer.close();
+      expect(wb.syncs()).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test("rows streaming in as chunks are written: full chunks, never a sync every few rows", async () => {

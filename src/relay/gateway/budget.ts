@@ -5,13 +5,14 @@ import { RelayError } from "../errors";
 import { RelayStore, UsageTotals } from "../store/store";
 import { StoreCall } from "./store-call";
 
-/**
+/*
  * The daily budget: what may be committed today (billed, plus unknown and in-flight calls at their
  * most, since local midnight) and the check before a call is queued; and beside it a token's own
  * daily budget (RELAY_TOKEN_BUDGETS_USD_PER_DAY), counted the same way over that token's calls.
  * The store's `reserveCall` repeats both checks atomically with the ledger row; this is the one
  * place the figures are read.
  */
+
 export function budgetCentsOf(config: Pick<RelayConfig, "budgetUSDPerDay">): number {
   return Math.round(config.budgetUSDPerDay * 100);
 }

@@ -1,4 +1,5 @@
-/** The gateway and the parts it composes; see gateway.ts. */
+/* The gateway and the parts it composes; see gateway.ts. */
+
 export { Gateway } from "./gateway";
 export type { AnalyzeOptions, GatewayOptions, Plan } from "./options";
 export { Budget, budgetCentsOf, committedCentsOf } from "./budget";

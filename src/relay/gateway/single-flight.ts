@@ -1,9 +1,10 @@
 import { RelayAnswer } from "../../contract";
 
-/**
+/*
  * Identical requests in flight in this process are sent once: every caller that asks meanwhile
  * joins the call already running. (Across replicas the request's lock in the store does the same.)
  */
+
 export interface Flight {
   /** Aborted when every caller left before the call was sent: nothing is sent then. */
   readonly signal: AbortSignal;

@@ -7,7 +7,7 @@ import { functionsMetadataFor, manifestFor } from "../addin-files";
 import { RelayError } from "../errors";
 import { RouteContext } from "./context";
 
-/**
+/*
  * In production the relay also serves the built add-in (dist/) and its manifest with every URL
  * pointing at RELAY_PUBLIC_URL, so the add-in and its API share one HTTPS origin: one service to
  * run. These files are public: Excel on the web fetches functions.json and the scripts from its own
@@ -15,6 +15,7 @@ import { RouteContext } from "./context";
  * route: Microsoft's "Manually create JSON metadata for custom functions in Excel" page requires
  * CORS on the server that hosts the metadata, for Excel on the web).
  */
+
 export const DIST_DIR = path.resolve(__dirname, "..", "..", "..", "dist");
 
 /** Whether `distDir` holds a build of the add-in for the relay to serve. */

@@ -6,11 +6,12 @@ import { SharedStore } from "./shared-store";
 import { SqliteStore } from "./sqlite-store";
 import { RelayStore } from "./store";
 
-/**
+/*
  * The store and pacer the configuration names: Redis + Postgres when REDIS_URL and DATABASE_URL
  * are set (replicas), else the SQLite file in RELAY_DATA_DIR with an in-process pacer. They go
  * together: replicas that shared a ledger but paced alone would pass the account's limit.
  */
+
 export interface StoreChoice {
   store?: RelayStore | undefined;
   pacer?: Pacer | undefined;

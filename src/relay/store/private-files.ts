@@ -1,6 +1,6 @@
 import fs from "node:fs";
 
-/**
+/*
  * The relay's data directory and the files in it (the SQLite store with its log, the generated
  * token) hold answers that were paid for and the credential to spend more: only the user the relay
  * runs as may read them. A directory or file that already existed with wider modes is tightened;
@@ -8,6 +8,7 @@ import fs from "node:fs";
  *
  * Windows has no such modes (its ACLs follow the user's profile folder), so nothing is changed there.
  */
+
 const POSIX = process.platform !== "win32";
 
 export function ensurePrivateDir(dir: string): void {

@@ -17,7 +17,7 @@ import {
   UsageTotals,
 } from "./store";
 
-/**
+/*
  * The store of relay replicas: Redis for cached answers and request locks (and, through
  * `redis`, the pacing bucket), Postgres for the ledger, the analyses and the heartbeats. The
  * replicas keep nothing else, so any of them can answer any request and any can die.
@@ -25,6 +25,7 @@ import {
  * Neither half falls back on anything: when Redis or Postgres is away, the call fails at once
  * (the gateway answers 503 and sends nothing) and works again as soon as the server is back.
  */
+
 export interface SharedStoreOptions {
   redisUrl: string;
   databaseUrl: string;
@@ -36,6 +37,7 @@ export interface SharedStoreOptions {
   clientName?: string;
 }
 
+/** The RelayStore of relay replicas. */
 export class SharedStore implements RelayStore {
   readonly kind = "shared" as const;
   /** The Redis connection, shared with the pacer (which does not close it). */
