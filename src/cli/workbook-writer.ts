@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { setTimeout as pause } from "node:timers/promises";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import ExcelJS from "exceljs";
 import { FieldInfo } from "../contract";
 import { GENERAL_FORMAT, resultBlockHeader, resultBlockWidth } from "../sheet";
@@ -41,6 +41,13 @@ export interface WriteInput extends WriteSource {
 }
 
 const BOLD = { bold: true } as const;
+
+/**
+ * Rows written between two turns of the event loop. The zip compresses in those turns (zlib's
+ * callbacks): written in longer runs, rows come faster than it takes them and wait in memory, a
+ * whole sheet of comparables of them.
+ */
+const ROWS_PER_TURN = 20;
 const LINK_FONT = { color: { argb: "FF0563C1" }, underline: true } as const;
 
 function setCell(cell: ExcelJS.Cell, c: SheetCell): void {
@@ -95,8 +102,7 @@ async function writeMainSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, w: Write
     const row = ws.getRow(index + 1);
     cells.forEach((c, i) => c && setCell(row.getCell(i + 1), c));
     row.commit();
-    // Let the zip stream drain (compression runs off the main thread), so rows do not pile up in memory ahead of it.
-    if (++n % 200 === 0) await pause(0);
+    if (++n % ROWS_PER_TURN === 0) await nextTurn();
   }
   ws.commit();
 }
@@ -123,7 +129,7 @@ async function writeReportSheets(book: ExcelJS.Workbook, w: WriteInput, commit =
       cells.forEach((c, i) => setCell(row.getCell(i + 1), c));
       if (commit) {
         row.commit();
-        if (n % 200 === 0) await pause(0);
+        if (n % ROWS_PER_TURN === 0) await nextTurn();
       }
     }
     if (commit) ws.commit();
