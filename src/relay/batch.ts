@@ -17,14 +17,15 @@ import { closingDelayMs, pendingLine } from "./pending";
 
 /**
  * Items started per turn of the event loop, and the most being checked at once (the cache, the
- * budget, the lock, the ledger). Cached items are answered with no I/O to wait on (the SQLite store
- * is synchronous), so a batch started whole would hold the event loop until its last line was made,
- * every other caller of this relay waiting and not one line sent. And on the shared store the
- * checks of every item would advance together, a round trip at a time, so the first send would
- * wait for the last item's checks. Started a slice at a time, lines go out as they are made, sends
- * begin at once, and other requests are served in between.
+ * budget, the lock, the ledger). On the SQLite store an item's checks run without I/O to wait on, so
+ * a slice's checks hold the event loop as one task: a batch started whole would hold it until its
+ * last line was made, every other caller waiting and not one line sent, and a long task delays the
+ * pacer's sends, which then leave bunched (the embedded sandbox, on the same event loop, sees them
+ * arrive over its limit). On the shared store the checks of every item would advance together, a
+ * round trip at a time, so the first send would wait for the last item's checks. Started a few at a
+ * time, lines go out as they are made, sends begin at once, and other requests are served between.
  */
-export const ITEMS_PER_TURN = 100;
+export const ITEMS_PER_TURN = 25;
 
 /**
  * How much of the answer may wait unread before no more items are started: a caller that reads
