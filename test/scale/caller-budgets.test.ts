@@ -4,9 +4,16 @@ import { pacingRule } from "../../src/relay/pacer";
 import { RedisPacer } from "../../src/relay/redis-pacer";
 import { MIGRATIONS } from "../../src/relay/store/postgres-migrations";
 import { tokenId } from "../../src/relay/tokens";
-import { Sandbox, buildSandbox } from "../../src/sandbox/server";
+import { Sandbox } from "../../src/sandbox/server";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
-import { SharedUrls, describeShared, dropNamespace, openTestStore, testNamespace } from "../support/scale";
+import {
+  SharedUrls,
+  describeShared,
+  dropNamespace,
+  openTestStore,
+  testNamespace,
+  listeningSandbox,
+} from "../support/scale";
 
 const KEY = "sk_caller_budgets_test_0123456789";
 const ALICE = "rt_alice_0123456789abcdef";
@@ -39,10 +46,7 @@ describeShared("per-token budgets on the shared store (Redis + Postgres)", (urls
 
   beforeEach(async () => {
     ns = testNamespace("caller_budgets");
-    sandbox = buildSandbox({ timeScale: 0.01, apiKeys: [KEY], faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
-    await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
-    const address = sandbox.app.server.address();
-    sandboxUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    ({ sandbox, url: sandboxUrl } = await listeningSandbox(KEY));
   });
   afterEach(async () => {
     await Promise.all(relays.splice(0).map((r) => r.close()));

@@ -2,9 +2,16 @@ import { AcquireOptions, Pacer, Slot, pacingRule } from "../../src/relay/pacer";
 import { RedisPacer } from "../../src/relay/redis-pacer";
 import { ITEMS_PER_TURN } from "../../src/relay/batch";
 import { Upstream } from "../../src/relay/upstream";
-import { Sandbox, buildSandbox } from "../../src/sandbox/server";
+import { Sandbox } from "../../src/sandbox/server";
 import { TestRelay, buyBody, startRelay } from "../support/relay";
-import { SharedUrls, describeShared, dropNamespace, openTestStore, testNamespace } from "../support/scale";
+import {
+  SharedUrls,
+  describeShared,
+  dropNamespace,
+  openTestStore,
+  testNamespace,
+  listeningSandbox,
+} from "../support/scale";
 
 const KEY = "sk_shared_work_test_0123456789";
 const RPS = 200;
@@ -61,11 +68,7 @@ describeShared(
 
     beforeEach(async () => {
       ns = testNamespace("shared_work");
-      // Reports take 100–300 ms, so both replicas' calls for one item overlap.
-      sandbox = buildSandbox({ timeScale: 0.01, apiKeys: [KEY], faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
-      await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
-      const address = sandbox.app.server.address();
-      sandboxUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+      ({ sandbox, url: sandboxUrl } = await listeningSandbox(KEY));
     });
     afterEach(async () => {
       await Promise.all(relays.splice(0).map((r) => r.close()));

@@ -7,6 +7,7 @@ import path from "node:path";
 import Redis from "ioredis";
 import { Client } from "pg";
 import { SharedStore } from "../../src/relay/store/shared-store";
+import { Sandbox, buildSandbox } from "../../src/sandbox/server";
 
 /**
  * For the scale-out suites: this machine's Redis and Postgres (REDIS_URL, DATABASE_URL), a
@@ -359,4 +360,15 @@ export async function waitFor(check: () => Promise<boolean> | boolean, ms: numbe
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * A sandbox in this process on a loopback port of its own, for in-process replicas to call: reports
+ * take 100–300 ms (so two replicas' calls for one item overlap), AI steps never fail.
+ */
+export async function listeningSandbox(apiKey: string): Promise<{ sandbox: Sandbox; url: string }> {
+  const sandbox = buildSandbox({ timeScale: 0.01, apiKeys: [apiKey], faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
+  await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
+  const address = sandbox.app.server.address();
+  return { sandbox, url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}` };
 }
