@@ -251,3 +251,34 @@ describe("a batch streams as it goes, not all at once", () => {
     expect(answered.length).toBeLessThanOrEqual(ITEMS_PER_TURN);
   });
 });
+
+describe("a batch's items are checked a few at a time", () => {
+  test("at most 25 items' checks run in one turn of the event loop: on SQLite they hold the loop without I/O, and a long hold bunches the pacer's sends", async () => {
+    const t = await startRelay({ RELAY_UPSTREAM_RPS: "100" });
+    try {
+      // Each turn of the event loop moves `turn` on; each item's lock is taken during its checks.
+      let turn = 0;
+      let ticking = true;
+      const tick = () => {
+        turn++;
+        if (ticking) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const perTurn = new Map<number, number>();
+      const store = t.relay.store;
+      const acquireLock = store.acquireLock.bind(store);
+      store.acquireLock = (...args) => {
+        perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+        return acquireLock(...args);
+      };
+      const items = Array.from({ length: 100 }, (_, n) => ({ strategy: "buy", params: buyBody(n) }));
+      const r = await t.post("/v1/batch", { items });
+      ticking = false;
+      expect(r.status).toBe(200);
+      expect([...perTurn.values()].reduce((a, b) => a + b, 0)).toBe(100);
+      expect(Math.max(...perTurn.values())).toBeLessThanOrEqual(25);
+    } finally {
+      await t.close();
+    }
+  });
+});
