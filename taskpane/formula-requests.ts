@@ -1,4 +1,4 @@
-import { DryRunTotals, RelayClient, dryRunAll } from "../src/client";
+import { DryRunTotals, RelayClient, dryRunAll, noDryRun } from "../src/client";
 import { BatchItem, Operation, PRICE_CENTS, centsToUSD } from "../src/contract";
 import { BilledFunction, billedCallRequest } from "../src/inputs";
 import { ArgumentExpression, formulaCalls } from "./excel/formula-arguments";
@@ -118,19 +118,6 @@ export function batchItems(requests: readonly FormulaRequest[], refresh: boolean
   );
 }
 
-const NOTHING: DryRunTotals = {
-  items: 0,
-  cached: 0,
-  toCreate: 0,
-  duplicates: 0,
-  invalid: 0,
-  unknownOutcome: 0,
-  estimatedCostUSD: 0,
-  budgetRemainingUSD: 0,
-  sandbox: true,
-  verdicts: [],
-};
-
 export async function estimateFormulas(
   client: Pick<RelayClient, "dryRun" | "usage">,
   requests: readonly FormulaRequest[],
@@ -138,7 +125,7 @@ export async function estimateFormulas(
 ): Promise<FormulaEstimate> {
   const items = batchItems(requests, options.refresh, options.freshSince);
   // No request to price: the tables' dry run already says what is left of the budget.
-  const dryRun = items.length > 0 ? await dryRunAll(client, items, options.signal) : NOTHING;
+  const dryRun = items.length > 0 ? await dryRunAll(client, items, options.signal) : noDryRun();
   const unread = requests.filter((r) => r.kind === "unread");
   const cents = Math.round(dryRun.estimatedCostUSD * 100) + unread.reduce((n, r) => n + mostCents(r.fn), 0);
   return {

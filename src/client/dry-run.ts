@@ -26,12 +26,9 @@ export interface DryRunTotals {
 
 export type DryRunVerdict = DryRunAnswer["verdicts"][number];
 
-export async function dryRunAll(
-  client: Pick<RelayClient, "dryRun" | "usage">,
-  items: readonly BatchItem[],
-  signal?: AbortSignal,
-): Promise<DryRunTotals> {
-  const totals: DryRunTotals = {
+/** Totals of no item at all, to add chunks to. */
+export function noDryRun(): DryRunTotals {
+  return {
     items: 0,
     cached: 0,
     toCreate: 0,
@@ -43,6 +40,14 @@ export async function dryRunAll(
     sandbox: true,
     verdicts: [],
   };
+}
+
+export async function dryRunAll(
+  client: Pick<RelayClient, "dryRun" | "usage">,
+  items: readonly BatchItem[],
+  signal?: AbortSignal,
+): Promise<DryRunTotals> {
+  const totals = noDryRun();
   const options = signal ? { signal } : {};
   if (items.length === 0) {
     // Nothing to estimate: the budget left still says what a later run could spend.

@@ -68,12 +68,12 @@ const CATCH_UP = 4;
 export const SLOW_DOWN_MS = 10_000;
 
 /** The sliding-window rule for a rate in requests a second: 100 → 100 per 1,040 ms; 0.5 → 1 per 2,040 ms. */
-export function pacingRule(requestsPerSecond: number, marginMs = JITTER_MARGIN_MS): PacingRule {
+export function pacingRule(requestsPerSecond: number): PacingRule {
   if (!Number.isFinite(requestsPerSecond) || requestsPerSecond <= 0) {
     throw new RangeError(`Expected requestsPerSecond to be a number greater than 0, got ${requestsPerSecond}`);
   }
   const limit = Math.max(1, Math.floor(requestsPerSecond));
-  return { limit, windowMs: (1000 * limit) / requestsPerSecond + marginMs };
+  return { limit, windowMs: (1000 * limit) / requestsPerSecond + JITTER_MARGIN_MS };
 }
 
 /** The pacer of one relay process (the SQLite deployment). Replicas use the Redis pacer. */

@@ -58,7 +58,7 @@ export class RedisPacer implements Pacer {
   readonly #throttled: RedisScript;
   readonly #waiters = new Waiters();
   /** Sends since the last poll: the slot, and ms from asking for it to sending on it. */
-  #sends: (string | number)[] = [];
+  #sends: { slot: string; ms: number }[] = [];
   #polling = false;
   /** Grants in a row that arrived older than a slot's lifetime. */
   #staleGrants = 0;
@@ -140,7 +140,8 @@ export class RedisPacer implements Pacer {
           }
           this.#staleGrants = 0;
           // The caller it was asked for may have left meanwhile: the next one takes the slot.
-          const sending = () => void this.#sends.push(slotId as string, Math.ceil(performance.now() - asked));
+          const sending = () =>
+            void this.#sends.push({ slot: slotId as string, ms: Math.ceil(performance.now() - asked) });
           this.#waiters.grant({ grantedAt: asked, sending }, detail === "" ? undefined : detail);
           continue;
         }
@@ -172,8 +173,8 @@ export class RedisPacer implements Pacer {
       REGISTRATION_MS,
       urgent,
       this.slotLifetimeMs,
-      sends.length / 2,
-      ...sends,
+      sends.length,
+      ...sends.flatMap((s) => [s.slot, s.ms]),
       ...mine,
     ];
   }

@@ -31,7 +31,7 @@ describeWithChromium("the built add-in's functions in a real browser", () => {
     browser = await launchChromium();
     context = await browser.newContext();
     await routeOfficeJs(context);
-    await stubCustomFunctionsHost(context, base, TEST_TOKEN);
+    await stubCustomFunctionsHost(context, { url: base, token: TEST_TOKEN });
     page = await context.newPage();
     page.on("request", (r) => {
       if (r.url().startsWith(`${base}/v1/`)) relayCalls.push(r.url());

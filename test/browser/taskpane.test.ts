@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Browser, BrowserContext, Page } from "playwright-core";
 import { addinBuild } from "../support/addin-build";
-import { chromiumAvailable, launchChromium, routeOfficeJs } from "../support/browser";
+import { chromiumAvailable, launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../support/browser";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import { FakeSeed, installFakeExcel } from "../taskpane/fake-excel";
 import { freePort } from "../support/ports";
@@ -80,28 +80,7 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 320, height: 900 }, deviceScaleFactor: 1 });
     await routeOfficeJs(context);
-    await context.addInitScript(() => {
-      class ExcelError extends Error {
-        constructor(
-          public code: string,
-          message?: string,
-        ) {
-          super(message);
-        }
-      }
-      (window as unknown as Record<string, unknown>).CustomFunctions = {
-        Error: ExcelError,
-        ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" },
-      };
-      const data: Record<string, string> = {};
-      (window as unknown as Record<string, unknown>).OfficeRuntime = {
-        storage: {
-          getItem: async (k: string) => data[k] ?? null,
-          setItem: async (k: string, v: string) => void (data[k] = v),
-          removeItem: async (k: string) => void delete data[k],
-        },
-      };
-    });
+    await stubCustomFunctionsHost(context);
     await context.addInitScript(installFakeExcel, seed());
     page = await context.newPage();
     page.on("pageerror", (e) => process.stderr.write(`page error: ${e.message}\n`));

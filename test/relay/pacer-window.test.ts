@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { JITTER_MARGIN_MS, LocalPacer, Slot, pacingRule } from "../../src/relay/pacer";
+import { maxInWindow } from "./pacer-cases";
 
 /**
  * The account's limit by construction: whatever the timers do, at most 100 sends in any 1-s window,
@@ -10,16 +11,6 @@ import { JITTER_MARGIN_MS, LocalPacer, Slot, pacingRule } from "../../src/relay/
  * slot's lifetime, telling the pacer it is sending, or on a new slot taken ahead of the queue when a
  * stall made the first too old.
  */
-function maxInWindow(times: number[], windowMs: number): number {
-  let best = 0;
-  let start = 0;
-  for (let end = 0; end < times.length; end++) {
-    while ((times[end] as number) - (times[start] as number) >= windowMs) start++;
-    best = Math.max(best, end - start + 1);
-  }
-  return best;
-}
-
 const step = fc.record({
   arrivals: fc.nat({ max: 60 }),
   runMs: fc.integer({ min: 0, max: 400 }),

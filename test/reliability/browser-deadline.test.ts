@@ -57,7 +57,7 @@ describeWithChromium("formulas whose work outlasts the relay's deadline, in a re
     browser = await launchChromium();
     const context = await browser.newContext();
     await routeOfficeJs(context);
-    await stubCustomFunctionsHost(context, base, TEST_TOKEN);
+    await stubCustomFunctionsHost(context, { url: base, token: TEST_TOKEN });
     page = await context.newPage();
     const relayRequest = (r: Request) => r.url().startsWith(`${base}/v1/`);
     const record = (r: Request, failure?: string) =>

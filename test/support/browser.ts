@@ -45,32 +45,35 @@ export async function routeOfficeJs(context: BrowserContext): Promise<void> {
 
 /**
  * What the functions' runtime finds in Excel and the shared runtime, stood in for in the page:
- * `CustomFunctions.Error` and its codes, and `OfficeRuntime.storage` holding the relay's URL and token.
+ * `CustomFunctions.Error` and its codes, and `OfficeRuntime.storage` holding the relay's URL and token
+ * (empty without `settings`, as before the pane first saves them).
  */
-export async function stubCustomFunctionsHost(context: BrowserContext, url: string, token: string): Promise<void> {
-  await context.addInitScript(
-    ({ url, token }) => {
-      class ExcelError extends Error {
-        constructor(
-          public code: string,
-          message?: string,
-        ) {
-          super(message);
-        }
+export async function stubCustomFunctionsHost(
+  context: BrowserContext,
+  settings?: { url: string; token: string },
+): Promise<void> {
+  await context.addInitScript((settings) => {
+    class ExcelError extends Error {
+      constructor(
+        public code: string,
+        message?: string,
+      ) {
+        super(message);
       }
-      (window as unknown as Record<string, unknown>).CustomFunctions = {
-        Error: ExcelError,
-        ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" },
-      };
-      const data: Record<string, string> = { "str.relayUrl": url, "str.relayToken": token };
-      (window as unknown as Record<string, unknown>).OfficeRuntime = {
-        storage: {
-          getItem: async (k: string) => data[k] ?? null,
-          setItem: async (k: string, v: string) => void (data[k] = v),
-          removeItem: async (k: string) => void delete data[k],
-        },
-      };
-    },
-    { url, token },
-  );
+    }
+    (window as unknown as Record<string, unknown>).CustomFunctions = {
+      Error: ExcelError,
+      ErrorCode: { invalidValue: "#VALUE!", notAvailable: "#N/A" },
+    };
+    const data: Record<string, string> = settings
+      ? { "str.relayUrl": settings.url, "str.relayToken": settings.token }
+      : {};
+    (window as unknown as Record<string, unknown>).OfficeRuntime = {
+      storage: {
+        getItem: async (k: string) => data[k] ?? null,
+        setItem: async (k: string, v: string) => void (data[k] = v),
+        removeItem: async (k: string) => void delete data[k],
+      },
+    };
+  }, settings ?? null);
 }
