@@ -22,12 +22,13 @@ interface LockPackage {
   cpu?: string[];
   engines?: { node?: string };
   optionalDependencies?: Record<string, string>;
+  hasInstallScript?: boolean;
 }
 
 const ROOT = path.resolve(__dirname, "../..");
 const read = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, file), "utf8")) as Record<string, unknown>;
 const lock = read("package-lock.json") as { packages: Record<string, LockPackage> };
-const manifest = read("package.json") as { engines: { node: string } };
+const manifest = read("package.json") as { engines: { node: string }; allowScripts: Record<string, boolean> };
 
 /** Where Node would find `name` from the package at `from`: its own node_modules, then each parent's. */
 function resolve(from: string, name: string): string | undefined {
@@ -75,6 +76,18 @@ describe("package-lock.json installs the same packages on Linux, Windows and mac
       ).map(({ os, cpu }) => `${from} has no binding for ${os}-${cpu}`);
     });
     expect(gaps).toEqual([]);
+  });
+});
+
+describe("install scripts", () => {
+  // npm 11 warns on every install about a package whose install script allowScripts does not decide:
+  // each is allowed (better-sqlite3 builds its addon) or denied (a fallback download, a telemetry ping).
+  test("every locked package with an install script is allowed or denied in package.json's allowScripts", () => {
+    const undecided = Object.entries(lock.packages)
+      .filter(([, pkg]) => pkg.hasInstallScript)
+      .map(([at]) => at.slice(at.lastIndexOf("node_modules/") + "node_modules/".length))
+      .filter((name) => !(name in manifest.allowScripts));
+    expect(undecided).toEqual([]);
   });
 });
 
