@@ -32,18 +32,24 @@ export class LocalReports {
     fs.accessSync(this.#dir, fs.constants.W_OK);
   }
 
-  /** Writes the answer's report; its path relative to OUT's folder, or undefined without an analysis. */
-  write(answer: RelayAnswer, strategy: string | undefined): string | undefined {
+  /**
+   * Starts writing the answer's report, off the event loop (which an in-process relay shares): resolves
+   * to its path relative to OUT's folder, or to why it could not be written; undefined without an analysis.
+   */
+  write(answer: RelayAnswer, strategy: string | undefined): Promise<KeptReport> | undefined {
     const analysis = analysisOf(answer);
     const id = analysis?._id;
     if (!analysis || !id || !/^[\w-]+$/.test(id)) return undefined;
     const file = `${id}.html`;
     const kind: Strategy = (STRATEGIES as readonly string[]).includes(strategy ?? "") ? (strategy as Strategy) : "buy";
-    fs.writeFileSync(
-      path.join(this.#dir, file),
-      reportPage(analysis, kind, warningTexts(answer), { listingLinks: false }),
+    const page = reportPage(analysis, kind, warningTexts(answer), { listingLinks: false });
+    return fs.promises.writeFile(path.join(this.#dir, file), page).then(
+      // A forward slash: Excel and browsers read it on Windows too.
+      () => ({ file: `${this.folder}/${file}` }),
+      (error: NodeJS.ErrnoException) => ({ failed: `${this.folder}/${file} (${error.code ?? error.message})` }),
     );
-    // A forward slash: Excel and browsers read it on Windows too.
-    return `${this.folder}/${file}`;
   }
 }
+
+/** A report kept beside OUT, or the file that could not be written and why. */
+export type KeptReport = { file: string } | { failed: string };

@@ -4,7 +4,7 @@ import path from "node:path";
 import { COMPARABLE_COLUMNS, RelayAnswer } from "../contract";
 import { PlannedRow, RowOutcome } from "../screening";
 import { Cell, analysisOf, comparablesTable } from "../sheet";
-import { LocalReports, NO_LISTING_PAGE, NO_PHOTO } from "./local-reports";
+import { KeptReport, LocalReports, NO_LISTING_PAGE, NO_PHOTO } from "./local-reports";
 
 /** Links into the run's own relay, dead once it ends: what each says instead. */
 const GONE_LINKS = new Map([
@@ -25,8 +25,10 @@ export interface SpooledOutcome extends RowOutcome {
   comps: { offset: number; length: number } | undefined;
   /** An enhancement that came back without figures (every AI step failed, free): its figures are kept after the run. */
   notEnhanced?: boolean;
-  /** Its report kept beside OUT (LocalReports), relative to OUT's folder. */
+  /** Its report kept beside OUT (LocalReports), relative to OUT's folder, once written. */
   reportFile?: string;
+  /** Its report could not be kept beside OUT: the file and why. */
+  reportNotKept?: string;
 }
 
 export class Outcomes {
@@ -39,6 +41,7 @@ export class Outcomes {
   #closed = false;
 
   readonly #reports: LocalReports | undefined;
+  readonly #reportWrites: Promise<KeptReport>[] = [];
 
   /**
    * `compsPerRow` comparables of each analysis are kept for the Comparables sheet. With `reports`
@@ -72,15 +75,24 @@ export class Outcomes {
             ),
         );
     }
-    const reportFile =
-      answer && this.#reports ? this.#reports.write(answer, "op" in row ? row.op : undefined) : undefined;
     const currency = typeof analysis?.currency === "string" ? analysis.currency : undefined;
-    this.#bySheetRow.set(row.sheetRow, {
-      ...outcome,
-      comps,
-      ...(currency ? { currency } : {}),
-      ...(reportFile ? { reportFile } : {}),
-    });
+    const kept: SpooledOutcome = { ...outcome, comps, ...(currency ? { currency } : {}) };
+    this.#bySheetRow.set(row.sheetRow, kept);
+    const report = answer && this.#reports?.write(answer, "op" in row ? row.op : undefined);
+    if (report)
+      this.#reportWrites.push(
+        report.then((r) => {
+          if ("file" in r) kept.reportFile = r.file;
+          else kept.reportNotKept = r.failed;
+          return r;
+        }),
+      );
+  }
+
+  /** Waits for the reports being written beside OUT; the files that could not be, and why. */
+  async reportsKept(): Promise<string[]> {
+    const written = await Promise.all(this.#reportWrites.splice(0));
+    return written.flatMap((r) => ("failed" in r ? [r.failed] : []));
   }
 
   /** The comparables of a row, as cell values in COMPARABLE_COLUMNS order. */

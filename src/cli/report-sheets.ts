@@ -92,6 +92,7 @@ export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]
   return outcome.cells.map((c, i) => {
     const field = fields[i - LEADING_COLUMNS];
     if (field?.unit === "url" && outcome.reportFile) return { value: outcome.reportFile, link: outcome.reportFile };
+    if (field?.unit === "url" && outcome.reportNotKept) return { value: `report not kept: ${outcome.reportNotKept}` };
     if (field?.unit === "url" && isWebLink(c.value)) return { ...c, link: c.value };
     if (field && canBeNegative(field) && typeof c.value === "number" && c.format)
       return { ...c, format: redWhenNegative(c.format) };

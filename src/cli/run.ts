@@ -95,6 +95,11 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     outcomes = new Outcomes(options.comps, reports);
     const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
     await keepUnsent(target, table, plan, outcomes, say);
+    const unkept = await outcomes.reportsKept();
+    if (unkept.length > 0)
+      say(
+        `${unkept.length} reports could not be kept beside ${output.out}, e.g. ${unkept[0]}: their Report cells say so.`,
+      );
     // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
     const closing = target.close();
     target = { ...target, close: () => closing };
@@ -117,7 +122,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     });
     io.stdout.write(summaryText(summary, output.out));
     listFailures(plan, outcomes, say);
-    return summary.failed > 0 ? EXIT.failed : EXIT.done;
+    return summary.failed > 0 || unkept.length > 0 ? EXIT.failed : EXIT.done;
   } catch (error) {
     return failureExit(error, say);
   } finally {
