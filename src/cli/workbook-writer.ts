@@ -51,12 +51,23 @@ const ROWS_PER_TURN = 20;
 const LINK_FONT = { color: { argb: "FF0563C1" }, underline: true } as const;
 
 function setCell(cell: ExcelJS.Cell, c: SheetCell): void {
-  if (c.link) {
-    cell.value = { text: String(c.value), hyperlink: c.link };
-    cell.font = LINK_FONT;
-  } else cell.value = c.value === "" || c.value === undefined ? null : c.value;
-  if (c.format && c.format !== GENERAL_FORMAT) cell.numFmt = c.format;
-  if (c.bold) cell.font = BOLD;
+  if (c.link) cell.value = { text: String(c.value), hyperlink: c.link };
+  else cell.value = c.value === "" || c.value === undefined ? null : c.value;
+  cell.style = styleOf(c);
+}
+
+/**
+ * One style object per look, shared by every cell that has it: exceljs works out the XML of a style
+ * object once and then knows it by identity, where a style made for each cell is worked out again.
+ */
+const STYLES = new Map<string, Partial<ExcelJS.Style>>();
+function styleOf(c: SheetCell): Partial<ExcelJS.Style> {
+  const format = c.format && c.format !== GENERAL_FORMAT ? c.format : undefined;
+  const font = c.bold ? BOLD : c.link ? LINK_FONT : undefined;
+  const key = `${c.bold ? "b" : c.link ? "l" : ""}|${format ?? ""}`;
+  let style = STYLES.get(key);
+  if (!style) STYLES.set(key, (style = { ...(format ? { numFmt: format } : {}), ...(font ? { font } : {}) }));
+  return style;
 }
 
 /** Column widths of the block, in characters. */
