@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { FastifyInstance } from "fastify";
-import { Sandbox, buildSandbox } from "../sandbox/server";
+import type { Sandbox } from "../sandbox/server";
 import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../sandbox/options";
 import { RouteEntry, TOKEN, accessOf } from "./access";
 import { LoggerOption, buildApp } from "./app";
@@ -11,6 +11,7 @@ import { EVENTS, RelayEvents } from "./events";
 import { Gateway, budgetCentsOf } from "./gateway";
 import { installGuards } from "./guards";
 import { RelayMetrics } from "./metrics";
+import { EmbeddedSandbox, startEmbeddedSandbox } from "./embedded-sandbox";
 import { OwnNames } from "./own-names";
 import { Pacer } from "./pacer";
 import { makeRedactor, secretFinder } from "./redact";
@@ -57,7 +58,7 @@ export interface Relay {
   gateway: Gateway;
   store: RelayStore;
   metrics: RelayMetrics;
-  /** The embedded sandbox, when the relay runs without a key. */
+  /** The embedded sandbox, when the relay runs without a key and it runs on the relay's thread (embedded-sandbox.ts). */
   sandbox: Sandbox | undefined;
   owner: string;
   /** Every route registered, with who may reach it (access.ts). */
@@ -68,7 +69,7 @@ export interface Relay {
 export async function createRelay(options: RelayOptions): Promise<Relay> {
   const { config } = options;
   const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
-  const { sandbox, apiKey, apiBaseUrl } = await upstreamTarget(config, options.sandbox);
+  const { embedded, apiKey, apiBaseUrl } = await upstreamTarget(config, options.sandbox);
   const redact = makeRedactor([apiKey, config.apiKey, ...options.tokens]);
   const heartbeatMs = options.heartbeatMs ?? config.heartbeatMs;
   // SQLite + an in-process pacer, or Redis + Postgres shared by replicas (store/open-store.ts).
@@ -112,7 +113,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
 
   const routes = installAccess(app, config, options.tokens, callers);
   installRequestLog(app, metrics);
-  const context = { config, gateway, store, metrics, events, sandbox, callers, addinDir: options.addinDir };
+  const context = { config, gateway, store, metrics, events, sandbox: embedded, callers, addinDir: options.addinDir };
   await registerRoutes(app, context);
   const timer = await startHeartbeats(app, { store, gateway, owner, heartbeatMs });
 
@@ -122,7 +123,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     gateway,
     store,
     metrics,
-    sandbox,
+    sandbox: embedded?.inThread,
     owner,
     routes,
     async close() {
@@ -133,7 +134,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       await pacer.close();
       await gateway.drain();
       await upstream.close();
-      if (sandbox) await sandbox.app.close();
+      await embedded?.close();
       await store.close();
     },
   };
@@ -146,26 +147,20 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
 async function upstreamTarget(
   config: RelayConfig,
   sandboxOptions: SandboxOptionsInput | undefined,
-): Promise<{ sandbox: Sandbox | undefined; apiKey: string; apiBaseUrl: string }> {
+): Promise<{ embedded: EmbeddedSandbox | undefined; apiKey: string; apiBaseUrl: string }> {
   if (config.mode !== "sandbox") {
     const { apiKey, apiBaseUrl } = config;
     if (!apiKey || !apiBaseUrl) throw new Error("STR_API_KEY and STR_API_BASE_URL are required in live mode");
-    return { sandbox: undefined, apiKey, apiBaseUrl };
+    return { embedded: undefined, apiKey, apiBaseUrl };
   }
   const apiKey = `sk_sandbox_${randomBytes(16).toString("hex")}`;
-  const sandbox = buildSandbox({
+  const embedded = await startEmbeddedSandbox({
     ...sandboxOptionsFromEnv(process.env),
     ...sandboxOptions,
     apiKeys: [apiKey],
     publicBaseUrl: `${config.publicUrl}/sandbox`,
   });
-  await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
-  const address = sandbox.app.server.address();
-  return {
-    sandbox,
-    apiKey,
-    apiBaseUrl: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
-  };
+  return { embedded, apiKey, apiBaseUrl: embedded.url };
 }
 
 /** The guards every request passes; returns the list of routes, filled in as they are registered. */

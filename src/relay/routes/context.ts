@@ -1,6 +1,6 @@
-import { Sandbox } from "../../sandbox/server";
 import { Callers } from "../caller";
 import { RelayConfig } from "../config";
+import { EmbeddedSandbox } from "../embedded-sandbox";
 import { RelayEvents } from "../events";
 import { Gateway } from "../gateway";
 import { RelayMetrics } from "../metrics";
@@ -15,7 +15,7 @@ export interface RouteContext {
   /** Where analyses are counted and logged (events.ts). */
   events: RelayEvents;
   /** The embedded sandbox, when the relay runs without a key. */
-  sandbox: Sandbox | undefined;
+  sandbox: EmbeddedSandbox | undefined;
   /** The configured tokens' labels and own budgets. */
   callers?: Callers | undefined;
   /** The built add-in to serve (default dist/ beside lib/). */

@@ -13,11 +13,11 @@ export const sandboxPageRoutes: FastifyPluginAsync<RouteContext> = async (app, {
   app.get("/sandbox/*", PUBLIC, async (request, reply) => {
     const url = request.url.split("?")[0] ?? "";
     if (!SANDBOX_PAGES.test(url)) throw new RelayError("STR_NOT_FOUND", "No such sandbox page.");
-    const page = await embedded.app.inject({ method: "GET", url: url.slice("/sandbox".length) });
+    const page = await embedded.page(url.slice("/sandbox".length));
     for (const name of ["content-type", "cache-control"]) {
       const value = page.headers[name];
       if (typeof value === "string") reply.header(name, value);
     }
-    return reply.code(page.statusCode).send(page.rawPayload);
+    return reply.code(page.statusCode).send(page.body);
   });
 };
