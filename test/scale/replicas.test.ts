@@ -85,13 +85,14 @@ describeShared("two relay replicas share one account: its rate limit, its cache 
     expect(new Set(ledger.map((row) => row.owner)).size).toBe(2);
   }, 60_000);
 
-  test("the same 1,000 items sent to both at once: within 1.15 × the 10-s floor, each created once, no 429", async () => {
+  // How long this takes against the 10-s floor is bench:scale's figure (a time bar here failed on a
+  // slower machine); that the loser of each race hears the lock's release, not a poll, is
+  // shared-store.test.ts's.
+  test("the same 1,000 items sent to both at once: each created once, no 429, every row billed", async () => {
     const { a, b, store } = await pair("same_items");
     await resetSandbox(sandbox.url);
     const all = items(0, 1000, "SameItems");
-    const start = Date.now();
     const answers = await Promise.all([runBatch(a.url, all), runBatch(b.url, all)]);
-    const elapsed = Date.now() - start;
     for (const { lines } of answers) {
       expect(lines).toHaveLength(1000);
       expect(lines.filter((l) => l.status !== 200).map((l) => l.body)).toEqual([]);
@@ -100,8 +101,6 @@ describeShared("two relay replicas share one account: its rate limit, its cache 
     expect(stats.statuses["429"] ?? 0).toBe(0);
     expect(stats.duplicateCreates).toBe(0);
     expect(stats.billing.reports).toBe(1000);
-    // The loser of each race waits for the winner's answer (heard as its lock is released), not for a poll.
-    expect(elapsed).toBeLessThanOrEqual(1.15 * 10_000);
     const ledger = await store.ledger();
     expect(ledger).toHaveLength(1000);
     expect(ledger.every((row) => row.state === "billed")).toBe(true);
