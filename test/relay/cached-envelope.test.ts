@@ -1,9 +1,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
+import { sqliteDriver } from "../../src/relay/store/sqlite-driver";
 import { SqliteStore } from "../../src/relay/store/sqlite-store";
 import { CachedAnswer } from "../../src/relay/store/store";
+
+// The driver this Node runs (better-sqlite3 13, or 12 on Node 20).
+const Database = sqliteDriver();
 
 /**
  * A cached answer's comparables are stored apart from the rest (src/relay/store/cached-envelope.ts),

@@ -1,6 +1,9 @@
 import path from "node:path";
-import Database from "better-sqlite3";
+import { sqliteDriver } from "../../src/relay/store/sqlite-driver";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
+
+// The driver this Node runs (better-sqlite3 13, or 12 on Node 20).
+const Database = sqliteDriver();
 
 /**
  * The dry run goes through the gateway's own plan: what it prices is what the ledger then records,

@@ -1,8 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
+import { sqliteDriver } from "../../src/relay/store/sqlite-driver";
 import { SqliteStore } from "../../src/relay/store/sqlite-store";
+
+// The driver this Node runs (better-sqlite3 13, or 12 on Node 20).
+const Database = sqliteDriver();
 
 const DAY = Date.UTC(2026, 10, 22);
 

@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { Operation } from "../../contract";
 import { joinComparables, splitComparables } from "./cached-envelope";
 import { CacheReadOptions, CachedAnswer, StoredAnalysis } from "./store";

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { SQLITE_DRIVER } from "./sqlite-driver";
 
 /*
  * Checkpoints the SQLite store's write-ahead log from a worker thread, so the relay's own thread
@@ -54,7 +55,7 @@ export class Checkpointer {
       workerData: {
         file: options.file,
         intervalMs: options.intervalMs ?? 1000,
-        sqliteModule: require.resolve("better-sqlite3"),
+        sqliteModule: require.resolve(SQLITE_DRIVER),
       },
     });
     // Not a reason to keep the process alive: the store's close() stops it.

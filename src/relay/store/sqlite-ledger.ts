@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { Operation } from "../../contract";
 import { SqliteCallerSpend, USAGE_COLUMNS, UsageRow, totalsOf } from "./sqlite-caller-spend";
 import { CallEnd, CallStart, CallState, CallerUsage, LastCall, LedgerRow, Reservation, UsageTotals } from "./store";

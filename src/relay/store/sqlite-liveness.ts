@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 
 /*
  * Which processes on the SQLite file are alive (replicas_v1), the sweep that settles a dead one's

@@ -1,7 +1,8 @@
 import path from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { ensurePrivateDir, ensurePrivateFile } from "./private-files";
 import { addCallerColumns } from "./sqlite-caller-spend";
+import { sqliteDriver } from "./sqlite-driver";
 
 /*
  * The SQLite store's file and tables. Tables carry a version in their names: a change of layout
@@ -45,7 +46,8 @@ export function openSqlite(file: string): Database.Database {
     // SQLite gives its -wal and -shm files the database file's mode.
     ensurePrivateFile(file);
   }
-  const db = new Database(file);
+  const Driver = sqliteDriver();
+  const db = new Driver(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");

@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { SqliteCache, moveCacheV1 } from "./sqlite-cache";
 import { Checkpointer } from "./sqlite-checkpointer";
 import { SqliteLedger } from "./sqlite-ledger";
