@@ -2,7 +2,7 @@ import { Browser, BrowserContext, Page } from "playwright-core";
 import { addinBuild } from "../support/addin-build";
 import { chromiumAvailable, launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../support/browser";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { freePort } from "../support/ports";
+import { reservedPort } from "../support/ports";
 
 /**
  * The built add-in in headless Chromium, served by the relay as in production, office.js from the
@@ -24,9 +24,11 @@ describeWithChromium("the built add-in's functions in a real browser", () => {
   const relayCalls: string[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
+    const reserved = await reservedPort();
+    const port = reserved.port;
     base = `http://127.0.0.1:${port}`;
     t = await startRelay({ RELAY_PUBLIC_URL: base }, { addinDir: await addinBuild(), sandbox: { timeScale: 0.002 } });
+    await reserved.release();
     await t.relay.app.listen({ host: "127.0.0.1", port });
     browser = await launchChromium();
     context = await browser.newContext();

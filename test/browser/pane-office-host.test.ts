@@ -2,7 +2,7 @@ import { Browser, BrowserContext, Page } from "playwright-core";
 import { addinBuild } from "../support/addin-build";
 import { chromiumAvailable, launchChromium } from "../support/browser";
 import { TestRelay, startRelay } from "../support/relay";
-import { freePort } from "../support/ports";
+import { reservedPort } from "../support/ports";
 
 /**
  * The built pane, served by the relay, in headless Chromium under a stand-in for Office: office.js
@@ -54,9 +54,11 @@ describeWithChromium("the pane inside an Office host: links and theme", () => {
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
+    const reserved = await reservedPort();
+    const port = reserved.port;
     base = `http://127.0.0.1:${port}`;
     t = await startRelay({ RELAY_PUBLIC_URL: base }, { addinDir: await addinBuild() });
+    await reserved.release();
     await t.relay.app.listen({ host: "127.0.0.1", port });
     browser = await launchChromium();
   }, 180_000);

@@ -5,7 +5,7 @@ import { addinBuild } from "../support/addin-build";
 import { chromiumAvailable, launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../support/browser";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import { FakeSeed, installFakeExcel } from "../taskpane/fake-excel";
-import { freePort } from "../support/ports";
+import { reservedPort } from "../support/ports";
 
 /**
  * The built task pane in headless Chromium at the width of Excel's pane, served by the relay as in
@@ -63,7 +63,8 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    const port = await freePort();
+    const reserved = await reservedPort();
+    const port = reserved.port;
     base = `http://127.0.0.1:${port}`;
     // Paced at 40 a second so a run lasts long enough to watch and to cancel.
     t = await startRelay(
@@ -76,6 +77,7 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
       },
       { addinDir: await addinBuild(), sandbox: { timeScale: 0.002 } },
     );
+    await reserved.release();
     await t.relay.app.listen({ host: "127.0.0.1", port });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 320, height: 900 }, deviceScaleFactor: 1 });

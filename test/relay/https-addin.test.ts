@@ -6,7 +6,7 @@ import { Agent, fetch } from "undici";
 import { EVENTS } from "../../src/relay/events";
 import { DEV_CERTS_COMMAND, plainHttpAdvice } from "../../src/relay/https-advice";
 import { addinBuild } from "../support/addin-build";
-import { freePort } from "../support/ports";
+import { reservedPort } from "../support/ports";
 import { startRelay } from "../support/relay";
 
 /**
@@ -68,10 +68,12 @@ describe("the relay serves the add-in over https", () => {
     "with %s: manifest.xml over https, every URL in it https on the relay",
     async (_, envFor) => {
       const certs = selfSigned(tmp());
-      const port = await freePort();
+      const reserved = await reservedPort();
+      const port = reserved.port;
       const t = await startRelay({ ...envFor(certs), RELAY_PORT: String(port) }, { addinDir: await addinBuild() });
       const dispatcher = new Agent({ connect: { ca: certs.pem } });
       try {
+        await reserved.release();
         await t.relay.app.listen({ host: "127.0.0.1", port });
         const r = await fetch(`https://localhost:${port}/manifest.xml`, { dispatcher });
         expect(r.status).toBe(200);

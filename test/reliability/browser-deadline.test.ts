@@ -1,7 +1,7 @@
 import { Browser, Page, Request } from "playwright-core";
 import { addinBuild } from "../support/addin-build";
 import { chromiumAvailable, launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../support/browser";
-import { freePort } from "../support/ports";
+import { reservedPort } from "../support/ports";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBodyWithPhotos, startRelay } from "../support/relay";
 
 /**
@@ -41,7 +41,8 @@ describeWithChromium("formulas whose work outlasts the relay's deadline, in a re
   const recording: Promise<unknown>[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
+    const reserved = await reservedPort();
+    const port = reserved.port;
     base = `http://127.0.0.1:${port}`;
     t = await startRelay(
       { RELAY_PUBLIC_URL: base, RELAY_MAX_REQUEST_SECONDS: String(DEADLINE_SECONDS) },
@@ -53,6 +54,7 @@ describeWithChromium("formulas whose work outlasts the relay's deadline, in a re
         },
       },
     );
+    await reserved.release();
     await t.relay.app.listen({ host: "127.0.0.1", port });
     browser = await launchChromium();
     const context = await browser.newContext();
