@@ -38,12 +38,11 @@ export function startEmbeddedSandbox(options: SandboxOptionsInput): Promise<Embe
 async function onItsOwnThread(options: SandboxOptionsInput): Promise<EmbeddedSandbox> {
   const worker = new Worker(path.join(__dirname, "..", "sandbox", "worker.js"), { workerData: options });
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once("message", (m: { port: number }) => resolve(m.port));
+  const url = await new Promise<string>((resolve, reject) => {
+    worker.once("message", (m: { url: string }) => resolve(m.url));
     worker.once("error", reject);
     void exited.then(() => reject(new Error("the embedded sandbox's thread ended before it listened")));
   });
-  const url = `http://127.0.0.1:${port}`;
   return {
     url,
     inThread: undefined,
@@ -66,12 +65,10 @@ async function onItsOwnThread(options: SandboxOptionsInput): Promise<EmbeddedSan
 }
 
 async function onThisThread(options: SandboxOptionsInput): Promise<EmbeddedSandbox> {
-  const { buildSandbox } = await import("../sandbox/server");
+  const { buildSandbox, listenOnLoopback } = await import("../sandbox/server");
   const sandbox = buildSandbox(options);
-  await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
-  const address = sandbox.app.server.address();
   return {
-    url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
+    url: await listenOnLoopback(sandbox),
     inThread: sandbox,
     async page(pagePath) {
       const page = await sandbox.app.inject({ method: "GET", url: pagePath });

@@ -43,6 +43,13 @@ export interface Sandbox {
 
 const KEY_SHAPE = /^sk_[A-Za-z0-9_-]{8,200}$/;
 
+/** Listens on a loopback port of its own; its URL, http://127.0.0.1:<port>. */
+export async function listenOnLoopback(sandbox: Sandbox): Promise<string> {
+  await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
+  const address = sandbox.app.server.address();
+  return `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+}
+
 export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
   const options = SandboxOptions.parse(input);
   const state = new SandboxState();

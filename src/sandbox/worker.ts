@@ -1,20 +1,19 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { SandboxOptionsInput } from "./options";
-import { buildSandbox } from "./server";
+import { buildSandbox, listenOnLoopback } from "./server";
 
 /*
- * The relay's embedded sandbox on a thread of its own (src/relay/embedded-sandbox.ts). It says on
- * which port it listens once it does, and closes when told to.
+ * The relay's embedded sandbox on a thread of its own (src/relay/embedded-sandbox.ts). It says where
+ * it listens once it does, and closes when told to.
  */
 
 async function main(): Promise<void> {
   const sandbox = buildSandbox(workerData as SandboxOptionsInput);
-  await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
-  const address = sandbox.app.server.address();
+  const url = await listenOnLoopback(sandbox);
   parentPort?.once("message", () => {
     void sandbox.app.close().then(() => parentPort?.close());
   });
-  parentPort?.postMessage({ port: typeof address === "object" && address ? address.port : 0 });
+  parentPort?.postMessage({ url });
 }
 
 main().catch((error: unknown) => {

@@ -14,6 +14,13 @@ import { BUY_PATH, buyBody } from "../support/relay";
  */
 
 const BUILT = path.resolve(__dirname, "../../lib/relay/embedded-sandbox.js");
+
+/** The built module, as npm start and str-screen load it: a worker thread runs JavaScript only. */
+function built(): typeof fromSources {
+  if (!fs.existsSync(BUILT)) throw new Error(`${BUILT} is missing: run npm run build:node first (npm test does)`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(BUILT) as typeof fromSources;
+}
 const KEY = "sk_test_embedded_sandbox";
 const LIMIT = 10;
 const options = {
@@ -74,18 +81,12 @@ async function limitTwiceAcrossAStall(start: typeof fromSources.startEmbeddedSan
 
 describe("the embedded sandbox counts requests when they reach it", () => {
   test("on its own thread (the built relay), a busy relay thread does not bunch them: none over the limit", async () => {
-    if (!fs.existsSync(BUILT)) throw new Error(`${BUILT} is missing: run npm run build:node first (npm test does)`);
-    // The built module, as npm start and str-screen load it: a worker thread runs JavaScript only.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const built = require(BUILT) as typeof fromSources;
-    const statuses = await limitTwiceAcrossAStall(built.startEmbeddedSandbox);
+    const statuses = await limitTwiceAcrossAStall(built().startEmbeddedSandbox);
     expect(statuses).toEqual(Array(2 * LIMIT).fill(200));
   });
 
   test("on its own thread, its report pages reach the relay's /sandbox routes", async () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const built = require(BUILT) as typeof fromSources;
-    const sandbox = await built.startEmbeddedSandbox(options);
+    const sandbox = await built().startEmbeddedSandbox(options);
     try {
       const created = await fetch(`${sandbox.url}${BUY_PATH}`, {
         method: "POST",

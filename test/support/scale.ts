@@ -7,7 +7,7 @@ import path from "node:path";
 import Redis from "ioredis";
 import { Client } from "pg";
 import { SharedStore } from "../../src/relay/store/shared-store";
-import { Sandbox, buildSandbox } from "../../src/sandbox/server";
+import { Sandbox, buildSandbox, listenOnLoopback } from "../../src/sandbox/server";
 
 /**
  * For the scale-out suites: this machine's Redis and Postgres (REDIS_URL, DATABASE_URL), a
@@ -368,7 +368,5 @@ export async function waitFor(check: () => Promise<boolean> | boolean, ms: numbe
  */
 export async function listeningSandbox(apiKey: string): Promise<{ sandbox: Sandbox; url: string }> {
   const sandbox = buildSandbox({ timeScale: 0.01, apiKeys: [apiKey], faults: { aiFailureRate: 0, aiTimeoutRate: 0 } });
-  await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
-  const address = sandbox.app.server.address();
-  return { sandbox, url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}` };
+  return { sandbox, url: await listenOnLoopback(sandbox) };
 }
