@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { RelayCallError, RelayClient, RelaySettings } from "../client";
 import { toFieldIssues } from "../contract";
+import type { RelayConfig } from "../relay/config";
 import type { Relay } from "../relay/server";
+import type { UpstreamTarget } from "../relay/upstream-target";
 import { UsageError } from "./args";
 
 /**
@@ -31,7 +33,19 @@ type Env = Record<string, string | undefined>;
 
 const isSet = (v: string | undefined): v is string => v !== undefined && v.trim() !== "";
 
-export async function openRelayTarget(env: Env): Promise<RelayTarget> {
+/**
+ * The relay a run will go through, made ready while the run reads its table: the settings are
+ * checked at once, and str-screen's own relay starts its sandbox's thread, which takes a moment and
+ * writes nothing. The store is opened only by `open`, once the table is known good, so a run that
+ * stops at a usage error leaves nothing on disk.
+ */
+export interface PreparedTarget {
+  open(): Promise<RelayTarget>;
+  /** Ends what was started, when the run stops before `open`. */
+  cancel(): Promise<void>;
+}
+
+export async function prepareRelayTarget(env: Env): Promise<PreparedTarget> {
   const url = env.STR_RELAY_URL;
   const token = env.STR_RELAY_TOKEN;
   if (isSet(url) !== isSet(token)) {
@@ -40,7 +54,8 @@ export async function openRelayTarget(env: Env): Promise<RelayTarget> {
       `STR_RELAY_URL and STR_RELAY_TOKEN go together: ${given} is set but ${missing} is not. Set both to screen through a relay, or neither to screen on an in-process sandbox relay.`,
     );
   }
-  return isSet(url) && isSet(token) ? remoteRelay(url, token) : inProcessRelay(env);
+  if (isSet(url) && isSet(token)) return { open: () => remoteRelay(url, token), cancel: async () => undefined };
+  return inProcessRelay(env);
 }
 
 async function remoteRelay(url: string, token: string): Promise<RelayTarget> {
@@ -72,7 +87,7 @@ async function remoteRelay(url: string, token: string): Promise<RelayTarget> {
   return { client, mode, description: `relay at ${shown}`, linksOutliveRun: true, close: async () => undefined };
 }
 
-async function inProcessRelay(env: Env): Promise<RelayTarget> {
+async function inProcessRelay(env: Env): Promise<PreparedTarget> {
   if (isSet(env.STR_API_KEY)) {
     // Simulated figures where live ones were meant would be worse than no figures.
     throw new UsageError(
@@ -80,9 +95,9 @@ async function inProcessRelay(env: Env): Promise<RelayTarget> {
     );
   }
   // Loaded only here: a run through a remote relay starts without the relay's and the sandbox's code.
-  const [{ ConfigError, loadConfig, userDataDir }, { createRelay }, { sandboxOptionsFromEnv }] = await Promise.all([
+  const [{ ConfigError, loadConfig, userDataDir }, { startUpstream }, { sandboxOptionsFromEnv }] = await Promise.all([
     import("../relay/config"),
-    import("../relay/server"),
+    import("../relay/upstream-target"),
     import("../sandbox/options"),
   ]);
   const dataDir = path.resolve(
@@ -90,9 +105,9 @@ async function inProcessRelay(env: Env): Promise<RelayTarget> {
     SANDBOX_STORE_FOLDER,
   );
   const token = `rt_${randomBytes(24).toString("base64url")}`;
-  let relay: Relay;
+  let config: RelayConfig;
   try {
-    const config = loadConfig({
+    config = loadConfig({
       ...env,
       // Only this process talks to it: loopback, a port of its own, SQLite, no TLS, a token made now.
       STR_API_KEY: undefined,
@@ -105,17 +120,54 @@ async function inProcessRelay(env: Env): Promise<RelayTarget> {
       REDIS_URL: undefined,
       DATABASE_URL: undefined,
     });
-    relay = await createRelay({
-      config,
-      tokens: [token],
-      logger: false,
-      sandbox: sandboxOptionsFromEnv(env as NodeJS.ProcessEnv),
-    });
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw new UsageError(
-      `the in-process sandbox relay could not start: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw error;
+  }
+  // The sandbox's thread starts now, and the rest of the relay's code loads while it gets ready.
+  const upstream = (async () => startUpstream(config, sandboxOptionsFromEnv(env as NodeJS.ProcessEnv)))();
+  const server = import("../relay/server");
+  // Failures are reported by `open`, or dropped by `cancel`; not as unhandled rejections meanwhile.
+  upstream.catch(() => undefined);
+  server.catch(() => undefined);
+  let opened = false;
+  return {
+    async open() {
+      opened = true;
+      const [started, code] = await Promise.allSettled([upstream, server]);
+      if (started.status === "rejected") throw cannotStart(started.reason);
+      if (code.status === "rejected") {
+        await started.value.embedded?.close();
+        throw code.reason;
+      }
+      return openInProcess(code.value.createRelay, { config, token, dataDir, upstream: started.value });
+    },
+    async cancel() {
+      if (opened) return;
+      const started = await upstream.catch(() => undefined);
+      await started?.embedded?.close();
+    },
+  };
+}
+
+/** The in-process relay before its store is opened: its settings, token and running sandbox. */
+interface StartedRelay {
+  config: RelayConfig;
+  token: string;
+  dataDir: string;
+  upstream: UpstreamTarget;
+}
+
+async function openInProcess(
+  createRelay: typeof import("../relay/server").createRelay,
+  { config, token, dataDir, upstream }: StartedRelay,
+): Promise<RelayTarget> {
+  let relay: Relay;
+  try {
+    relay = await createRelay({ config, tokens: [token], logger: false, upstream });
+  } catch (error) {
+    await upstream.embedded?.close();
+    throw cannotStart(error);
   }
   try {
     await relay.app.listen({ host: "127.0.0.1", port: 0 });
@@ -133,6 +185,12 @@ async function inProcessRelay(env: Env): Promise<RelayTarget> {
     linksOutliveRun: false,
     close: () => relay.close(),
   };
+}
+
+function cannotStart(error: unknown): UsageError {
+  return new UsageError(
+    `the in-process sandbox relay could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 
 /** A URL as it may be shown: without any user:password part. */

@@ -25,7 +25,7 @@ import { checkOutput } from "./output-checks";
 import { Outcomes } from "./outcomes";
 import { Plan, planScreening } from "./plan";
 import { ProgressStats, ProgressStream, progressReporter } from "./progress";
-import { RelayTarget, openRelayTarget } from "./relay-target";
+import { PreparedTarget, RelayTarget, prepareRelayTarget } from "./relay-target";
 import { summarize, summaryText, usd } from "./summary";
 import { InputTable, readTable } from "./table-reader";
 import { OutputError } from "./atomic-file";
@@ -61,9 +61,12 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
   let options = commandLine;
 
   const started = Date.now();
+  let relay: PreparedTarget | undefined;
   let target: RelayTarget | undefined;
   let outcomes: Outcomes | undefined;
   try {
+    // The relay gets ready while the table is read.
+    relay = await prepareRelayTarget(io.env);
     const table = await readTable(options.input, options.sheet);
     const earlier = earlierRun(table);
     options = withEarlierRun(options, earlier);
@@ -80,7 +83,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
         `Screened before with --strategy ${earlier.strategy}: ${options.strategy === earlier.strategy ? "kept" : `now ${options.strategy} (--change-strategy)`}.`,
       );
     decided.notes.forEach(say);
-    target = await openRelayTarget(io.env);
+    target = await relay.open();
     say(
       `Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`,
     );
@@ -127,7 +130,8 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     return failureExit(error, say);
   } finally {
     outcomes?.close();
-    await target?.close();
+    if (target) await target.close();
+    else await relay?.cancel();
   }
 }
 

@@ -1,6 +1,5 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { request } from "undici";
 import type { SandboxOptionsInput } from "../sandbox/options";
 import type { Sandbox } from "../sandbox/server";
 
@@ -47,6 +46,8 @@ async function onItsOwnThread(options: SandboxOptionsInput): Promise<EmbeddedSan
     url,
     inThread: undefined,
     async page(pagePath) {
+      // Loaded when a page is first asked for: the thread starts before the relay's code has loaded.
+      const { request } = await import("undici");
       const answer = await request(`${url}${pagePath}`);
       return {
         statusCode: answer.statusCode,

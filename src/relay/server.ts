@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { FastifyInstance } from "fastify";
 import type { Sandbox } from "../sandbox/server";
-import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../sandbox/options";
+import { SandboxOptionsInput } from "../sandbox/options";
 import { RouteEntry, TOKEN, accessOf } from "./access";
 import { LoggerOption, buildApp } from "./app";
 import { Callers } from "./caller";
@@ -11,7 +11,6 @@ import { EVENTS, RelayEvents } from "./events";
 import { Gateway, budgetCentsOf } from "./gateway";
 import { installGuards } from "./guards";
 import { RelayMetrics } from "./metrics";
-import { EmbeddedSandbox, startEmbeddedSandbox } from "./embedded-sandbox";
 import { OwnNames } from "./own-names";
 import { Pacer } from "./pacer";
 import { makeRedactor, secretFinder } from "./redact";
@@ -29,6 +28,7 @@ import { installRequestLog } from "./request-log";
 import { RelayStore } from "./store/store";
 import { tokenChecker } from "./tokens";
 import { Upstream } from "./upstream";
+import { UpstreamTarget, startUpstream } from "./upstream-target";
 import { RELAY_VERSION } from "./version";
 
 /*
@@ -46,6 +46,8 @@ export interface RelayOptions {
   pacer?: Pacer;
   /** Options for the embedded sandbox, over SANDBOX_* from the environment (tests set timeScale 0). */
   sandbox?: SandboxOptionsInput;
+  /** Where calls go, already started (upstream-target.ts): str-screen starts its sandbox before the relay. */
+  upstream?: UpstreamTarget;
   retryPolicy?: RetryPolicy;
   /** The built add-in to serve (default dist/ beside lib/). */
   addinDir?: string;
@@ -69,7 +71,7 @@ export interface Relay {
 export async function createRelay(options: RelayOptions): Promise<Relay> {
   const { config } = options;
   const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
-  const { embedded, apiKey, apiBaseUrl } = await upstreamTarget(config, options.sandbox);
+  const { embedded, apiKey, apiBaseUrl } = options.upstream ?? (await startUpstream(config, options.sandbox));
   const redact = makeRedactor([apiKey, config.apiKey, ...options.tokens]);
   const heartbeatMs = options.heartbeatMs ?? config.heartbeatMs;
   // SQLite + an in-process pacer, or Redis + Postgres shared by replicas (store/open-store.ts).
@@ -138,29 +140,6 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
       await store.close();
     },
   };
-}
-
-/**
- * Where calls go: the configured service, or without a key an embedded sandbox over loopback,
- * through the very same upstream code as in live mode; its public pages are served under /sandbox.
- */
-async function upstreamTarget(
-  config: RelayConfig,
-  sandboxOptions: SandboxOptionsInput | undefined,
-): Promise<{ embedded: EmbeddedSandbox | undefined; apiKey: string; apiBaseUrl: string }> {
-  if (config.mode !== "sandbox") {
-    const { apiKey, apiBaseUrl } = config;
-    if (!apiKey || !apiBaseUrl) throw new Error("STR_API_KEY and STR_API_BASE_URL are required in live mode");
-    return { embedded: undefined, apiKey, apiBaseUrl };
-  }
-  const apiKey = `sk_sandbox_${randomBytes(16).toString("hex")}`;
-  const embedded = await startEmbeddedSandbox({
-    ...sandboxOptionsFromEnv(process.env),
-    ...sandboxOptions,
-    apiKeys: [apiKey],
-    publicBaseUrl: `${config.publicUrl}/sandbox`,
-  });
-  return { embedded, apiKey, apiBaseUrl: embedded.url };
 }
 
 /** The guards every request passes; returns the list of routes, filled in as they are registered. */

@@ -1,0 +1,41 @@
+import { randomBytes } from "node:crypto";
+import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../sandbox/options";
+import { RelayConfig } from "./config";
+import { EmbeddedSandbox, startEmbeddedSandbox } from "./embedded-sandbox";
+
+/*
+ * Where a relay's calls go, started before the relay itself (server.ts) and with little code
+ * loaded: str-screen starts its sandbox's thread first, so the thread gets ready while the relay's
+ * modules load and the table is read.
+ */
+
+/** Where a relay's calls go, and with what key. */
+export interface UpstreamTarget {
+  /** The sandbox a relay without a key runs, and closes with itself. */
+  embedded: EmbeddedSandbox | undefined;
+  apiKey: string;
+  apiBaseUrl: string;
+}
+
+/**
+ * Where calls go: the configured service, or without a key an embedded sandbox over loopback,
+ * through the very same upstream code as in live mode; its public pages are served under /sandbox.
+ */
+export async function startUpstream(
+  config: RelayConfig,
+  sandboxOptions: SandboxOptionsInput | undefined,
+): Promise<UpstreamTarget> {
+  if (config.mode !== "sandbox") {
+    const { apiKey, apiBaseUrl } = config;
+    if (!apiKey || !apiBaseUrl) throw new Error("STR_API_KEY and STR_API_BASE_URL are required in live mode");
+    return { embedded: undefined, apiKey, apiBaseUrl };
+  }
+  const apiKey = `sk_sandbox_${randomBytes(16).toString("hex")}`;
+  const embedded = await startEmbeddedSandbox({
+    ...sandboxOptionsFromEnv(process.env),
+    ...sandboxOptions,
+    apiKeys: [apiKey],
+    publicBaseUrl: `${config.publicUrl}/sandbox`,
+  });
+  return { embedded, apiKey, apiBaseUrl: embedded.url };
+}
