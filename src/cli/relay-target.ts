@@ -134,13 +134,13 @@ async function inProcessRelay(env: Env): Promise<PreparedTarget> {
   return {
     async open() {
       opened = true;
-      const [started, code] = await Promise.allSettled([upstream, server]);
+      const [started, serverModule] = await Promise.allSettled([upstream, server]);
       if (started.status === "rejected") throw cannotStart(started.reason);
-      if (code.status === "rejected") {
+      if (serverModule.status === "rejected") {
         await started.value.embedded?.close();
-        throw code.reason;
+        throw serverModule.reason;
       }
-      return openInProcess(code.value.createRelay, { config, token, dataDir, upstream: started.value });
+      return openInProcess(serverModule.value.createRelay, { config, token, dataDir, upstream: started.value });
     },
     async cancel() {
       if (opened) return;
