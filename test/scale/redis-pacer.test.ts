@@ -115,10 +115,14 @@ describeShared("the Redis pacer keeps every replica together within the account'
       ),
     );
     sends.sort((a, b) => a - b);
-    const elapsed = (sends.at(-1) as number) - (sends[0] as number);
     expect(maxInWindow(sends, 1000 + JITTER_MARGIN_MS)).toBeLessThanOrEqual(100);
-    // Counted until the end of each slot's lifetime, the 501st would go 5 lifetimes later.
-    expect(elapsed).toBeLessThan(5 * (1000 + JITTER_MARGIN_MS) + (both[0] as RedisPacer).slotLifetimeMs * 2);
+    // Each send goes one window after the one 100 before it. Counted until the end of its slot's
+    // lifetime rather than from when it was sent, each would go a lifetime later. The median of all
+    // of them is read, so a moment the machine stalls (it delays the few around it) says nothing.
+    const gaps = sends.slice(100).map((t, i) => t - (sends[i] as number));
+    gaps.sort((a, b) => a - b);
+    const median = gaps[Math.floor(gaps.length / 2)] as number;
+    expect(median).toBeLessThan(1000 + JITTER_MARGIN_MS + (both[0] as RedisPacer).slotLifetimeMs / 2);
   });
 
   test("a Redis whose every answer comes later than a slot's lifetime gets the callers a 503, not a wait for ever", async () => {
