@@ -1,3 +1,4 @@
+import "../relay/compile-cache";
 import { EXIT, run } from "./run";
 
 /*

@@ -1,3 +1,4 @@
+import "./compile-cache";
 import net from "node:net";
 import { ConfigError, RelayConfig, loadConfig } from "./config";
 import { EVENTS } from "./events";
