@@ -124,7 +124,8 @@ async function inProcessRelay(env: Env): Promise<PreparedTarget> {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
-  // The sandbox's thread starts now, and the rest of the relay's code loads while it gets ready.
+  // The sandbox's thread starts now, and the rest of the relay's code loads while it gets ready. In
+  // an async function, a SANDBOX_* setting it cannot read is reported by `open` with the rest.
   const upstream = (async () => startUpstream(config, sandboxOptionsFromEnv(env as NodeJS.ProcessEnv)))();
   const server = import("../relay/server");
   // Failures are reported by `open`, or dropped by `cancel`; not as unhandled rejections meanwhile.
@@ -166,7 +167,6 @@ async function openInProcess(
   try {
     relay = await createRelay({ config, tokens: [token], logger: false, upstream });
   } catch (error) {
-    await upstream.embedded?.close();
     throw cannotStart(error);
   }
   try {

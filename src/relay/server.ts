@@ -46,7 +46,7 @@ export interface RelayOptions {
   pacer?: Pacer;
   /** Options for the embedded sandbox, over SANDBOX_* from the environment (tests set timeScale 0). */
   sandbox?: SandboxOptionsInput;
-  /** Where calls go, already started (upstream-target.ts): str-screen starts its sandbox before the relay. */
+  /** Where calls go, already started (upstream-target.ts), closed with the relay: str-screen starts its sandbox first. */
   upstream?: UpstreamTarget;
   retryPolicy?: RetryPolicy;
   /** The built add-in to serve (default dist/ beside lib/). */
@@ -69,9 +69,19 @@ export interface Relay {
 }
 
 export async function createRelay(options: RelayOptions): Promise<Relay> {
+  const upstream = options.upstream ?? (await startUpstream(options.config, options.sandbox));
+  try {
+    return await buildRelay(options, upstream);
+  } catch (error) {
+    // The relay owns its sandbox, given or started: one that cannot be built leaves none running.
+    await upstream.embedded?.close();
+    throw error;
+  }
+}
+
+async function buildRelay(options: RelayOptions, { embedded, apiKey, apiBaseUrl }: UpstreamTarget): Promise<Relay> {
   const { config } = options;
   const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
-  const { embedded, apiKey, apiBaseUrl } = options.upstream ?? (await startUpstream(config, options.sandbox));
   const redact = makeRedactor([apiKey, config.apiKey, ...options.tokens]);
   const heartbeatMs = options.heartbeatMs ?? config.heartbeatMs;
   // SQLite + an in-process pacer, or Redis + Postgres shared by replicas (store/open-store.ts).

@@ -4,9 +4,8 @@ import { RelayConfig } from "./config";
 import { EmbeddedSandbox, startEmbeddedSandbox } from "./embedded-sandbox";
 
 /*
- * Where a relay's calls go, started before the relay itself (server.ts) and with little code
- * loaded: str-screen starts its sandbox's thread first, so the thread gets ready while the relay's
- * modules load and the table is read.
+ * Started before the relay itself (server.ts) and with little code loaded: str-screen starts its
+ * sandbox's thread first, so the thread gets ready while the relay's modules load and the table is read.
  */
 
 /** Where a relay's calls go, and with what key. */

@@ -1,5 +1,5 @@
 import { DEFAULT_COMPS, UsageError, parseArgs } from "../../src/cli/args";
-import type { Sandbox } from "../../src/sandbox/server";
+import { watchSandboxes } from "../support/sandbox-watch";
 import { screen, tempDir, testEnv } from "./support";
 
 const usage = (argv: string[]) => {
@@ -119,28 +119,18 @@ describe("the command line", () => {
     });
 
     test("a run stopped by its table ends the sandbox its relay had started meanwhile", async () => {
-      // The in-process relay's sandbox starts before the table is read (relay-target.ts); from the
-      // sources it runs on this thread, where its server can be watched.
-      const sandboxServer = await import("../../src/sandbox/server");
-      const listened: { sandbox: Sandbox; url: Promise<string> }[] = [];
-      const listen = sandboxServer.listenOnLoopback;
-      const spy = jest.spyOn(sandboxServer, "listenOnLoopback").mockImplementation((sandbox) => {
-        const url = listen(sandbox);
-        listened.push({ sandbox, url });
-        return url;
-      });
+      // The in-process relay's sandbox starts before the table is read (relay-target.ts).
+      const sandboxes = await watchSandboxes();
       try {
         const fs = await import("node:fs");
         fs.writeFileSync(`${dir}/prices.csv`, "Price,Beds\n415000,3\n");
         const r = await screen([`${dir}/prices.csv`, "--out", `${dir}/o.xlsx`], env);
         expect(r.code).toBe(2);
-        expect(listened).toHaveLength(1);
-        await listened[0]?.url;
-        expect(listened[0]?.sandbox.app.server.listening).toBe(false);
+        expect(sandboxes.count).toBe(1);
+        expect(await sandboxes.anyListening()).toBe(false);
         expect(fs.existsSync(`${dir}/str-screen-sandbox`)).toBe(false);
       } finally {
-        spy.mockRestore();
-        await Promise.all(listened.map(({ sandbox }) => sandbox.app.close()));
+        await sandboxes.restore();
       }
     });
 
