@@ -11,7 +11,9 @@ import { BENCH_KEY, BENCH_TOKEN, ROOT, buyParams, startRelay, startSandbox, verd
  * 0.2–0.6 s (SANDBOX_TIME_SCALE 0.02).
  *   1. 2,000 rows on the CLI's in-process sandbox relay: elapsed (the whole process: start, read,
  *      dry run, screen, write) ÷ the pacing limit's 20 s — target ≤ 1.15.
- *   2. Peak RSS of 500 and 2,000 rows, as a ratio — target flat. Measured twice: the CLI alone,
+ *   2. Peak RSS of 500 and 2,000 rows, as a ratio — target flat.
+ *   3. A dry run of the 2,000 rows on the in-process relay, the whole process: how long a user waits
+ *      to see what a run would cost (median of 5; no target). Measured twice: the CLI alone,
  *      through a relay in its own process (what str-screen itself holds); and with its in-process
  *      relay, whose embedded sandbox keeps every simulated analysis in memory by design.
  * The baseline, measured in the same run: the same number of items sent as one batch straight to a
@@ -63,7 +65,13 @@ function writePortfolio(file: string, rows: number, from: number): void {
 }
 
 /** Runs the CLI to its end; its own peak RSS comes from a preloaded exit hook (process.resourceUsage). */
-function runCli(dir: string, rows: number, from: number, env: Record<string, string>): Promise<Measured> {
+function runCli(
+  dir: string,
+  rows: number,
+  from: number,
+  env: Record<string, string>,
+  extraArgs: string[] = [],
+): Promise<Measured> {
   const csv = path.join(dir, `portfolio-${from}-${rows}.csv`);
   writePortfolio(csv, rows, from);
   const rssFile = path.join(dir, `rss-${from}-${rows}.txt`);
@@ -76,7 +84,7 @@ function runCli(dir: string, rows: number, from: number, env: Record<string, str
   const start = performance.now();
   const child = spawn(
     process.execPath,
-    ["--require", preload, MAIN, csv, "--out", path.join(dir, `out-${from}-${rows}.xlsx`)],
+    ["--require", preload, MAIN, csv, "--out", path.join(dir, `out-${from}-${rows}.xlsx`), ...extraArgs],
     {
       env: { ...clean, ...env, BENCH_RSS_FILE: rssFile },
       stdio: ["ignore", "pipe", "pipe"],
@@ -119,6 +127,16 @@ async function main(): Promise<void> {
     );
   }
 
+  // 3: the dry run, each on a fresh store.
+  const dryRuns: number[] = [];
+  for (let n = 0; n < 5; n++) {
+    const ran = await runCli(dir, biggest, 0, { ...sandboxEnv, RELAY_DATA_DIR: path.join(dir, `dry-${n}`) }, [
+      "--dry-run",
+    ]);
+    dryRuns.push(ran.seconds);
+  }
+  dryRuns.sort((a, b) => a - b);
+
   // 2a: the CLI alone, through a relay and a sandbox in processes of their own.
   const upstream = await startSandbox({ ...sandboxEnv, SANDBOX_API_KEYS: BENCH_KEY });
   const relay = await startRelay({
@@ -155,6 +173,7 @@ async function main(): Promise<void> {
     `  elapsed ÷ pacing limit, ${biggest} rows, relay process        ${(bigRemote.seconds / ideal).toFixed(3)}`,
     `  baseline: one batch straight to the relay, ÷ pacing limit ${(baseline / ideal).toFixed(3)}   (what this machine allows now; bench:relay's target ≤ 1.10)`,
     `  the CLI's overhead over the baseline (start, read, dry run, write): ${(bigRemote.seconds - baseline).toFixed(2)} s`,
+    `  a dry run of ${biggest} rows, in-process relay, start to exit: ${(dryRuns[2] as number).toFixed(2)} s (median of 5; ${(dryRuns[0] as number).toFixed(2)}–${(dryRuns[4] as number).toFixed(2)} s)`,
   );
   if (SIZES.length >= 2) {
     const small = Math.min(...SIZES);
