@@ -16,6 +16,23 @@ import { API_HEADERS } from "./security-headers";
 /** Longest path parameter the router hands a route (fastify's default is 100). */
 const MAX_PATH_PARAM_LENGTH = 1024;
 
+/**
+ * Requests are read with the contract's zod schemas, never with route schemas, so fastify's schema
+ * compilers (ajv, fast-json-stringify) are not loaded; a route given a schema fails to start, saying why.
+ */
+const NO_ROUTE_SCHEMAS: FastifyServerOptions["schemaController"] = {
+  compilersFactory: {
+    buildValidator: () => {
+      throw new Error(
+        "relay routes read their input with the contract's zod schemas (src/contract), not fastify schemas",
+      );
+    },
+    buildSerializer: () => {
+      throw new Error("relay routes send answers the contract describes, not through fastify response schemas");
+    },
+  },
+};
+
 export type LoggerOption = boolean | { level?: string; stream?: NodeJS.WritableStream };
 
 export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOption | undefined): FastifyInstance {
@@ -23,6 +40,7 @@ export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOp
     // On close, every connection is cut at once rather than waited for: calls already sent to the
     // service still run to their end (the gateway drains them) and their answers are cached.
     forceCloseConnections: true,
+    schemaController: NO_ROUTE_SCHEMAS,
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
     genReqId: () => randomUUID(),

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import Redis from "ioredis";
 import { AcquireOptions, Pacer, PacingRule, SLOW_DOWN_MS, Slot } from "./pacer";
 import { FORGET_WAITING, TAKE_SLOT, THROTTLED } from "./redis-pacer-scripts";
-import { RedisScript, partError, redisScript } from "./store/shared-clients";
+import { RedisScript, redisScript } from "./store/shared-clients";
+import { partError } from "./store/store-down";
 import { Waiters } from "./waiters";
 
 /*

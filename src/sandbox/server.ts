@@ -50,11 +50,23 @@ export async function listenOnLoopback(sandbox: Sandbox): Promise<string> {
   return `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
 }
 
+/** Requests are checked by the contract's zod schemas: fastify's schema compilers (ajv) are never loaded. */
+const NO_ROUTE_SCHEMAS = {
+  compilersFactory: {
+    buildValidator: () => {
+      throw new Error("sandbox routes check requests with the contract's zod schemas, not fastify schemas");
+    },
+    buildSerializer: () => {
+      throw new Error("sandbox routes send plain objects, not through fastify response schemas");
+    },
+  },
+};
+
 export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
   const options = SandboxOptions.parse(input);
   const state = new SandboxState();
   const dice = seeded(options.seed);
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, schemaController: NO_ROUTE_SCHEMAS });
 
   const baseUrl = () => {
     if (options.publicBaseUrl) return options.publicBaseUrl.replace(/\/$/, "");

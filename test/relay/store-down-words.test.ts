@@ -1,6 +1,7 @@
 import { EventEmitter, once } from "node:events";
 import net from "node:net";
-import { partError, postgresPool, redisClient } from "../../src/relay/store/shared-clients";
+import { postgresPool, redisClient } from "../../src/relay/store/shared-clients";
+import { partError } from "../../src/relay/store/store-down";
 
 /**
  * While a store is away, callers read why in the relay's words: what happened and what to do, not

@@ -3,7 +3,7 @@ import { PROBE, PUBLIC, TOKEN } from "../access";
 import { RelayError } from "../errors";
 import { EVENTS } from "../events";
 import { openApiDocument } from "../openapi";
-import { StoreDownError } from "../store/shared-clients";
+import { StoreDownError } from "../store/store-down";
 import { RELAY_VERSION } from "../version";
 import { RouteContext } from "./context";
 
@@ -31,7 +31,8 @@ export const healthRoutes: FastifyPluginAsync<RouteContext> = async (app, { stor
     }
     return { ok: true, mode: config.mode, version: RELAY_VERSION };
   });
-  const description = openApiDocument(config.publicUrl);
-  app.get("/openapi.json", PUBLIC, async () => description);
+  // Built when first asked for: most relays (str-screen's own) never are.
+  let description: ReturnType<typeof openApiDocument> | undefined;
+  app.get("/openapi.json", PUBLIC, async () => (description ??= openApiDocument(config.publicUrl)));
   app.get("/metrics", TOKEN, async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));
 };

@@ -1,15 +1,14 @@
 import path from "node:path";
 import { RelayConfig } from "../config";
 import { LocalPacer, Pacer, pacingRule } from "../pacer";
-import { RedisPacer } from "../redis-pacer";
-import { SharedStore } from "./shared-store";
 import { SqliteStore } from "./sqlite-store";
 import { RelayStore } from "./store";
 
 /*
  * The store and pacer the configuration names: Redis + Postgres when REDIS_URL and DATABASE_URL
  * are set (replicas), else the SQLite file in RELAY_DATA_DIR with an in-process pacer. They go
- * together: replicas that shared a ledger but paced alone would pass the account's limit.
+ * together: replicas that shared a ledger but paced alone would pass the account's limit. The
+ * replicas' modules load only when they are named: ioredis and pg are nothing to a relay on its file.
  */
 
 export interface StoreChoice {
@@ -28,6 +27,7 @@ export async function openStore(
   const rule = pacingRule(config.upstreamRps);
   if (choice.store) return { store: choice.store, pacer: choice.pacer ?? new LocalPacer(rule) };
   if (config.redisUrl && config.databaseUrl) {
+    const [{ SharedStore }, { RedisPacer }] = await Promise.all([import("./shared-store"), import("../redis-pacer")]);
     const store = await SharedStore.open({
       redisUrl: config.redisUrl,
       databaseUrl: config.databaseUrl,

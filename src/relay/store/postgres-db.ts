@@ -1,6 +1,6 @@
 import { Pool } from "pg";
 import { runMigrations } from "./postgres-migrations";
-import { partError } from "./shared-clients";
+import { partError } from "./store-down";
 
 /*
  * The Postgres connection of the ledger and its namespace's schema: migrations run before the

@@ -1,6 +1,6 @@
 import { PostgresDb } from "./postgres-db";
 import { DB_NOW_MS } from "./postgres-migrations";
-import { partError } from "./shared-clients";
+import { partError } from "./store-down";
 import { CallEnd, CallStart, Reservation } from "./store";
 
 /*

@@ -1,5 +1,6 @@
 import Redis from "ioredis";
-import { RedisScript, partError, redisScript, whenConnected } from "./shared-clients";
+import { RedisScript, redisScript, whenConnected } from "./shared-clients";
+import { partError } from "./store-down";
 import { joinComparables, splitComparables } from "./cached-envelope";
 import { LockReleases } from "./lock-releases";
 import { CacheReadOptions, CachedAnswer } from "./store";
