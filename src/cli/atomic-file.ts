@@ -10,32 +10,78 @@ export class OutputError extends Error {
   override readonly name = "OutputError";
 }
 
-/** Writes through a temporary file beside `out`, then renames it over `out`. */
-export async function atomically(out: string, write: (temp: string) => Promise<void>): Promise<void> {
-  const dir = path.dirname(path.resolve(out));
-  const temp = path.join(dir, `.${path.basename(out)}.${process.pid}.str-screen.tmp`);
-  try {
-    await write(temp);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw new OutputError(`could not write ${out}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  try {
-    fs.renameSync(temp, out);
-  } catch (error) {
-    // Excel on Windows locks an open workbook: keep the results under a name of their own.
-    const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-    const aside = path.join(dir, `${path.basename(out, path.extname(out))} (screened ${stamp})${path.extname(out)}`);
-    let kept = temp;
+/**
+ * The temporary file an output is written to, beside `out`: renamed over `out` once complete,
+ * removed when the write fails, and removed too if the process quits first (a second Ctrl-C).
+ */
+export class TempBeside {
+  readonly temp: string;
+  readonly #dir: string;
+  readonly #removeAtExit = () => {
     try {
-      fs.renameSync(temp, aside);
+      fs.rmSync(this.temp, { force: true });
+    } catch {
+      // Windows does not remove a file still open: it stays, under its hidden temporary name.
+    }
+  };
+
+  constructor(readonly out: string) {
+    this.#dir = path.dirname(path.resolve(out));
+    this.temp = path.join(this.#dir, `.${path.basename(out)}.${process.pid}.str-screen.tmp`);
+    process.once("exit", this.#removeAtExit);
+  }
+
+  /** Removes the temporary file: the output is not written. */
+  discard(): void {
+    process.off("exit", this.#removeAtExit);
+    fs.rmSync(this.temp, { force: true });
+  }
+
+  /** The write failed: the temporary file goes, and the error says which output it was. */
+  failed(error: unknown): OutputError {
+    this.discard();
+    return new OutputError(`could not write ${this.out}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  /** Renames the complete temporary file over `out`. */
+  replace(): void {
+    process.off("exit", this.#removeAtExit);
+    try {
+      fs.renameSync(this.temp, this.out);
+    } catch (error) {
+      throw this.#keptAside(error);
+    }
+  }
+
+  /** Excel on Windows locks an open workbook: the results are kept under a name of their own. */
+  #keptAside(error: unknown): OutputError {
+    const { out } = this;
+    const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+    const aside = path.join(
+      this.#dir,
+      `${path.basename(out, path.extname(out))} (screened ${stamp})${path.extname(out)}`,
+    );
+    let kept = this.temp;
+    try {
+      fs.renameSync(this.temp, aside);
       kept = aside;
     } catch {
       // The temporary file stays where it is.
     }
     const code = (error as NodeJS.ErrnoException).code;
-    throw new OutputError(
+    return new OutputError(
       `could not replace ${out} (${code ?? String(error)}${code === "EBUSY" || code === "EPERM" || code === "EACCES" ? ": is it open in Excel? Close it and run again" : ""}); the results are in ${kept}`,
     );
   }
+}
+
+/** Writes through a temporary file beside `out`, then renames it over `out`. */
+export async function atomically(out: string, write: (temp: string) => Promise<void>): Promise<void> {
+  const file = new TempBeside(out);
+  try {
+    await write(file.temp);
+  } catch (error) {
+    throw file.failed(error);
+  }
+  file.replace();
 }

@@ -43,30 +43,56 @@ export function mainSheetLayout(
   return { before, afterFrom, blockWidth, width: before + blockWidth + (table.width - afterFrom) };
 }
 
-/** Each row of the sheet that has anything in it, by its 0-based index, as cells by output column. */
-export function* mainSheetRows(w: WriteSource): Generator<{ index: number; cells: (SheetCell | undefined)[] }> {
+/** The sheet's rows: how many there are, and each one's cells by output column (undefined when it is empty). */
+export interface MainSheetRows {
+  count: number;
+  cells(r: number): (SheetCell | undefined)[] | undefined;
+}
+
+export function mainSheetRowCells(w: WriteSource): MainSheetRows {
   const { table, plan } = w;
   const header = resultBlockHeader(plan.fields, w.sandbox).map((c): OutCell => ({ ...c, bold: true }));
   const layout = mainSheetLayout(w, header.length);
   const blockOf = blockByTableRow(plan, w.outcomes);
-  const last = Math.max(table.rows.length, plan.headerIndex + 1);
-  for (let r = 0; r < last; r++) {
+  const cells = (r: number) => {
     const source = table.rows[r];
     const block = r === plan.headerIndex ? header : blockOf(r);
-    if (!source && !block) continue;
-    const cells: (SheetCell | undefined)[] = new Array<SheetCell | undefined>(layout.width);
+    if (!source && !block) return undefined;
+    const row: (SheetCell | undefined)[] = new Array<SheetCell | undefined>(layout.width);
     source?.forEach((value, c) => {
       if (value === undefined || value === null || value === "" || (c >= layout.before && c < layout.afterFrom)) return;
       const format = table.formats[r]?.[c];
-      cells[c < layout.before ? c : c - layout.afterFrom + layout.before + layout.blockWidth] = {
+      row[c < layout.before ? c : c - layout.afterFrom + layout.before + layout.blockWidth] = {
         value: table.format === "csv" ? csvValue(value) : value,
         ...(format && format !== GENERAL_FORMAT ? { format } : {}),
         ...(r === plan.headerIndex ? { bold: true } : {}),
       };
     });
-    block?.forEach((c, i) => (cells[layout.before + i] = c));
-    yield { index: r, cells };
+    block?.forEach((c, i) => (row[layout.before + i] = c));
+    return row;
+  };
+  return { count: Math.max(table.rows.length, plan.headerIndex + 1), cells };
+}
+
+/** Each row of the sheet that has anything in it, by its 0-based index, as cells by output column. */
+export function* mainSheetRows(w: WriteSource): Generator<{ index: number; cells: (SheetCell | undefined)[] }> {
+  const rows = mainSheetRowCells(w);
+  for (let r = 0; r < rows.count; r++) {
+    const cells = rows.cells(r);
+    if (cells) yield { index: r, cells };
   }
+}
+
+/**
+ * Whether a row's cells are final, so that it can be written during the run: its outcome is in and
+ * nothing about it changes after (its report file is written; kept figures come after the run).
+ */
+export function rowIsFinal(plan: Plan, outcomes: Outcomes): (tableRow: number) => boolean {
+  const rowAt = new Map(plan.rows.map((row) => [row.sheetRow, row]));
+  return (tableRow) => {
+    const row = rowAt.get(tableRow);
+    return row === undefined || row.kind === "blank" || outcomes.isFinal(row);
+  };
 }
 
 /** The block of a data row, by its table row index; undefined for blank rows and rows outside the table. */

@@ -42,6 +42,11 @@ export class Outcomes {
 
   readonly #reports: LocalReports | undefined;
   readonly #reportWrites: Promise<KeptReport>[] = [];
+  /** Rows whose report is still being written beside OUT. */
+  readonly #reportPending = new Set<number>();
+
+  /** Called when a row's outcome becomes final (isFinal): the output can take it then. */
+  onFinal: (() => void) | undefined;
 
   /**
    * `compsPerRow` comparables of each analysis are kept for the Comparables sheet. With `reports`
@@ -79,14 +84,26 @@ export class Outcomes {
     const kept: SpooledOutcome = { ...outcome, comps, ...(currency ? { currency } : {}) };
     this.#bySheetRow.set(row.sheetRow, kept);
     const report = answer && this.#reports?.write(answer, "op" in row ? row.op : undefined);
-    if (report)
-      this.#reportWrites.push(
-        report.then((r) => {
-          if ("file" in r) kept.reportFile = r.file;
-          else kept.reportNotKept = r.failed;
-          return r;
-        }),
-      );
+    if (!report) {
+      this.onFinal?.();
+      return;
+    }
+    this.#reportPending.add(row.sheetRow);
+    this.#reportWrites.push(
+      report.then((r) => {
+        if ("file" in r) kept.reportFile = r.file;
+        else kept.reportNotKept = r.failed;
+        this.#reportPending.delete(row.sheetRow);
+        this.onFinal?.();
+        return r;
+      }),
+    );
+  }
+
+  /** The row's outcome is in and its cells will not change: its report, if kept, is written; an enhancement's figures are not still to be recovered. */
+  isFinal(row: PlannedRow): boolean {
+    const outcome = this.#bySheetRow.get(row.sheetRow);
+    return outcome !== undefined && outcome.notEnhanced !== true && !this.#reportPending.has(row.sheetRow);
   }
 
   /** Waits for the reports being written beside OUT; the files that could not be, and why. */

@@ -31,7 +31,8 @@ import { InputTable, readTable } from "./table-reader";
 import { OutputError } from "./atomic-file";
 import { writeCsv, writeJson } from "./flat-writer";
 import { OutputFormat } from "./output-format";
-import { WriteInput, refreshInPlace, writeNewWorkbook } from "./workbook-writer";
+import { NewWorkbook, WriteInput, refreshInPlace } from "./workbook-writer";
+import { WriteSource } from "./main-sheet";
 
 /*
  * `str-screen`, callable in-process: tests run it with their own environment and streams, main.ts
@@ -64,6 +65,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
   let relay: PreparedTarget | undefined;
   let target: RelayTarget | undefined;
   let outcomes: Outcomes | undefined;
+  let out: Output | undefined;
   try {
     // The relay gets ready while the table is read.
     relay = await prepareRelayTarget(io.env);
@@ -96,6 +98,8 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     planNotes(plan, estimate, say);
     const reports = target.linksOutliveRun ? undefined : keptReports(output.out);
     outcomes = new Outcomes(options.comps, reports);
+    const sandbox = target.mode === "sandbox";
+    out = openOutput(options.outFormat, output, { table, plan, outcomes, sandbox });
     const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
     await keepUnsent(target, table, plan, outcomes, say);
     const unkept = await outcomes.reportsKept();
@@ -116,19 +120,14 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       say(`Stopped before any row was answered: ${output.out} was not written.`);
       return EXIT.failed;
     }
-    await writeOutput(options.outFormat, output, {
-      table,
-      plan,
-      outcomes,
-      summary,
-      sandbox: target.mode === "sandbox",
-    });
+    await out.write({ table, plan, outcomes, summary, sandbox });
     io.stdout.write(summaryText(summary, output.out));
     listFailures(plan, outcomes, say);
     return summary.failed > 0 || unkept.length > 0 ? EXIT.failed : EXIT.done;
   } catch (error) {
     return failureExit(error, say);
   } finally {
+    out?.discard();
     outcomes?.close();
     if (target) await target.close();
     else await relay?.cancel();
@@ -176,16 +175,29 @@ function summaryBase(
   };
 }
 
-/** OUT, in the format its extension names. */
-async function writeOutput(
-  format: OutputFormat,
-  output: { out: string; inPlace: boolean },
-  write: WriteInput,
-): Promise<void> {
-  if (format === "csv") await writeCsv(output.out, write);
-  else if (format === "json") await writeJson(output.out, write);
-  else if (output.inPlace) await refreshInPlace(output.out, write);
-  else await writeNewWorkbook(output.out, write);
+/** OUT, opened before the run: written at its end, or discarded when it is not. */
+interface Output {
+  write(w: WriteInput): Promise<void>;
+  discard(): void;
+}
+
+/**
+ * OUT in the format its extension names. A new workbook is written while the run goes, each row of
+ * the screened sheet once it is final (workbook-writer.ts); the other outputs are written at the end.
+ */
+function openOutput(format: OutputFormat, output: { out: string; inPlace: boolean }, source: WriteSource): Output {
+  if (format === "xlsx" && !output.inPlace) {
+    const book = new NewWorkbook(output.out, source);
+    source.outcomes.onFinal = () => book.writeFinalRows();
+    return { write: (w) => book.finish(w), discard: () => book.discard() };
+  }
+  const write = (w: WriteInput) =>
+    format === "csv"
+      ? writeCsv(output.out, w)
+      : format === "json"
+        ? writeJson(output.out, w)
+        : refreshInPlace(output.out, w);
+  return { write, discard: () => undefined };
 }
 
 /** Where the reports of a relay that is gone after the run are kept (LocalReports), made before anything is sent. */

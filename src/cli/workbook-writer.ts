@@ -3,7 +3,15 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import ExcelJS from "exceljs";
 import { FieldInfo } from "../contract";
 import { GENERAL_FORMAT, resultBlockHeader, resultBlockWidth } from "../sheet";
-import { SheetCell, WriteSource, blockByTableRow, mainSheetLayout, mainSheetRows } from "./main-sheet";
+import {
+  MainSheetRows,
+  SheetCell,
+  WriteSource,
+  blockByTableRow,
+  mainSheetLayout,
+  mainSheetRowCells,
+  rowIsFinal,
+} from "./main-sheet";
 import {
   EARLIER_REPORT_NAMES,
   OutRow,
@@ -20,14 +28,17 @@ import {
   SUMMARY_SHEET,
 } from "./report-sheets";
 import { RunSummary } from "./summary";
-import { atomically } from "./atomic-file";
+import { TempBeside, atomically } from "./atomic-file";
 
 /*
  * Writes the output workbook: the user's columns untouched, the result block beside them, then the
  * Comparables, Warnings and Summary sheets.
  *
  * - A new workbook is streamed (exceljs's WorkbookWriter): rows go to disk as they are made, so
- *   memory stays flat however many rows and comparables there are.
+ *   memory stays flat however many rows and comparables there are. It is opened before the run, and
+ *   the screened sheet's rows are written while it goes, each once it is final and those above it
+ *   are: that sheet is the workbook's first part, so only what is left waits for the end. The report
+ *   sheets follow it in the file, so they are written after the run.
  * - An in-place refresh (OUT is the input workbook) loads it whole, as only that keeps the user's
  *   other sheets, styles and formulas: the earlier result block is replaced, the report sheets are
  *   rewritten, nothing else changes.
@@ -81,22 +92,78 @@ const REPORT_WIDTHS: Readonly<Record<string, number[]>> = {
   [SUMMARY_SHEET]: [26, 60],
 };
 
-export async function writeNewWorkbook(out: string, w: WriteInput): Promise<void> {
-  await atomically(out, async (temp) => {
-    const stream = fs.createWriteStream(temp);
-    const closed = new Promise<void>((resolve, reject) => {
+/** A new workbook: the screened sheet written as its rows become final (writeFinalRows), the rest by `finish`. */
+export class NewWorkbook {
+  readonly #file: TempBeside;
+  readonly #closed: Promise<void>;
+  readonly #book: ExcelJS.stream.xlsx.WorkbookWriter;
+  readonly #sheet: ExcelJS.Worksheet;
+  readonly #rows: MainSheetRows;
+  readonly #isFinal: (tableRow: number) => boolean;
+  #next = 0;
+  #failed: unknown;
+  /** finish ran: the workbook is OUT, or its failure said where the results are. */
+  #finished = false;
+
+  constructor(out: string, source: WriteSource) {
+    this.#file = new TempBeside(out);
+    const stream = fs.createWriteStream(this.#file.temp);
+    this.#closed = new Promise<void>((resolve, reject) => {
       stream.once("close", resolve);
       stream.once("error", reject);
     });
-    const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
-    await writeMainSheet(book, w);
-    await writeReportSheets(book, w);
-    await book.commit();
-    await closed;
-  });
+    // Seen by `finish`; until then a failed write must not end the run.
+    this.#closed.catch(() => undefined);
+    this.#book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
+    this.#sheet = addMainSheet(this.#book, source);
+    this.#rows = mainSheetRowCells(source);
+    this.#isFinal = rowIsFinal(source.plan, source.outcomes);
+  }
+
+  /** Writes the screened sheet's rows that are final, in order, up to the first that is not yet. */
+  writeFinalRows(): void {
+    try {
+      while (this.#next < this.#rows.count && this.#isFinal(this.#next)) this.#writeRow(this.#next++);
+    } catch (error) {
+      this.#failed ??= error;
+    }
+  }
+
+  /** Writes the rest (the rows not yet written, the report sheets) and renames the workbook over OUT. */
+  async finish(w: WriteInput): Promise<void> {
+    this.#finished = true;
+    try {
+      if (this.#failed) throw this.#failed;
+      for (let n = 1; this.#next < this.#rows.count; n++) {
+        this.#writeRow(this.#next++);
+        if (n % ROWS_PER_TURN === 0) await nextTurn();
+      }
+      this.#sheet.commit();
+      await writeReportSheets(this.#book, w);
+      await this.#book.commit();
+      await this.#closed;
+    } catch (error) {
+      throw this.#file.failed(error);
+    }
+    this.#file.replace();
+  }
+
+  /** OUT is not written (the run stopped before any answer, or failed): the temporary file goes. */
+  discard(): void {
+    if (!this.#finished) this.#file.discard();
+  }
+
+  #writeRow(r: number): void {
+    const cells = this.#rows.cells(r);
+    if (!cells) return;
+    const row = this.#sheet.getRow(r + 1);
+    cells.forEach((c, i) => c && setCell(row.getCell(i + 1), c));
+    row.commit();
+  }
 }
 
-async function writeMainSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, w: WriteInput): Promise<void> {
+/** The screened sheet, first in the workbook: the user's column widths, the block's, the frozen header and its filter. */
+function addMainSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, w: WriteSource): ExcelJS.Worksheet {
   const { table, plan } = w;
   const widths = blockWidths(plan.fields);
   const layout = mainSheetLayout(w, widths.length);
@@ -108,14 +175,7 @@ async function writeMainSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, w: Write
     ...range(layout.afterFrom, table.width).map((c) => ({ width: sourceWidth(c) ?? 14 })),
   ];
   ws.autoFilter = headerFilter(plan.headerIndex + 1, layout.width);
-  let n = 0;
-  for (const { index, cells } of mainSheetRows(w)) {
-    const row = ws.getRow(index + 1);
-    cells.forEach((c, i) => c && setCell(row.getCell(i + 1), c));
-    row.commit();
-    if (++n % ROWS_PER_TURN === 0) await nextTurn();
-  }
-  ws.commit();
+  return ws;
 }
 
 /** An autofilter on a header row `width` columns wide, as an analyst would set one by hand. */

@@ -65,4 +65,27 @@ describe("Outcomes keeps each row's report beside OUT", () => {
     expect(cell).toEqual({ value: `report not kept: ${unkept[0]}` });
     outcomes.close();
   });
+
+  test("a row is final, so the workbook may write it during the run, only once its report is written", async () => {
+    const reports = new LocalReports(path.join(dir, "final.xlsx"));
+    reports.prepare();
+    const outcomes = new Outcomes(0, reports);
+    const finals: boolean[] = [];
+    outcomes.onFinal = () => finals.push(outcomes.isFinal(row(3)));
+    expect(outcomes.isFinal(row(3))).toBe(false);
+    outcomes.record(row(3), outcome, await answer(3));
+    expect(outcomes.isFinal(row(3))).toBe(false);
+    await outcomes.reportsKept();
+    expect(finals).toEqual([true]);
+    expect(outcomes.get(row(3))?.reportFile).toMatch(/^final-reports\//);
+
+    // Without a report to keep, at once; an enhancement with no figures waits for the run's end.
+    const plain = new Outcomes(0);
+    plain.onFinal = () => finals.push(plain.isFinal(row(4)));
+    plain.record(row(4), outcome, await answer(4));
+    plain.record(row(5), { ...outcome, notEnhanced: true }, undefined);
+    expect([plain.isFinal(row(4)), plain.isFinal(row(5))]).toEqual([true, false]);
+    outcomes.close();
+    plain.close();
+  });
 });

@@ -1,7 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import ExcelJS from "exceljs";
-import { screen, tempDir, testEnv } from "./support";
+import { Outcomes } from "../../src/cli/outcomes";
+import { readWorkbook, rowValues, screen, sheet, tempDir, testEnv } from "./support";
+
+/** The screened sheet: the workbook's first. */
+const MAIN_SHEET = "/xl/worksheets/sheet1.xml";
 
 /**
  * A new workbook is streamed: its rows reach the zip about as fast as they are written, rather than
@@ -48,6 +52,60 @@ test("str-screen's sheets reach the zip as they are written, not after", async (
     for (const [, most] of sheets) expect(most).toBeLessThan(1024 * 1024);
   } finally {
     spy.mockRestore();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+test("the screened sheet's rows are written while the run goes, each once it is final", async () => {
+  const dir = tempDir();
+  const csv = path.join(dir, "portfolio.csv");
+  const lines = ["Address,List Price ($),Beds,Baths,Sleeps"];
+  for (let n = 0; n < 200; n++) lines.push(`"${500 + n} Final Row Rd, Austin TX",${300_000 + n * 1000},2,1,4`);
+  fs.writeFileSync(csv, `${lines.join("\n")}\n`);
+
+  const writer = ExcelJS.stream.xlsx.WorkbookWriter.prototype as unknown as {
+    _openStream: (this: unknown, p: string) => Opened;
+  };
+  const open = writer._openStream;
+  const written = new Map<string, number>();
+  const openSpy = jest.spyOn(writer, "_openStream").mockImplementation(function (this: unknown, p: string) {
+    const stream = open.call(this, p);
+    const write = stream.write;
+    stream.write = function (...args: unknown[]) {
+      // A string, a Buffer or exceljs's own StringBuf: each has a length.
+      written.set(p, (written.get(p) ?? 0) + (args[0] as { length: number }).length);
+      return write.apply(this, args);
+    };
+    return stream;
+  });
+  // The moment the run is over: every answer is in, nothing of the end's writing has started.
+  let atRunEnd = -1;
+  const kept = Outcomes.prototype.reportsKept;
+  const endSpy = jest.spyOn(Outcomes.prototype, "reportsKept").mockImplementation(function (this: Outcomes) {
+    atRunEnd = written.get(MAIN_SHEET) ?? 0;
+    return kept.call(this);
+  });
+  try {
+    const out = path.join(dir, "out.xlsx");
+    const r = await screen([csv, "--out", out], testEnv(dir, { RELAY_UPSTREAM_RPS: "1000" }));
+    expect(r.stderr).not.toMatch(/a bug/);
+    expect(r.code).toBe(0);
+    const total = written.get(MAIN_SHEET) ?? 0;
+    expect(total).toBeGreaterThan(0);
+    // Rows whose report file was still being written wait for it; the rest were already there.
+    expect(atRunEnd).toBeGreaterThan(total / 2);
+
+    // In the table's order, each with its own result, whatever order the answers came in.
+    const ws = sheet(await readWorkbook(out), "Screening");
+    for (let n = 0; n < 200; n++) {
+      const values = rowValues(ws, n + 2);
+      expect(values[0]).toBe(`${500 + n} Final Row Rd, Austin TX`);
+      expect(values[5]).toBe("Created");
+    }
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith(".str-screen.tmp"))).toEqual([]);
+  } finally {
+    openSpy.mockRestore();
+    endSpy.mockRestore();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }, 120_000);
