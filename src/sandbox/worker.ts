@@ -11,7 +11,10 @@ async function main(): Promise<void> {
   const sandbox = buildSandbox(workerData as SandboxOptionsInput);
   const url = await listenOnLoopback(sandbox);
   parentPort?.once("message", () => {
-    void sandbox.app.close().then(() => parentPort?.close());
+    // Its server closed, the thread has nothing left to do: it ends now (in a worker, process.exit
+    // ends the thread alone) rather than when its event loop has wound down, which the relay's close
+    // and str-screen's exit waited for.
+    void sandbox.app.close().then(() => process.exit(0));
   });
   parentPort?.postMessage({ url });
 }

@@ -28,7 +28,8 @@ parentPort.on("message", (message) => {
   clearInterval(timer);
   checkpoint();
   db.close();
-  parentPort.close();
+  // Ends the thread now, rather than when its event loop has wound down, which the store's close waited for.
+  process.exit(0);
 });
 `;
 
