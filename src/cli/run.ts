@@ -99,7 +99,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     const reports = target.linksOutliveRun ? undefined : keptReports(output.out);
     outcomes = new Outcomes(options.comps, reports);
     const sandbox = target.mode === "sandbox";
-    out = openOutput(options.outFormat, output, { table, plan, outcomes, sandbox });
+    out = await openOutput(options.outFormat, output, { table, plan, outcomes, sandbox });
     const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
     await keepUnsent(target, table, plan, outcomes, say);
     const unkept = await outcomes.reportsKept();
@@ -185,9 +185,13 @@ interface Output {
  * OUT in the format its extension names. A new workbook is written while the run goes, each row of
  * the screened sheet once it is final (workbook-writer.ts); the other outputs are written at the end.
  */
-function openOutput(format: OutputFormat, output: { out: string; inPlace: boolean }, source: WriteSource): Output {
+async function openOutput(
+  format: OutputFormat,
+  output: { out: string; inPlace: boolean },
+  source: WriteSource,
+): Promise<Output> {
   if (format === "xlsx" && !output.inPlace) {
-    const book = new NewWorkbook(output.out, source);
+    const book = await NewWorkbook.open(output.out, source);
     source.outcomes.onFinal = () => book.writeFinalRows();
     return { write: (w) => book.finish(w), discard: () => book.discard() };
   }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import ExcelJS from "exceljs";
+import type ExcelJS from "exceljs";
+import { loadExcel } from "./excel";
 import { CellInput, NumberStyle } from "../inputs";
 import { UsageError } from "./args";
 import { csvDelimiter, decodeCsv, parseCsv } from "./csv";
@@ -55,7 +56,7 @@ export async function readTable(file: string, sheet: string | undefined): Promis
 }
 
 async function readWorkbook(file: string, bytes: Buffer, sheet: string | undefined): Promise<InputTable> {
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await loadExcel()).Workbook();
   try {
     // exceljs's typings predate Buffer's generic form; the bytes are what it reads.
     await workbook.xlsx.load(bytes as unknown as ArrayBuffer);

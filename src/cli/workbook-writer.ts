@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import ExcelJS from "exceljs";
+import type ExcelJS from "exceljs";
+import { loadExcel } from "./excel";
 import { FieldInfo } from "../contract";
 import { GENERAL_FORMAT, resultBlockHeader, resultBlockWidth } from "../sheet";
 import {
@@ -105,7 +106,11 @@ export class NewWorkbook {
   /** finish ran: the workbook is OUT, or its failure said where the results are. */
   #finished = false;
 
-  constructor(out: string, source: WriteSource) {
+  static async open(out: string, source: WriteSource): Promise<NewWorkbook> {
+    return new NewWorkbook(out, source, (await loadExcel()).stream.xlsx.WorkbookWriter);
+  }
+
+  private constructor(out: string, source: WriteSource, Writer: typeof ExcelJS.stream.xlsx.WorkbookWriter) {
     this.#file = new TempBeside(out);
     const stream = fs.createWriteStream(this.#file.temp);
     this.#closed = new Promise<void>((resolve, reject) => {
@@ -114,7 +119,7 @@ export class NewWorkbook {
     });
     // Seen by `finish`; until then a failed write must not end the run.
     this.#closed.catch(() => undefined);
-    this.#book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
+    this.#book = new Writer({ stream, useStyles: true, useSharedStrings: false });
     this.#sheet = addMainSheet(this.#book, source);
     this.#rows = mainSheetRowCells(source);
     this.#isFinal = rowIsFinal(source.plan, source.outcomes);

@@ -9,11 +9,19 @@ import { makeRedactor } from "../../src/relay/redact";
 /*
  * What str-screen loads before it can say what a run costs: its own relay on the SQLite file needs
  * neither the replicas' drivers (ioredis, pg) nor fastify's JSON-schema compilers (requests are read
- * with the contract's zod schemas), and each was a part of the wait on every start. A preload records
+ * with the contract's zod schemas), and a CSV needs no workbook library (exceljs); each was a part
+ * of the wait on every start. A preload records
  * every package required, in the main thread and in the sandbox's worker thread. npm test builds lib/ first.
  */
 const ROOT = path.join(__dirname, "..", "..");
-const NOT_NEEDED = ["ioredis", "pg", "ajv", "@fastify/ajv-compiler", "@fastify/fast-json-stringify-compiler"];
+const NOT_NEEDED = [
+  "ioredis",
+  "pg",
+  "ajv",
+  "@fastify/ajv-compiler",
+  "@fastify/fast-json-stringify-compiler",
+  "exceljs",
+];
 
 function packagesLoaded(args: string[]): { thread: number; name: string }[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-lean-start-"));
@@ -49,7 +57,7 @@ Module._load = function (request, ...rest) {
 }
 
 describe("str-screen's own relay starts with only what it uses", () => {
-  test("a dry run loads no replica driver and no schema compiler, in either thread", () => {
+  test("a dry run of a CSV loads no replica driver, no schema compiler and no workbook library, in either thread", () => {
     const loaded = packagesLoaded(["--dry-run"]);
     // The record reaches both threads: each builds a fastify app, the relay and its sandbox.
     expect(new Set(loaded.filter((p) => p.name === "fastify").map((p) => p.thread)).size).toBe(2);
