@@ -19,28 +19,40 @@ interface Opened {
   write: (...args: unknown[]) => unknown;
 }
 
-test("str-screen's sheets reach the zip as they are written, not after", async () => {
-  const dir = tempDir();
-  const csv = path.join(dir, "portfolio.csv");
-  const lines = ["Address,List Price ($),Beds,Baths,Sleeps"];
-  for (let n = 0; n < 300; n++) lines.push(`"${100 + n} Stream Ave, Austin TX",${300_000 + n * 1000},2,1,4`);
-  fs.writeFileSync(csv, `${lines.join("\n")}\n`);
-
+/** Calls `afterWrite` after each write to a zip entry's stream (`p` its path); returns the spy to restore. */
+function watchEntryWrites(afterWrite: (p: string, stream: Opened, chunk: unknown) => void): jest.SpyInstance {
   const writer = ExcelJS.stream.xlsx.WorkbookWriter.prototype as unknown as {
     _openStream: (this: unknown, p: string) => Opened;
   };
   const open = writer._openStream;
-  const waiting = new Map<string, number>();
-  const spy = jest.spyOn(writer, "_openStream").mockImplementation(function (this: unknown, p: string) {
+  return jest.spyOn(writer, "_openStream").mockImplementation(function (this: unknown, p: string) {
     const stream = open.call(this, p);
     const write = stream.write;
     stream.write = function (...args: unknown[]) {
       const result = write.apply(this, args);
-      const queued = stream.pipes.reduce((sum, pipe) => sum + (pipe._writableState?.length ?? 0), 0);
-      waiting.set(p, Math.max(waiting.get(p) ?? 0, queued));
+      afterWrite(p, stream, args[0]);
       return result;
     };
     return stream;
+  });
+}
+
+/** A CSV of `rows` distinct properties in `dir`. */
+function portfolio(dir: string, rows: number, street: string): string {
+  const csv = path.join(dir, "portfolio.csv");
+  const lines = ["Address,List Price ($),Beds,Baths,Sleeps"];
+  for (let n = 0; n < rows; n++) lines.push(`"${100 + n} ${street}, Austin TX",${300_000 + n * 1000},2,1,4`);
+  fs.writeFileSync(csv, `${lines.join("\n")}\n`);
+  return csv;
+}
+
+test("str-screen's sheets reach the zip as they are written, not after", async () => {
+  const dir = tempDir();
+  const csv = portfolio(dir, 300, "Stream Ave");
+  const waiting = new Map<string, number>();
+  const spy = watchEntryWrites((p, stream) => {
+    const queued = stream.pipes.reduce((sum, pipe) => sum + (pipe._writableState?.length ?? 0), 0);
+    waiting.set(p, Math.max(waiting.get(p) ?? 0, queued));
   });
   try {
     const out = path.join(dir, "out.xlsx");
@@ -58,26 +70,12 @@ test("str-screen's sheets reach the zip as they are written, not after", async (
 
 test("the screened sheet's rows are written while the run goes, each once it is final", async () => {
   const dir = tempDir();
-  const csv = path.join(dir, "portfolio.csv");
-  const lines = ["Address,List Price ($),Beds,Baths,Sleeps"];
-  for (let n = 0; n < 200; n++) lines.push(`"${500 + n} Final Row Rd, Austin TX",${300_000 + n * 1000},2,1,4`);
-  fs.writeFileSync(csv, `${lines.join("\n")}\n`);
-
-  const writer = ExcelJS.stream.xlsx.WorkbookWriter.prototype as unknown as {
-    _openStream: (this: unknown, p: string) => Opened;
-  };
-  const open = writer._openStream;
+  const csv = portfolio(dir, 200, "Final Row Rd");
   const written = new Map<string, number>();
-  const openSpy = jest.spyOn(writer, "_openStream").mockImplementation(function (this: unknown, p: string) {
-    const stream = open.call(this, p);
-    const write = stream.write;
-    stream.write = function (...args: unknown[]) {
-      // A string, a Buffer or exceljs's own StringBuf: each has a length.
-      written.set(p, (written.get(p) ?? 0) + (args[0] as { length: number }).length);
-      return write.apply(this, args);
-    };
-    return stream;
-  });
+  // A string, a Buffer or exceljs's own StringBuf: each has a length.
+  const openSpy = watchEntryWrites((p, _stream, chunk) =>
+    written.set(p, (written.get(p) ?? 0) + (chunk as { length: number }).length),
+  );
   // The moment the run is over: every answer is in, nothing of the end's writing has started.
   let atRunEnd = -1;
   const kept = Outcomes.prototype.reportsKept;
@@ -99,7 +97,7 @@ test("the screened sheet's rows are written while the run goes, each once it is 
     const ws = sheet(await readWorkbook(out), "Screening");
     for (let n = 0; n < 200; n++) {
       const values = rowValues(ws, n + 2);
-      expect(values[0]).toBe(`${500 + n} Final Row Rd, Austin TX`);
+      expect(values[0]).toBe(`${100 + n} Final Row Rd, Austin TX`);
       expect(values[5]).toBe("Created");
     }
     expect(fs.readdirSync(dir).filter((f) => f.endsWith(".str-screen.tmp"))).toEqual([]);
