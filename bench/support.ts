@@ -124,6 +124,15 @@ export interface Latencies {
   p50: number;
   p99: number;
   errors: number;
+  /** Every latency, ms, in ascending order. */
+  times: number[];
+}
+
+/** The latencies of several runs as one. */
+export function pooled(runs: readonly Latencies[]): Latencies {
+  const times = runs.flatMap((run) => run.times).sort((a, b) => a - b);
+  const errors = runs.reduce((sum, run) => sum + run.errors, 0);
+  return { count: times.length, p50: percentile(times, 0.5), p99: percentile(times, 0.99), errors, times };
 }
 
 /** Sends `make()` at a steady `perSecond` for `seconds` (open loop) and records each latency, ms. */
@@ -164,7 +173,7 @@ export async function steadyLoad(
   }
   await Promise.all(inflight);
   times.sort((a, b) => a - b);
-  return { count: times.length, p50: percentile(times, 0.5), p99: percentile(times, 0.99), errors };
+  return { count: times.length, p50: percentile(times, 0.5), p99: percentile(times, 0.99), errors, times };
 }
 
 /** Closed loop: `concurrency` callers as fast as they can for `seconds`; requests a second. */
