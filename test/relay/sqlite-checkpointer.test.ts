@@ -96,6 +96,21 @@ describe("the SQLite store's checkpoints", () => {
     await reopened.close();
   });
 
+  test("a large log copied whole is emptied by the worker, so the relay's next commit has no file to cut down", async () => {
+    const store = new SqliteStore(file, { checkpointIntervalMs: 50 });
+    try {
+      for (let n = 0; n < 400; n++) await store.putCached(entry(n));
+      expect(size(`${file}-wal`)).toBeGreaterThan(6_000_000);
+      // With no commit after it, the log stays at its size unless the worker empties it.
+      expect(await until(() => size(`${file}-wal`) === 0, 10_000)).toBe(true);
+      await store.putCached(entry(400));
+      expect(await store.getCached("k400")).toEqual(entry(400));
+      expect(await store.getCached("k7")).toEqual(entry(7));
+    } finally {
+      await store.close();
+    }
+  });
+
   test("a worker that fails says so once, so the store can checkpoint in its commits again", async () => {
     const failures: Error[] = [];
     const checkpointer = new Checkpointer({
