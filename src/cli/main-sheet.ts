@@ -88,7 +88,7 @@ export function* mainSheetRows(w: WriteSource): Generator<{ index: number; cells
  * nothing about it changes after (its report file is written; kept figures come after the run).
  */
 export function rowIsFinal(plan: Plan, outcomes: Outcomes): (tableRow: number) => boolean {
-  const rowAt = new Map(plan.rows.map((row) => [row.sheetRow, row]));
+  const rowAt = plannedRowAt(plan);
   return (tableRow) => {
     const row = rowAt.get(tableRow);
     return row === undefined || row.kind === "blank" || outcomes.isFinal(row);
@@ -97,12 +97,17 @@ export function rowIsFinal(plan: Plan, outcomes: Outcomes): (tableRow: number) =
 
 /** The block of a data row, by its table row index; undefined for blank rows and rows outside the table. */
 export function blockByTableRow(plan: Plan, outcomes: Outcomes): (tableRow: number) => OutRow | undefined {
-  const rowAt = new Map(plan.rows.map((row) => [row.sheetRow, row]));
+  const rowAt = plannedRowAt(plan);
   return (tableRow) => {
     const row = rowAt.get(tableRow);
     const outcome = row === undefined ? undefined : outcomes.get(row);
     return outcome ? blockCells(outcome, plan.fields) : undefined;
   };
+}
+
+/** The planned rows by their table row. */
+function plannedRowAt(plan: Plan): Map<number, Plan["rows"][number]> {
+  return new Map(plan.rows.map((row) => [row.sheetRow, row]));
 }
 
 /** A CSV cell as a workbook cell: plain numbers become numbers (as Excel opens a CSV); anything else stays text. */

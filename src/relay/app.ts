@@ -20,18 +20,10 @@ const MAX_PATH_PARAM_LENGTH = 1024;
  * Requests are read with the contract's zod schemas, never with route schemas, so fastify's schema
  * compilers (ajv, fast-json-stringify) are not loaded; a route given a schema fails to start, saying why.
  */
-const NO_ROUTE_SCHEMAS: FastifyServerOptions["schemaController"] = {
-  compilersFactory: {
-    buildValidator: () => {
-      throw new Error(
-        "relay routes read their input with the contract's zod schemas (src/contract), not fastify schemas",
-      );
-    },
-    buildSerializer: () => {
-      throw new Error("relay routes send answers the contract describes, not through fastify response schemas");
-    },
-  },
+const zodOnly = () => {
+  throw new Error("relay routes read and answer with the contract's zod schemas (src/contract), not fastify schemas");
 };
+const NO_ROUTE_SCHEMAS = { compilersFactory: { buildValidator: zodOnly, buildSerializer: zodOnly } };
 
 export type LoggerOption = boolean | { level?: string; stream?: NodeJS.WritableStream };
 

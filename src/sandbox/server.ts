@@ -51,16 +51,10 @@ export async function listenOnLoopback(sandbox: Sandbox): Promise<string> {
 }
 
 /** Requests are checked by the contract's zod schemas: fastify's schema compilers (ajv) are never loaded. */
-const NO_ROUTE_SCHEMAS = {
-  compilersFactory: {
-    buildValidator: () => {
-      throw new Error("sandbox routes check requests with the contract's zod schemas, not fastify schemas");
-    },
-    buildSerializer: () => {
-      throw new Error("sandbox routes send plain objects, not through fastify response schemas");
-    },
-  },
+const zodOnly = () => {
+  throw new Error("sandbox routes check requests with the contract's zod schemas, not fastify schemas");
 };
+const NO_ROUTE_SCHEMAS = { compilersFactory: { buildValidator: zodOnly, buildSerializer: zodOnly } };
 
 export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
   const options = SandboxOptions.parse(input);

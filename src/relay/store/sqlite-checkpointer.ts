@@ -28,12 +28,13 @@ const Database = require(workerData.sqliteModule);
 const db = new Database(workerData.file, { fileMustExist: true });
 // Never wait for a writer: a checkpoint that cannot run now runs at the next interval.
 db.pragma("busy_timeout = 0");
-let quiet = -1;
+// The log's length when the last checkpoint copied it whole: the same again means nothing was written since.
+let copiedWhole = -1;
 const checkpoint = () => {
   const [done] = db.pragma("wal_checkpoint(PASSIVE)");
   const whole = done.busy === 0 && done.checkpointed === done.log;
-  if (whole && done.log >= workerData.largeLogFrames && done.log === quiet) db.pragma("wal_checkpoint(TRUNCATE)");
-  quiet = whole ? done.log : -1;
+  if (whole && done.log >= workerData.largeLogFrames && done.log === copiedWhole) db.pragma("wal_checkpoint(TRUNCATE)");
+  copiedWhole = whole ? done.log : -1;
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on("message", (message) => {
