@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import fs from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type ExcelJS from "exceljs";
@@ -60,6 +61,20 @@ const BOLD = { bold: true } as const;
  * whole sheet of comparables of them.
  */
 const ROWS_PER_TURN = 20;
+
+/**
+ * A turn of the event loop for the zip to take the rows written, and on a busy machine, where it
+ * compresses slower than they are made, until the sheet's entry has taken them (its drain).
+ */
+async function letZipCatchUp(ws: ExcelJS.Worksheet): Promise<void> {
+  await nextTurn();
+  // exceljs writes a streamed sheet into `stream`, piped to the zip entry's input (a readable-stream
+  // PassThrough, whose state says when a write went past its high-water mark).
+  const entries = (ws as unknown as { stream?: { pipes?: EntryInput[] } }).stream?.pipes ?? [];
+  for (const entry of entries) if (entry._writableState?.needDrain) await once(entry, "drain");
+}
+
+type EntryInput = NodeJS.EventEmitter & { _writableState?: { needDrain?: boolean } };
 const LINK_FONT = { color: { argb: "FF0563C1" }, underline: true } as const;
 
 function setCell(cell: ExcelJS.Cell, c: SheetCell): void {
@@ -141,7 +156,7 @@ export class NewWorkbook {
       if (this.#failed) throw this.#failed;
       for (let n = 1; this.#next < this.#rows.count; n++) {
         this.#writeRow(this.#next++);
-        if (n % ROWS_PER_TURN === 0) await nextTurn();
+        if (n % ROWS_PER_TURN === 0) await letZipCatchUp(this.#sheet);
       }
       this.#sheet.commit();
       await writeReportSheets(this.#book, w);
@@ -205,7 +220,7 @@ async function writeReportSheets(book: ExcelJS.Workbook, w: WriteInput, commit =
       cells.forEach((c, i) => setCell(row.getCell(i + 1), c));
       if (commit) {
         row.commit();
-        if (n % ROWS_PER_TURN === 0) await nextTurn();
+        if (n % ROWS_PER_TURN === 0) await letZipCatchUp(ws);
       }
     }
     if (commit) ws.commit();
