@@ -111,6 +111,22 @@ describe("the SQLite store's checkpoints", () => {
     }
   });
 
+  test("stopping empties the log on the worker's thread, so the store's own close has none to copy and remove", async () => {
+    // No checkpoint before the stop: the store's own worker waits a minute, and so would this one.
+    const store = new SqliteStore(file, { checkpointIntervalMs: 60_000 });
+    try {
+      for (let n = 0; n < 400; n++) await store.putCached(entry(n));
+      expect(size(`${file}-wal`)).toBeGreaterThan(6_000_000);
+      const checkpointer = new Checkpointer({ file, intervalMs: 60_000, onFailure: () => undefined });
+      await checkpointer.stop();
+      // The store is still open: only the worker can have emptied the log.
+      expect(size(`${file}-wal`)).toBe(0);
+      expect(await store.getCached("k399")).toEqual(entry(399));
+    } finally {
+      await store.close();
+    }
+  });
+
   test("a worker that fails says so once, so the store can checkpoint in its commits again", async () => {
     const failures: Error[] = [];
     const checkpointer = new Checkpointer({

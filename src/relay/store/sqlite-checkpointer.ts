@@ -16,7 +16,9 @@ import { SQLITE_DRIVER } from "./sqlite-driver";
  */
 
 /**
- * The worker: a passive checkpoint every interval, and a last one when told to stop. When a large
+ * The worker: a passive checkpoint every interval, and when told to stop a last one that also empties
+ * the log (the store's own connection closes next and would otherwise copy and remove it on the
+ * relay's thread, while str-screen writes its workbook). When a large
  * log has been copied whole and nothing was written for an interval (a bulk run is over), it also
  * empties the file (TRUNCATE, only if no one is writing): else the relay's next commit, which starts
  * the log again, cuts it down to journal_size_limit on the relay's thread, a stall of tens of
@@ -40,7 +42,7 @@ const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on("message", (message) => {
   if (message !== "stop") return;
   clearInterval(timer);
-  checkpoint();
+  db.pragma("wal_checkpoint(TRUNCATE)");
   db.close();
   // Ends the thread now, rather than when its event loop has wound down, which the store's close waited for.
   process.exit(0);
@@ -86,7 +88,7 @@ export class Checkpointer {
     this.#worker.on("exit", (code) => fail(new Error(`the checkpoint worker exited with code ${code}`)));
   }
 
-  /** Runs a last checkpoint and ends the worker. */
+  /** Runs a last checkpoint, which empties the log, and ends the worker. */
   async stop(): Promise<void> {
     if (this.#stopping) return;
     this.#stopping = true;
