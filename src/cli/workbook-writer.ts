@@ -2,7 +2,7 @@ import { once } from "node:events";
 import fs from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type ExcelJS from "exceljs";
-import { loadExcel } from "./excel";
+import { loadWorkbookWriter } from "./excel";
 import { FieldInfo } from "../contract";
 import { GENERAL_FORMAT, resultBlockHeader, resultBlockWidth } from "../sheet";
 import {
@@ -122,7 +122,7 @@ export class NewWorkbook {
   #finished = false;
 
   static async open(out: string, source: WriteSource): Promise<NewWorkbook> {
-    return new NewWorkbook(out, source, (await loadExcel()).stream.xlsx.WorkbookWriter);
+    return new NewWorkbook(out, source, await loadWorkbookWriter());
   }
 
   private constructor(out: string, source: WriteSource, Writer: typeof ExcelJS.stream.xlsx.WorkbookWriter) {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { buildApp } from "../../src/relay/app";
 import { loadConfig } from "../../src/relay/config";
 import { makeRedactor } from "../../src/relay/redact";
+import { loadExcel, loadWorkbookWriter } from "../../src/cli/excel";
 
 /*
  * What str-screen loads before it can say what a run costs: its own relay on the SQLite file needs
@@ -23,7 +24,8 @@ const NOT_NEEDED = [
   "exceljs",
 ];
 
-function packagesLoaded(args: string[]): { thread: number; name: string }[] {
+/** The packages a run loads; `args` follow the CSV, given the run's folder. */
+function packagesLoaded(args: (dir: string) => string[]): { thread: number; name: string }[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-lean-start-"));
   const record = path.join(dir, "loaded.ndjson");
   const preload = path.join(dir, "record.js");
@@ -39,11 +41,15 @@ Module._load = function (request, ...rest) {
   const csv = path.join(dir, "deals.csv");
   fs.writeFileSync(csv, 'Address,Price,Beds,Baths,Sleeps\n"12 Main St, Austin TX",450000,3,2,8\n');
   try {
-    const ran = spawnSync(process.execPath, ["--require", preload, path.join(ROOT, "lib/cli/main.js"), csv, ...args], {
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "", HOME: dir, RELAY_DATA_DIR: path.join(dir, "data") },
-      timeout: 30_000,
-    });
+    const ran = spawnSync(
+      process.execPath,
+      ["--require", preload, path.join(ROOT, "lib/cli/main.js"), csv, ...args(dir)],
+      {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "", HOME: dir, RELAY_DATA_DIR: path.join(dir, "data") },
+        timeout: 30_000,
+      },
+    );
     expect(ran.stderr).toMatch(/in-process sandbox relay/);
     expect(ran.status).toBe(0);
     return fs
@@ -58,11 +64,23 @@ Module._load = function (request, ...rest) {
 
 describe("str-screen's own relay starts with only what it uses", () => {
   test("a dry run of a CSV loads no replica driver, no schema compiler and no workbook library, in either thread", () => {
-    const loaded = packagesLoaded(["--dry-run"]);
+    const loaded = packagesLoaded(() => ["--dry-run"]);
     // The record reaches both threads: each builds a fastify app, the relay and its sandbox.
     expect(new Set(loaded.filter((p) => p.name === "fastify").map((p) => p.thread)).size).toBe(2);
     expect(loaded.some((p) => p.name.startsWith("better-sqlite3"))).toBe(true);
     expect(loaded.filter((p) => NOT_NEEDED.includes(p.name)).map((p) => p.name)).toEqual([]);
+  });
+});
+
+describe("a new workbook is written with exceljs's streaming writer alone", () => {
+  test("a run from a CSV into a workbook loads the writer, not exceljs's entry with its readers and second zip library", () => {
+    const names = packagesLoaded((dir) => ["--out", path.join(dir, "deals.xlsx")]).map((p) => p.name);
+    expect(names).toContain("exceljs/lib/stream/xlsx/workbook-writer");
+    expect(names.filter((name) => ["exceljs", "jszip", "fast-csv"].includes(name))).toEqual([]);
+  });
+
+  test("the writer loaded alone is the class exceljs's entry exports", async () => {
+    expect(await loadWorkbookWriter()).toBe((await loadExcel()).stream.xlsx.WorkbookWriter);
   });
 });
 
