@@ -165,7 +165,7 @@ async function openInProcess(
 ): Promise<RelayTarget> {
   let relay: Relay;
   try {
-    relay = await createRelay({ config, tokens: [token], logger: false, upstream });
+    relay = await createRelay({ config, tokens: [token], logger: false, upstream, addinDir: false });
   } catch (error) {
     throw cannotStart(error);
   }

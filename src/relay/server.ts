@@ -49,8 +49,8 @@ export interface RelayOptions {
   /** Where calls go, already started (upstream-target.ts), closed with the relay: str-screen starts its sandbox first. */
   upstream?: UpstreamTarget;
   retryPolicy?: RetryPolicy;
-  /** The built add-in to serve (default dist/ beside lib/). */
-  addinDir?: string;
+  /** The built add-in to serve (default dist/ beside lib/); false for none (str-screen's own relay: no Excel opens it). */
+  addinDir?: string | false;
   /** How often this replica says it is alive; 3 missed beats and its pending calls become unknown. */
   heartbeatMs?: number;
 }
@@ -195,7 +195,7 @@ async function registerRoutes(app: FastifyInstance, context: RouteContext): Prom
   await app.register(usageRoutes, context);
   await app.register(healthRoutes, context);
   await app.register(sandboxPageRoutes, context);
-  await app.register(addinRoutes, context);
+  if (context.addinDir !== false) await app.register(addinRoutes, context);
 }
 
 /**

@@ -1,10 +1,13 @@
-import { Dispatcher, Pool } from "undici";
+import type { Dispatcher } from "undici";
+import Pool from "undici/lib/dispatcher/pool";
 import { API_KEY_HEADER, OPERATION_PATHS, Operation } from "../contract";
 
 /*
  * The one way the relay talks to the service: a bounded undici Pool with keep-alive, POST only,
  * to the five paths of the spec under the configured base URL. Nothing a caller sends can change
- * the host or the path: the operation picks one of five fixed paths.
+ * the host or the path: the operation picks one of five fixed paths. The Pool is loaded alone:
+ * undici's entry also loads fetch, WebSocket, its caches and mocks, a wait on every start of
+ * str-screen's own relay.
  *
  * Each call reports whether the request was written whole before anything went wrong, because
  * that decides whether it may be retried without billing twice (see retry-rule.ts).

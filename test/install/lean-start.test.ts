@@ -22,6 +22,9 @@ const NOT_NEEDED = [
   "@fastify/ajv-compiler",
   "@fastify/fast-json-stringify-compiler",
   "exceljs",
+  // undici's entry (its Pool alone is loaded) and the add-in's static files (str-screen's relay serves no add-in).
+  "undici",
+  "@fastify/static",
 ];
 
 /** The packages a run loads; `args` follow the CSV, given the run's folder. */
@@ -68,6 +71,7 @@ describe("str-screen's own relay starts with only what it uses", () => {
     // The record reaches both threads: each builds a fastify app, the relay and its sandbox.
     expect(new Set(loaded.filter((p) => p.name === "fastify").map((p) => p.thread)).size).toBe(2);
     expect(loaded.some((p) => p.name.startsWith("better-sqlite3"))).toBe(true);
+    expect(loaded.some((p) => p.name === "undici/lib/dispatcher/pool")).toBe(true);
     expect(loaded.filter((p) => NOT_NEEDED.includes(p.name)).map((p) => p.name)).toEqual([]);
   });
 });
@@ -82,6 +86,11 @@ describe("a new workbook is written with exceljs's streaming writer alone", () =
   test("the writer loaded alone is the class exceljs's entry exports", async () => {
     expect(await loadWorkbookWriter()).toBe((await loadExcel()).stream.xlsx.WorkbookWriter);
   });
+});
+
+test("the relay's Pool loaded alone is the class undici's entry exports", async () => {
+  const [alone, entry] = await Promise.all([import("undici/lib/dispatcher/pool"), import("undici")]);
+  expect(alone.default).toBe(entry.Pool);
 });
 
 describe("routes read their input with the contract's zod schemas", () => {

@@ -142,3 +142,18 @@ describe("without a build", () => {
     }
   });
 });
+
+describe("a relay told to serve no add-in (str-screen's own)", () => {
+  test("has none of the add-in's routes, and still answers its API", async () => {
+    const t = await startRelay({}, { addinDir: false });
+    try {
+      expect(t.relay.routes.filter((r) => r.url === "/manifest.xml" || r.url === "/functions.json")).toEqual([]);
+      const manifest = await t.relay.app.inject({ method: "GET", url: "/manifest.xml" });
+      expect(manifest.statusCode).toBe(404);
+      expect(manifest.json().error.message).not.toMatch(/not built/);
+      expect((await t.relay.app.inject({ method: "GET", url: "/v1/usage" })).statusCode).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -56,7 +56,7 @@ export async function startRelay(
     sandbox: { timeScale: 0, faults: { aiFailureRate: 0, aiTimeoutRate: 0 }, ...options.sandbox },
     ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
-    ...(options.addinDir ? { addinDir: options.addinDir } : {}),
+    ...(options.addinDir !== undefined ? { addinDir: options.addinDir } : {}),
     ...(options.store ? { store: options.store } : {}),
     ...(options.pacer ? { pacer: options.pacer } : {}),
   });

@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import fastifyStatic from "@fastify/static";
 import { FastifyPluginAsync } from "fastify";
 import { PUBLIC } from "../access";
 import { functionsMetadataFor, manifestFor } from "../addin-files";
@@ -24,7 +23,7 @@ export function addinBuilt(distDir: string = DIST_DIR): boolean {
 }
 
 export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { config, addinDir }) => {
-  const distDir = addinDir ?? DIST_DIR;
+  const distDir = addinDir || DIST_DIR;
   const built = addinBuilt(distDir);
   // Checked at start, so a bad RELAY_PUBLIC_URL stops the relay with its reason rather than at the first download.
   const manifest = built
@@ -54,7 +53,8 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
   app.get("/functions.json", PUBLIC, async (_request, reply) =>
     reply.type("application/json; charset=utf-8").header("cache-control", "no-cache").send(functionsJson),
   );
-  await app.register(fastifyStatic, {
+  // Loaded only to serve a build: a checkout not built starts without it.
+  await app.register(import("@fastify/static"), {
     root: distDir,
     cacheControl: true,
     maxAge: "1h",

@@ -19,5 +19,5 @@ export interface RouteContext {
   /** The configured tokens' labels and own budgets. */
   callers?: Callers | undefined;
   /** The built add-in to serve (default dist/ beside lib/). */
-  addinDir?: string | undefined;
+  addinDir?: string | false | undefined;
 }
