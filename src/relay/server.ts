@@ -195,7 +195,7 @@ async function registerRoutes(app: FastifyInstance, context: RouteContext): Prom
   await app.register(usageRoutes, context);
   await app.register(healthRoutes, context);
   await app.register(sandboxPageRoutes, context);
-  if (context.addinDir !== false) await app.register(addinRoutes, context);
+  await app.register(addinRoutes, context);
 }
 
 /**

@@ -42,6 +42,12 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
   return check();
 }
 
+/** 400 answers of about 20 kB each committed to the store on `file`: a log of over 6 MB. */
+async function fillLog(store: SqliteStore, file: string): Promise<void> {
+  for (let n = 0; n < 400; n++) await store.putCached(entry(n));
+  expect(size(`${file}-wal`)).toBeGreaterThan(6_000_000);
+}
+
 /** Every worker started, so a test can wait for the checkpointer's to end. */
 const mockWorkers: Worker[] = [];
 jest.mock("node:worker_threads", () => {
@@ -70,8 +76,7 @@ describe("the SQLite store's checkpoints", () => {
     const store = new SqliteStore(file, { checkpointIntervalMs: 60_000 });
     try {
       const before = size(file);
-      for (let n = 0; n < 400; n++) await store.putCached(entry(n));
-      expect(size(`${file}-wal`)).toBeGreaterThan(6_000_000);
+      await fillLog(store, file);
       // Nothing was copied into the database file: no commit checkpointed.
       expect(size(file)).toBe(before);
     } finally {
@@ -99,8 +104,7 @@ describe("the SQLite store's checkpoints", () => {
   test("a large log copied whole is emptied by the worker, so the relay's next commit has no file to cut down", async () => {
     const store = new SqliteStore(file, { checkpointIntervalMs: 50 });
     try {
-      for (let n = 0; n < 400; n++) await store.putCached(entry(n));
-      expect(size(`${file}-wal`)).toBeGreaterThan(6_000_000);
+      await fillLog(store, file);
       // With no commit after it, the log stays at its size unless the worker empties it.
       expect(await until(() => size(`${file}-wal`) === 0, 10_000)).toBe(true);
       await store.putCached(entry(400));
@@ -115,8 +119,7 @@ describe("the SQLite store's checkpoints", () => {
     // No checkpoint before the stop: the store's own worker waits a minute, and so would this one.
     const store = new SqliteStore(file, { checkpointIntervalMs: 60_000 });
     try {
-      for (let n = 0; n < 400; n++) await store.putCached(entry(n));
-      expect(size(`${file}-wal`)).toBeGreaterThan(6_000_000);
+      await fillLog(store, file);
       const checkpointer = new Checkpointer({ file, intervalMs: 60_000, onFailure: () => undefined });
       await checkpointer.stop();
       // The store is still open: only the worker can have emptied the log.

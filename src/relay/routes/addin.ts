@@ -23,7 +23,9 @@ export function addinBuilt(distDir: string = DIST_DIR): boolean {
 }
 
 export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { config, addinDir }) => {
-  const distDir = addinDir || DIST_DIR;
+  // A relay told to serve none (str-screen's own: no Excel opens it) has none of these routes.
+  if (addinDir === false) return;
+  const distDir = addinDir ?? DIST_DIR;
   const built = addinBuilt(distDir);
   // Checked at start, so a bad RELAY_PUBLIC_URL stops the relay with its reason rather than at the first download.
   const manifest = built

@@ -18,6 +18,6 @@ export interface RouteContext {
   sandbox: EmbeddedSandbox | undefined;
   /** The configured tokens' labels and own budgets. */
   callers?: Callers | undefined;
-  /** The built add-in to serve (default dist/ beside lib/). */
+  /** The built add-in to serve (default dist/ beside lib/); false for none. */
   addinDir?: string | false | undefined;
 }

@@ -16,13 +16,12 @@ import { SQLITE_DRIVER } from "./sqlite-driver";
  */
 
 /**
- * The worker: a passive checkpoint every interval, and when told to stop a last one that also empties
- * the log (the store's own connection closes next and would otherwise copy and remove it on the
- * relay's thread, while str-screen writes its workbook). When a large
- * log has been copied whole and nothing was written for an interval (a bulk run is over), it also
- * empties the file (TRUNCATE, only if no one is writing): else the relay's next commit, which starts
- * the log again, cuts it down to journal_size_limit on the relay's thread, a stall of tens of
- * milliseconds. During a run it does not: emptying blocks writers while it lasts.
+ * The worker: a passive checkpoint every interval. When a large log has been copied whole and nothing
+ * was written for an interval (a bulk run is over), it also empties the file (TRUNCATE, only if no one
+ * is writing): else the relay's next commit, which starts the log again, cuts it down to
+ * journal_size_limit on the relay's thread, a stall of tens of milliseconds. During a run it does not:
+ * emptying blocks writers while it lasts. Told to stop, it copies the rest and empties the log, so the
+ * store's own connection, closing next on the relay's thread, has nothing left to copy or remove.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
