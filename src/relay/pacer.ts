@@ -131,8 +131,11 @@ export class LocalPacer implements Pacer {
       while (this.#sent.length > 0 && (this.#sent[0]?.at as number) <= now - this.#rule.windowMs) this.#sent.shift();
       const limit = this.#limitNow(now);
       if (this.#sent.length >= limit) {
-        const oldestThatCounts = this.#sent[this.#sent.length - limit]?.at as number;
-        return this.#schedule(oldestThatCounts + this.#rule.windowMs - now);
+        const windowFrees = (this.#sent[this.#sent.length - limit]?.at as number) + this.#rule.windowMs;
+        // The schedule starts again when the window frees, with no catch-up: sends that left
+        // together once would otherwise leave together again one window later, every window.
+        this.#due = Math.max(this.#due, windowFrees);
+        return this.#schedule(windowFrees - now);
       }
       // Even spacing: each send is due one spacing after the last was. A timer that fires late lets
       // the sends it delayed catch up, a few at once, instead of losing the time for good; later

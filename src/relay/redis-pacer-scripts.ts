@@ -83,13 +83,15 @@ if now < paused then return wait(paused - now) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local slow = tonumber(redis.call('HGET', KEYS[2], 'slow') or '0')
 if now < slow then limit = math.max(1, math.floor(limit * 0.9)) end
+local due = tonumber(redis.call('HGET', KEYS[2], 'due') or '0')
 local sent = redis.call('ZCARD', KEYS[1])
 if sent >= limit then
-  local oldestThatCounts = tonumber(redis.call('ZRANGE', KEYS[1], sent - limit, sent - limit, 'WITHSCORES')[2])
-  return wait(oldestThatCounts + window - now)
+  local windowFrees = tonumber(redis.call('ZRANGE', KEYS[1], sent - limit, sent - limit, 'WITHSCORES')[2]) + window
+  -- As LocalPacer: the schedule starts again when the window frees, with no catch-up.
+  if windowFrees > due then redis.call('HSET', KEYS[2], 'due', tostring(windowFrees)) end
+  return wait(windowFrees - now)
 end
 local spacing = window / limit
-local due = tonumber(redis.call('HGET', KEYS[2], 'due') or '0')
 if now < due then return wait(due - now) end
 -- The caller served longest ago among \`among\` (callers → their best priority), ties by name.
 local function nextOf(among)

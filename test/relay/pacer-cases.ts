@@ -77,6 +77,27 @@ export function pacerCases(under: PacersUnderTest): void {
     expect(maxInWindow(times, 200 - under.jitterMs)).toBeLessThanOrEqual(9);
   });
 
+  test("sends that waited for the window leave spaced again, not together: a burst after a stall is not repeated every window", async () => {
+    // 5 per 500 ms: one every 100 ms.
+    const [pacer] = (await under.make({ limit: 5, windowMs: 500 }, 1)) as [Pacer];
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: 15 }, () =>
+        pacer.acquire().then(() => {
+          times.push(performance.now());
+          // The process stalls once, after the third send: the three it held up catch up together.
+          if (times.length === 3) {
+            const until = performance.now() + 350;
+            while (performance.now() < until);
+          }
+        }),
+      ),
+    );
+    // One window after the burst the window frees three sends at once; they leave 100 ms apart.
+    const gaps = times.slice(8).map((t, i) => t - (times[7 + i] as number));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(50);
+  });
+
   test("closing rejects the waiters", async () => {
     const [pacer] = (await under.make({ limit: 1, windowMs: 10_000 }, 1)) as [Pacer];
     await pacer.acquire();
