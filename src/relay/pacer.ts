@@ -7,11 +7,13 @@ import { WaitOptions, Waiters } from "./waiters";
  * and the service counts requests per second, so this is a sliding log instead. The rule holds by
  * construction on the sends themselves, not only on the grants: the window is one second plus a
  * margin for jitter between here and the service, and the log holds when each request left. A call
- * takes its slot as the last step before it sends and must send within the slot's lifetime; until
- * it says it is sending (`Slot.sending`), the log holds the latest it could leave, the end of that
- * lifetime. So the send `limit` places back left at least one second plus the jitter margin earlier,
- * whatever the timers did, and the lifetime costs no throughput: a timer that fires late lets the
- * sends it delayed catch up, but only as far as the window allows.
+ * takes its slot as the last step before it hands its request to a connection, within the slot's
+ * lifetime. Until the request is written (`Slot.sending`), the log holds the end of that lifetime;
+ * then the moment it was written, sooner or later: a request waiting for its connection to open (a
+ * TLS handshake with the service, or a busy event loop) leaves later than it was handed over. So
+ * the send `limit` places back left at least one second plus the jitter margin earlier, whatever
+ * the timers and connections did, and the lifetime costs no throughput: a timer that fires late
+ * lets the sends it delayed catch up, but only as far as the window allows.
  *
  * Sends are also spaced evenly (`windowMs / limit` apart) rather than let out in bursts: a burst
  * queues up at the receiving end and arrives there bunched with the next one, which the service
@@ -39,7 +41,7 @@ export interface Slot {
   /** No later than the slot was granted, on performance.now()'s clock: its age counts from here. */
   grantedAt: number;
   /**
-   * Says the request leaves now, within the slot's lifetime: the log counts it from now rather than
+   * Says the request has been written to its connection now: the log counts it from now rather than
    * from the end of the lifetime. A slot never used needs no call (it counts until then).
    */
   sending(): void;
@@ -151,13 +153,18 @@ export class LocalPacer implements Pacer {
     }
   }
 
-  /** A granted request leaves now: the log counts it from now, which may let a waiting call go sooner. */
+  /**
+   * A granted request was written now: the log counts it from now. Sooner than the end of its slot's
+   * lifetime, that may let a waiting call go sooner; later (its connection was still opening), it
+   * holds the window on the request as it left, and counts again if it had dropped out.
+   */
   #sending(entry: { at: number }): void {
     const now = this.#now();
-    if (now >= entry.at) return;
+    const sooner = now < entry.at;
     entry.at = now;
+    if (!this.#sent.includes(entry)) this.#sent.push(entry);
     this.#sent.sort((a, b) => a.at - b.at);
-    if (this.#timer && this.#waiters.size > 0 && !this.#closed) {
+    if (sooner && this.#timer && this.#waiters.size > 0 && !this.#closed) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#pump();

@@ -5,8 +5,8 @@
  * TAKE_SLOT decides one send slot for one replica, in three steps:
  *
  * 1. The sends this replica made since its last call: each slot's entry in the log is moved from
- *    the latest its request could leave (the slot's end of life) to when it did leave, as an upper
- *    bound on Redis's clock: the grant plus the time the replica saw from asking to sending.
+ *    the slot's end of life to when its request was written, as an upper bound on Redis's clock:
+ *    the grant plus the time the replica saw from asking to the write.
  * 2. The account's rule, as LocalPacer#pump: at most `limit` sends in any sliding window, spaced
  *    evenly, with a little catch-up after a late poll, none while paused after a 429.
  * 3. Whose turn it is, across replicas: each replica registers the callers it has waiting (with
@@ -39,13 +39,12 @@ local lifetime = tonumber(ARGV[7])
 local reported = tonumber(ARGV[8])
 local first = 9 + reported * 2
 -- A slot's member is its grant time and a sequence number: the grant plus what the replica saw
--- from asking to sending is the latest its request can have left, on this clock.
+-- from asking to sending is the latest its request can have left, on this clock. Sooner or later
+-- than the end of the slot's lifetime (its connection was still opening), and counted again if it
+-- dropped out of the log before it was written.
 for i = 9, first - 1, 2 do
-  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
-  if score then
-    local sentBy = tonumber(string.match(ARGV[i], '^[^:]+')) + tonumber(ARGV[i + 1])
-    if sentBy < tonumber(score) then redis.call('ZADD', KEYS[1], 'XX', sentBy, ARGV[i]) end
-  end
+  local sentBy = tonumber(string.match(ARGV[i], '^[^:]+')) + tonumber(ARGV[i + 1])
+  if sentBy > now - window then redis.call('ZADD', KEYS[1], sentBy, ARGV[i]) end
 end
 local mine = {}
 for i = first, #ARGV, 3 do mine[ARGV[i]] = {formula = tonumber(ARGV[i + 1]), bulk = tonumber(ARGV[i + 2])} end

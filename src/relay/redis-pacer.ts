@@ -58,7 +58,7 @@ export class RedisPacer implements Pacer {
   readonly #takeSlot: RedisScript;
   readonly #throttled: RedisScript;
   readonly #waiters = new Waiters();
-  /** Sends since the last poll: the slot, and ms from asking for it to sending on it. */
+  /** Sends since the last poll: the slot, and ms from asking for it to its request's write. */
   #sends: { slot: string; ms: number }[] = [];
   #polling = false;
   /** Grants in a row that arrived older than a slot's lifetime. */

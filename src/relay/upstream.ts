@@ -57,6 +57,13 @@ export interface UpstreamOptions {
   redact: (text: string) => string;
 }
 
+export interface CallOptions {
+  /** Stops waiting: the call ends as UPSTREAM_ABORTED. */
+  signal?: AbortSignal;
+  /** Called once the request has been written whole to its connection (the pacer counts it from then). */
+  onWritten?: () => void;
+}
+
 /** Answers larger than this are refused: far beyond any analysis, so only a broken answer is cut off. */
 const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 
@@ -83,10 +90,10 @@ export class Upstream {
   }
 
   /** Sends one call. Never throws: every outcome is a result. */
-  call(op: Operation, body: unknown, signal?: AbortSignal): Promise<UpstreamResult> {
+  call(op: Operation, body: unknown, options: CallOptions = {}): Promise<UpstreamResult> {
     const payload = JSON.stringify(body);
     return new Promise<UpstreamResult>((resolve) => {
-      const handler = new CallHandler(resolve, signal, this.#options.redact);
+      const handler = new CallHandler(resolve, options, this.#options.redact);
       this.#pool.dispatch(
         {
           method: "POST",
@@ -140,13 +147,15 @@ class CallHandler {
   #done = false;
   readonly #resolve: (r: UpstreamResult) => void;
   readonly #signal: AbortSignal | undefined;
+  readonly #onWritten: (() => void) | undefined;
   readonly #redact: (text: string) => string;
   readonly #onAbort = () =>
     this.#abort?.(new UpstreamFailure("UPSTREAM_ABORTED", this.#sent, "the relay stopped waiting"));
 
-  constructor(resolve: (r: UpstreamResult) => void, signal: AbortSignal | undefined, redact: (text: string) => string) {
+  constructor(resolve: (r: UpstreamResult) => void, options: CallOptions, redact: (text: string) => string) {
     this.#resolve = resolve;
-    this.#signal = signal;
+    this.#signal = options.signal;
+    this.#onWritten = options.onWritten;
     this.#redact = redact;
   }
 
@@ -158,6 +167,7 @@ class CallHandler {
 
   onRequestSent(): void {
     this.#sent = true;
+    this.#onWritten?.();
   }
 
   onResponseStarted(): void {

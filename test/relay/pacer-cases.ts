@@ -98,6 +98,18 @@ export function pacerCases(under: PacersUnderTest): void {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(50);
   });
 
+  test("a request written after its slot's lifetime (its connection was opening) is counted from when it was written", async () => {
+    const [pacer] = (await under.make({ limit: 1, windowMs: 300 }, 1)) as [Pacer];
+    const first = await pacer.acquire();
+    const start = performance.now();
+    await new Promise((r) => setTimeout(r, 200));
+    first.sending();
+    const writtenAt = performance.now();
+    await pacer.acquire();
+    expect(performance.now() - writtenAt).toBeGreaterThanOrEqual(300 - under.jitterMs);
+    expect(writtenAt - start).toBeGreaterThanOrEqual(200 - under.jitterMs);
+  });
+
   test("closing rejects the waiters", async () => {
     const [pacer] = (await under.make({ limit: 1, windowMs: 10_000 }, 1)) as [Pacer];
     await pacer.acquire();

@@ -7,9 +7,10 @@ import { maxInWindow } from "./pacer-cases";
  * and the jitter margin on top left whole. A fake clock drives the pacer; the process "stalls" at
  * random (the clock jumps while no timer runs, so every timer due meanwhile fires late at once);
  * callers arrive in random bursts, some renew a slot ahead of the queue, some leave, the service
- * throttles now and then; and each caller sends as the gateway does: at some moment within its
- * slot's lifetime, telling the pacer it is sending, or on a new slot taken ahead of the queue when a
- * stall made the first too old.
+ * throttles now and then; and each caller sends as the gateway does: it hands its request over at
+ * some moment within its slot's lifetime, or on a new slot taken ahead of the queue when a stall
+ * made the first too old, and the request is written then, or once its connection has opened (up to
+ * 1.2 s later), when the pacer is told.
  */
 const step = fc.record({
   arrivals: fc.nat({ max: 60 }),
@@ -20,6 +21,8 @@ const step = fc.record({
   aborts: fc.nat({ max: 5 }),
   /** Where within its slot's lifetime each caller of this step sends (0: at once, 1: at its end), in turn. */
   sendsAt: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 8 }),
+  /** How long each caller's connection takes to open before its request is written, ms, in turn. */
+  connectMs: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 1200 })), { minLength: 1, maxLength: 8 }),
 });
 
 describe("the local pacer keeps the window under any timer stalls", () => {
@@ -33,7 +36,7 @@ describe("the local pacer keeps the window under any timer stalls", () => {
         const now = () => Date.now() + stalled;
         const pacer = new LocalPacer(pacingRule(100), now);
         const sent: number[] = [];
-        const sendOn = async (first: Slot, delayFraction: number) => {
+        const sendOn = async (first: Slot, delayFraction: number, connectMs: number) => {
           let slot = first;
           let grantedAt = now();
           await new Promise((r) => setTimeout(r, Math.round(delayFraction * pacer.slotLifetimeMs)));
@@ -41,17 +44,18 @@ describe("the local pacer keeps the window under any timer stalls", () => {
             slot = await pacer.acquire(undefined, { first: true });
             grantedAt = now();
           }
+          if (connectMs > 0) await new Promise((r) => setTimeout(r, connectMs));
           slot.sending();
           sent.push(now());
         };
-        const send = (at: number[], i: number) => (slot: Slot) => sendOn(slot, at[i % at.length] as number);
+        const send = (s: { sendsAt: number[]; connectMs: number[] }, i: number) => (slot: Slot) =>
+          sendOn(slot, s.sendsAt[i % s.sendsAt.length] as number, s.connectMs[i % s.connectMs.length] as number);
         const waiting: Promise<void>[] = [];
         for (const s of steps) {
-          for (let i = 0; i < s.arrivals; i++) waiting.push(pacer.acquire().then(send(s.sendsAt, i)));
-          for (let i = 0; i < s.firsts; i++)
-            waiting.push(pacer.acquire(undefined, { first: true }).then(send(s.sendsAt, i)));
+          for (let i = 0; i < s.arrivals; i++) waiting.push(pacer.acquire().then(send(s, i)));
+          for (let i = 0; i < s.firsts; i++) waiting.push(pacer.acquire(undefined, { first: true }).then(send(s, i)));
           const c = new AbortController();
-          for (let i = 0; i < s.aborts; i++) pacer.acquire(c.signal).then(send(s.sendsAt, i), () => undefined);
+          for (let i = 0; i < s.aborts; i++) pacer.acquire(c.signal).then(send(s, i), () => undefined);
           if (s.throttleMs >= 0) pacer.throttled(now() + s.throttleMs);
           await jest.advanceTimersByTimeAsync(s.runMs / 2);
           c.abort();

@@ -60,12 +60,20 @@ describe("the limit holds on the sends themselves, not only on the grants", () =
   }
 
   test("with a slow store, the request 20 places back left at least 1 s plus the jitter margin earlier", async () => {
-    // When the relay hands each request to its connection: the jitter margin is for the way there.
+    // When each request has been written to its connection: the jitter margin is for the way there.
     const departures: number[] = [];
     const call = Upstream.prototype.call;
-    const spy = jest.spyOn(Upstream.prototype, "call").mockImplementation(function (this: Upstream, ...args) {
-      departures.push(performance.now());
-      return call.apply(this, args);
+    const spy = jest.spyOn(Upstream.prototype, "call").mockImplementation(function (
+      this: Upstream,
+      op,
+      body,
+      options = {},
+    ) {
+      const onWritten = () => {
+        departures.push(performance.now());
+        options.onWritten?.();
+      };
+      return call.call(this, op, body, { ...options, onWritten });
     });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-pacer-sends-"));
     const t = await startRelay(

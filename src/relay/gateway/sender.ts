@@ -42,8 +42,8 @@ export class Sender {
   /**
    * Sends the call on `slot`, retrying where that cannot bill twice. A slot older than its lifetime
    * (the ledger was slow, or this process stalled) is traded for the next one first, ahead of the
-   * queue: the pacer counts a slot as leaving by the end of its lifetime at the latest, and sent
-   * later the request would reach the service bunched with those granted after it. A RelayError
+   * queue: until its request is written, the pacer counts a slot as leaving by the end of its lifetime,
+   * and handed over later the request would reach the service bunched with those granted after it. A RelayError
    * means nothing was sent.
    */
   async send(op: Operation, request: AnyRequest, slot: Slot): Promise<UpstreamResult | RelayError> {
@@ -56,8 +56,7 @@ export class Sender {
     }
     const deadline = Date.now() + this.#o.callTimeoutMs;
     for (let attempt = 1; ; attempt++) {
-      current.sending();
-      const result = await this.#call(op, request, attempt);
+      const result = await this.#call(op, request, attempt, current);
       const verdict = retryVerdict(result, attempt, this.#o.retryPolicy);
       if (!verdict.retry || Date.now() + verdict.delayMs >= deadline) return result;
       if (result.kind === "answer" && result.status === 429) pacer.throttled(Date.now() + verdict.delayMs);
@@ -70,11 +69,11 @@ export class Sender {
     }
   }
 
-  async #call(op: Operation, request: AnyRequest, attempt: number): Promise<UpstreamResult> {
+  async #call(op: Operation, request: AnyRequest, attempt: number, slot: Slot): Promise<UpstreamResult> {
     this.#inFlight++;
     try {
       const sentAt = performance.now();
-      const result = await this.#o.upstream.call(op, request);
+      const result = await this.#o.upstream.call(op, request, { onWritten: () => slot.sending() });
       this.#o.events.attempted(op, result, attempt, (performance.now() - sentAt) / 1000);
       return result;
     } finally {
