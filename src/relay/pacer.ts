@@ -13,7 +13,7 @@ import { WaitOptions, Waiters } from "./waiters";
  * TLS handshake with the service, or a busy event loop) leaves later than it was handed over. So
  * the send `limit` places back left at least one second plus the jitter margin earlier, whatever
  * the timers and connections did, and the lifetime costs no throughput: a timer that fires late
- * lets the sends it delayed catch up, but only as far as the window allows.
+ * lets the sends it delayed catch up, at twice the rate and only as far as the window allows.
  *
  * Sends are also spaced evenly (`windowMs / limit` apart) rather than let out in bursts: a burst
  * queues up at the receiving end and arrives there bunched with the next one, which the service
@@ -87,6 +87,8 @@ export class LocalPacer implements Pacer {
   readonly #now: () => number;
   /** When the next send is due on an even schedule. */
   #due = 0;
+  /** When the last slot was granted: a send catching up goes no sooner than half a spacing after it. */
+  #lastGrant = -Infinity;
   #pausedUntil = 0;
   #slowUntil = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -133,20 +135,19 @@ export class LocalPacer implements Pacer {
       while (this.#sent.length > 0 && (this.#sent[0]?.at as number) <= now - this.#rule.windowMs) this.#sent.shift();
       const limit = this.#limitNow(now);
       if (this.#sent.length >= limit) {
-        const windowFrees = (this.#sent[this.#sent.length - limit]?.at as number) + this.#rule.windowMs;
-        // The schedule starts again when the window frees, with no catch-up: sends that left
-        // together once would otherwise leave together again one window later, every window.
-        this.#due = Math.max(this.#due, windowFrees);
-        return this.#schedule(windowFrees - now);
+        const oldestThatCounts = this.#sent[this.#sent.length - limit]?.at as number;
+        return this.#schedule(oldestThatCounts + this.#rule.windowMs - now);
       }
       // Even spacing: each send is due one spacing after the last was. A timer that fires late lets
-      // the sends it delayed catch up, a few at once, instead of losing the time for good; later
-      // than that (the pacer was idle, or waited on the window), the schedule starts again from
-      // now. A burst there would arrive bunched with the sends a window later, which the service
-      // counts as over its limit.
+      // the sends it delayed catch up at twice the rate, instead of losing the time for good; later
+      // than that (the pacer was idle, or waited long on the window), the schedule starts again
+      // from now. Never at once: sends that left together would arrive bunched, and the window
+      // would let them out together again one window later, and every window after.
       const spacing = this.#rule.windowMs / limit;
-      if (now < this.#due) return this.#schedule(this.#due - now);
+      const next = Math.max(this.#due, this.#lastGrant + spacing / 2);
+      if (now < next) return this.#schedule(next - now);
       this.#due = (now - this.#due > spacing * CATCH_UP ? now : this.#due) + spacing;
+      this.#lastGrant = now;
       const entry = { at: now + this.slotLifetimeMs };
       this.#sent.push(entry);
       this.#waiters.grant({ grantedAt: performance.now(), sending: () => this.#sending(entry) });
@@ -156,7 +157,9 @@ export class LocalPacer implements Pacer {
   /**
    * A granted request was written now: the log counts it from now. Sooner than the end of its slot's
    * lifetime, that may let a waiting call go sooner; later (its connection was still opening), it
-   * holds the window on the request as it left, and counts again if it had dropped out.
+   * holds the window on the request as it left. Written over a window after that end (a connection
+   * that took more than a second to open), it had dropped out of the log: it counts again from now,
+   * but the sends granted meanwhile did not wait for it.
    */
   #sending(entry: { at: number }): void {
     const now = this.#now();

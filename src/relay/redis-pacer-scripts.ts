@@ -8,7 +8,7 @@
  *    the slot's end of life to when its request was written, as an upper bound on Redis's clock:
  *    the grant plus the time the replica saw from asking to the write.
  * 2. The account's rule, as LocalPacer#pump: at most `limit` sends in any sliding window, spaced
- *    evenly, with a little catch-up after a late poll, none while paused after a 429.
+ *    evenly, with a little catch-up at twice the rate after a late poll, none while paused after a 429.
  * 3. Whose turn it is, across replicas: each replica registers the callers it has waiting (with
  *    their best priority) for `ttl` ms; the slot goes to the registered caller served longest ago
  *    (a shared round-robin), and only to a replica that has that caller waiting at that priority.
@@ -82,16 +82,17 @@ if now < paused then return wait(paused - now) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local slow = tonumber(redis.call('HGET', KEYS[2], 'slow') or '0')
 if now < slow then limit = math.max(1, math.floor(limit * 0.9)) end
-local due = tonumber(redis.call('HGET', KEYS[2], 'due') or '0')
 local sent = redis.call('ZCARD', KEYS[1])
 if sent >= limit then
-  local windowFrees = tonumber(redis.call('ZRANGE', KEYS[1], sent - limit, sent - limit, 'WITHSCORES')[2]) + window
-  -- As LocalPacer: the schedule starts again when the window frees, with no catch-up.
-  if windowFrees > due then redis.call('HSET', KEYS[2], 'due', tostring(windowFrees)) end
-  return wait(windowFrees - now)
+  local oldestThatCounts = tonumber(redis.call('ZRANGE', KEYS[1], sent - limit, sent - limit, 'WITHSCORES')[2])
+  return wait(oldestThatCounts + window - now)
 end
 local spacing = window / limit
-if now < due then return wait(due - now) end
+local due = tonumber(redis.call('HGET', KEYS[2], 'due') or '0')
+-- As LocalPacer: sends catching up go at twice the rate, never at once.
+local last = tonumber(redis.call('HGET', KEYS[2], 'last') or '0')
+local nextAt = math.max(due, last + spacing / 2)
+if now < nextAt then return wait(nextAt - now) end
 -- The caller served longest ago among \`among\` (callers → their best priority), ties by name.
 local function nextOf(among)
   local chosen, turn = '', nil
@@ -110,7 +111,6 @@ if not urgent then
   if n == nil or n[best[chosen]] == 0 then
     -- Another replica's turn. If no slot was granted for two spacings (that replica stalled, or is
     -- slow to poll), the slot goes to this replica's own next caller rather than unused.
-    local last = tonumber(redis.call('HGET', KEYS[2], 'last') or '0')
     if now - last <= 2 * spacing then return wait(last + 2 * spacing + 1 - now) end
     local own = {}
     for caller, m in pairs(mine) do
