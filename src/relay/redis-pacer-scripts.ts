@@ -8,7 +8,8 @@
  *    the slot's end of life to when its request was written, as an upper bound on Redis's clock:
  *    the grant plus the time the replica saw from asking to the write.
  * 2. The account's rule, as LocalPacer#pump: at most `limit` sends in any sliding window, spaced
- *    evenly, with a little catch-up at twice the rate after a late poll, none while paused after a 429.
+ *    evenly, with a little catch-up at twice the rate after a late poll, none while paused after
+ *    a 429.
  * 3. Whose turn it is, across replicas: each replica registers the callers it has waiting (with
  *    their best priority) for `ttl` ms; the slot goes to the registered caller served longest ago
  *    (a shared round-robin), and only to a replica that has that caller waiting at that priority.
@@ -39,9 +40,9 @@ local lifetime = tonumber(ARGV[7])
 local reported = tonumber(ARGV[8])
 local first = 9 + reported * 2
 -- A slot's member is its grant time and a sequence number: the grant plus what the replica saw
--- from asking to sending is the latest its request can have left, on this clock. Sooner or later
--- than the end of the slot's lifetime (its connection was still opening), and counted again if it
--- dropped out of the log before it was written.
+-- from asking to the write is the latest its request can have left, on this clock. That may be
+-- after the slot's end of life (its connection was still opening): the entry moves later, and
+-- counts again if it had dropped out of the log.
 for i = 9, first - 1, 2 do
   local sentBy = tonumber(string.match(ARGV[i], '^[^:]+')) + tonumber(ARGV[i + 1])
   if sentBy > now - window then redis.call('ZADD', KEYS[1], sentBy, ARGV[i]) end

@@ -8,8 +8,8 @@ import { Waiters } from "./waiters";
 
 /*
  * The pacer of relay replicas: the same rule as LocalPacer (at most `limit` sends in any sliding
- * `windowMs`, spaced evenly with a little catch-up at twice the rate, paused after a 429 and then slower for a
- * while), kept in Redis so that every replica together stays within the account's limit.
+ * `windowMs`, spaced evenly with a little catch-up at twice the rate, paused after a 429 and then
+ * slower for a while), kept in Redis so that every replica together stays within the account's limit.
  *
  * One Lua script decides each send slot on Redis's clock (TIME), so replicas whose clocks differ
  * still share one schedule. The script either grants a slot or says how long until one could be

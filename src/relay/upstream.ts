@@ -57,13 +57,6 @@ export interface UpstreamOptions {
   redact: (text: string) => string;
 }
 
-export interface CallOptions {
-  /** Stops waiting: the call ends as UPSTREAM_ABORTED. */
-  signal?: AbortSignal;
-  /** Called once the request has been written whole to its connection (the pacer counts it from then). */
-  onWritten?: () => void;
-}
-
 /** Answers larger than this are refused: far beyond any analysis, so only a broken answer is cut off. */
 const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 
@@ -89,11 +82,14 @@ export class Upstream {
     });
   }
 
-  /** Sends one call. Never throws: every outcome is a result. */
-  call(op: Operation, body: unknown, options: CallOptions = {}): Promise<UpstreamResult> {
+  /**
+   * Sends one call. Never throws: every outcome is a result. `onWritten` is called once the request
+   * has been written whole to its connection: the pacer counts the send from then.
+   */
+  call(op: Operation, body: unknown, onWritten?: () => void): Promise<UpstreamResult> {
     const payload = JSON.stringify(body);
     return new Promise<UpstreamResult>((resolve) => {
-      const handler = new CallHandler(resolve, options, this.#options.redact);
+      const handler = new CallHandler(resolve, onWritten, this.#options.redact);
       this.#pool.dispatch(
         {
           method: "POST",
@@ -146,23 +142,21 @@ class CallHandler {
   #abort: ((err?: Error) => void) | undefined;
   #done = false;
   readonly #resolve: (r: UpstreamResult) => void;
-  readonly #signal: AbortSignal | undefined;
   readonly #onWritten: (() => void) | undefined;
   readonly #redact: (text: string) => string;
-  readonly #onAbort = () =>
-    this.#abort?.(new UpstreamFailure("UPSTREAM_ABORTED", this.#sent, "the relay stopped waiting"));
 
-  constructor(resolve: (r: UpstreamResult) => void, options: CallOptions, redact: (text: string) => string) {
+  constructor(
+    resolve: (r: UpstreamResult) => void,
+    onWritten: (() => void) | undefined,
+    redact: (text: string) => string,
+  ) {
     this.#resolve = resolve;
-    this.#signal = options.signal;
-    this.#onWritten = options.onWritten;
+    this.#onWritten = onWritten;
     this.#redact = redact;
   }
 
   onConnect(abort: (err?: Error) => void): void {
     this.#abort = abort;
-    if (this.#signal?.aborted) this.#onAbort();
-    else this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
   }
 
   onRequestSent(): void {
@@ -233,7 +227,6 @@ class CallHandler {
   #finish(result: UpstreamResult): void {
     if (this.#done) return;
     this.#done = true;
-    this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#resolve(result);
   }
 }

@@ -38,7 +38,7 @@ describe("an upstream call says when its request was written", () => {
     let upstream: Upstream | undefined;
     const call = (port: number) => {
       upstream = upstreamAt(`http://127.0.0.1:${port}`);
-      result = upstream.call("buy", { fullAddress: "1 Main St" }, { onWritten: written });
+      result = upstream.call("buy", { fullAddress: "1 Main St" }, written);
     };
     await received;
     // The service has the whole request and has not answered yet.
@@ -60,7 +60,7 @@ describe("an upstream call says when its request was written", () => {
     });
     const upstream = upstreamAt(`http://127.0.0.1:${port}`);
     const written = jest.fn();
-    const result = await upstream.call("buy", { fullAddress: "1 Main St" }, { onWritten: written });
+    const result = await upstream.call("buy", { fullAddress: "1 Main St" }, written);
     expect(result).toMatchObject({ kind: "failure", failure: { code: "UPSTREAM_CONNECT", sent: false } });
     expect(written).not.toHaveBeenCalled();
     await upstream.close();

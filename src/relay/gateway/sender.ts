@@ -42,9 +42,9 @@ export class Sender {
   /**
    * Sends the call on `slot`, retrying where that cannot bill twice. A slot older than its lifetime
    * (the ledger was slow, or this process stalled) is traded for the next one first, ahead of the
-   * queue: until its request is written, the pacer counts a slot as leaving by the end of its lifetime,
-   * and handed over later the request would reach the service bunched with those granted after it. A RelayError
-   * means nothing was sent.
+   * queue: until its request is written, the pacer counts a slot as leaving by the end of its
+   * lifetime, and handed over later the request would reach the service bunched with those granted
+   * after it. A RelayError means nothing was sent.
    */
   async send(op: Operation, request: AnyRequest, slot: Slot): Promise<UpstreamResult | RelayError> {
     const { pacer, metrics } = this.#o;
@@ -73,7 +73,7 @@ export class Sender {
     this.#inFlight++;
     try {
       const sentAt = performance.now();
-      const result = await this.#o.upstream.call(op, request, { onWritten: () => slot.sending() });
+      const result = await this.#o.upstream.call(op, request, () => slot.sending());
       this.#o.events.attempted(op, result, attempt, (performance.now() - sentAt) / 1000);
       return result;
     } finally {
