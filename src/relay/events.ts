@@ -4,7 +4,7 @@ import type { Caller } from "./caller";
 import { RelayError } from "./errors";
 import { RelayMetrics } from "./metrics";
 import { Outcome } from "./outcome";
-import { UpstreamResult } from "./upstream";
+import { UpstreamResult } from "./upstream-call";
 
 /*
  * What the relay did, as log lines an operator can filter on: every line the relay writes has a

@@ -12,7 +12,7 @@ import {
 } from "../contract";
 import { RelayError } from "./errors";
 import { CallState } from "./store/store";
-import { UpstreamFailure, UpstreamResult } from "./upstream";
+import { UpstreamFailure, UpstreamResult } from "./upstream-call";
 
 /**
  * What a finished call means for the ledger and for the caller. The billing side follows the

@@ -8,12 +8,15 @@ import { WaitOptions, Waiters } from "./waiters";
  * construction on the sends themselves, not only on the grants: the window is one second plus a
  * margin for jitter between here and the service, and the log holds when each request left. A call
  * takes its slot as the last step before it hands its request to a connection, within the slot's
- * lifetime. Until the request is written (`Slot.sending`), the log holds the end of that lifetime;
- * then the moment it was written, sooner or later: a request waiting for its connection to open (a
- * TLS handshake with the service, or a busy event loop) leaves later than it was handed over. So
- * the send `limit` places back left at least one second plus the jitter margin earlier, whatever
- * the timers and connections did, and the lifetime costs no throughput: a timer that fires late
- * lets the sends it delayed catch up, at twice the rate and only as far as the window allows.
+ * lifetime, and the request is written then, or once its connection has opened (a TLS handshake
+ * with the service, a busy event loop), or never: upstream.ts gives up, unsent, on a request not
+ * written within WRITE_DEADLINE_MS. So until its slot is released (`Slot.release`: written now, or
+ * never will be), the log counts a send at the latest it could leave, the end of its lifetime plus
+ * that deadline; then at the moment of release. Either way no send is counted earlier than it
+ * left, so the send `limit` places back left at least one second plus the jitter margin earlier,
+ * whatever the timers and connections did. A release moves the entry sooner, which is what lets the
+ * next sends go: a timer that fires late lets the sends it delayed catch up, at twice the rate and
+ * only as far as the window allows.
  *
  * Sends are also spaced evenly (`windowMs / limit` apart) rather than let out in bursts: a burst
  * queues up at the receiving end and arrives there bunched with the next one, which the service
@@ -24,9 +27,9 @@ export interface Pacer {
   /** Resolves when a send slot is granted; rejects with the signal's reason if aborted first. */
   acquire(signal?: AbortSignal, options?: AcquireOptions): Promise<Slot>;
   /**
-   * How long a granted slot stays good, ms, from its `grantedAt`: a request that could not leave
-   * within this (a slow store, a stalled process) takes a new slot, since the log counts this one as
-   * leaving by then at the latest.
+   * How long a granted slot stays good, ms, from its `grantedAt`: a request not handed to its
+   * connection within this (a slow store, a stalled process) releases it and takes a new one, since
+   * the log counts this one as written by then plus WRITE_DEADLINE_MS at the latest.
    */
   readonly slotLifetimeMs: number;
   /** The service throttled: no sends before `until` (epoch ms), then slower for a while. */
@@ -41,10 +44,12 @@ export interface Slot {
   /** No later than the slot was granted, on performance.now()'s clock: its age counts from here. */
   grantedAt: number;
   /**
-   * Says the request has been written to its connection now: the log counts it from now rather than
-   * from the end of the lifetime. A slot never used needs no call (it counts until then).
+   * Says the slot's request has been written to its connection now, or never will be (the slot went
+   * unused, or the call ended unwritten): the log counts it from now rather than from the latest it
+   * could have been written. Only the first call counts. Every slot is released; one that is not
+   * holds its place in the window until its lifetime and the write deadline are over.
    */
-  sending(): void;
+  release(): void;
 }
 
 /** Whose call it is and how urgent (waiters.ts chooses the order by them). */
@@ -64,6 +69,12 @@ export const JITTER_MARGIN_MS = 40;
  * ledger row (one SQLite write) between the two.
  */
 export const LOCAL_SLOT_LIFETIME_MS = 15;
+/**
+ * How long a request handed to its connection may take to be written, ms: upstream.ts gives up on it,
+ * unsent, after this (its connection did not open, or none was free). The pacer counts an unreleased
+ * slot until its lifetime and this are over.
+ */
+export const WRITE_DEADLINE_MS = 10_000;
 /** How many spacings late a timer may be and still have the sends it delayed catch up. */
 const CATCH_UP = 4;
 /** How long sends stay slower after the service throttled, ms. */
@@ -81,8 +92,8 @@ export function pacingRule(requestsPerSecond: number): PacingRule {
 /** The pacer of one relay process (the SQLite deployment). Replicas use the Redis pacer. */
 export class LocalPacer implements Pacer {
   readonly #rule: PacingRule;
-  /** When each send within the last window left, or will have left at the latest; oldest first. */
-  readonly #sent: { at: number }[] = [];
+  /** When each send within the last window left, or will have left at the latest; soonest first. */
+  readonly #sent: { at: number; released: boolean }[] = [];
   readonly #waiters = new Waiters();
   readonly #now: () => number;
   /** When the next send is due on an even schedule. */
@@ -148,26 +159,25 @@ export class LocalPacer implements Pacer {
       if (now < next) return this.#schedule(next - now);
       this.#due = (now - this.#due > spacing * CATCH_UP ? now : this.#due) + spacing;
       this.#lastGrant = now;
-      const entry = { at: now + this.slotLifetimeMs };
+      const entry = { at: now + this.slotLifetimeMs + WRITE_DEADLINE_MS, released: false };
       this.#sent.push(entry);
-      this.#waiters.grant({ grantedAt: performance.now(), sending: () => this.#sending(entry) });
+      const slot = { grantedAt: performance.now(), release: () => this.#release(entry) };
+      if (!this.#waiters.grant(slot)) slot.release();
     }
   }
 
   /**
-   * A granted request was written now: the log counts it from now. Sooner than the end of its slot's
-   * lifetime, that may let a waiting call go sooner; later (its connection was still opening), it
-   * holds the window on the request as it left. Written over a window after that end (a connection
-   * that took more than a second to open), it had dropped out of the log: it counts again from now,
-   * but the sends granted meanwhile did not wait for it.
+   * A slot's request was written now, or never will be: the log counts it from now, which is sooner
+   * than the latest it could have left, and may let a waiting call go sooner.
    */
-  #sending(entry: { at: number }): void {
+  #release(entry: { at: number; released: boolean }): void {
+    if (entry.released) return;
+    entry.released = true;
     const now = this.#now();
-    const sooner = now < entry.at;
+    if (now >= entry.at) return;
     entry.at = now;
-    if (!this.#sent.includes(entry)) this.#sent.push(entry);
     this.#sent.sort((a, b) => a.at - b.at);
-    if (sooner && this.#timer && this.#waiters.size > 0 && !this.#closed) {
+    if (this.#timer && this.#waiters.size > 0 && !this.#closed) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#pump();

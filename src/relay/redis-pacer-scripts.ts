@@ -1,12 +1,28 @@
-/**
+/*
  * The Redis pacer's scripts (redis-pacer.ts says what they keep and why), run on Redis's clock (TIME)
  * so that replicas whose clocks differ still share one schedule.
- *
+ */
+
+/**
+ * Lua: moves the log's (KEYS[1]) entries of the slots released, `count` pairs of ARGV from `from`:
+ * slot, and ms from asking for it to its release. A slot's member is its grant time and a sequence
+ * number, so the grant plus what the replica saw from asking to the release is, on this clock, the
+ * latest its request can have left: the entry moves there if that is sooner (XX LT: a slot whose
+ * entry has left the window is not counted again; its request left before that).
+ */
+const APPLY_RELEASES = `
+local function applyReleases(from, count)
+  for i = from, from + count * 2 - 1, 2 do
+    local releasedBy = tonumber(string.match(ARGV[i], '^[^:]+')) + tonumber(ARGV[i + 1])
+    redis.call('ZADD', KEYS[1], 'XX', 'LT', releasedBy, ARGV[i])
+  end
+end`;
+
+/**
  * TAKE_SLOT decides one send slot for one replica, in three steps:
  *
- * 1. The sends this replica made since its last call: each slot's entry in the log is moved from
- *    the slot's end of life to when its request was written, as an upper bound on Redis's clock:
- *    the grant plus the time the replica saw from asking to the write.
+ * 1. The slots this replica released since its last call (REPORT_RELEASES): each entry in the
+ *    log moves from the latest its request could have been written to when it was released.
  * 2. The account's rule, as LocalPacer#pump: at most `limit` sends in any sliding window, spaced
  *    evenly, with a little catch-up at twice the rate after a late poll, none while paused after
  *    a 429.
@@ -18,16 +34,18 @@
  *    rather than unused. A renewal or retry (`urgent`) skips the turns, as it does in one process.
  *
  * KEYS[1]: the log (a sorted set: one member a slot, scored by when its request left or will have
- * left at the latest); KEYS[2]: due, paused, slow, last (a hash); KEYS[3]: registrations (a hash:
- * "replica|caller|priority" → expiry ms); KEYS[4]: turns (a hash: caller → the sequence number of
- * its last grant, "#" → the last number given).
- * ARGV: limit, windowMs, catch-up, replica, ttl ms, urgent (1/0), slot lifetime ms, the number of
- * sends reported, then slot and ms from asking to sending for each, then caller, formula count,
- * bulk count for each caller this replica has waiting.
+ * left at the latest, pacer.ts); KEYS[2]: due, paused, slow, last (a hash); KEYS[3]: registrations
+ * (a hash: "replica|caller|priority" → expiry ms); KEYS[4]: turns (a hash: caller → the sequence
+ * number of its last grant, "#" → the last number given).
+ * ARGV: limit, windowMs, catch-up, replica, ttl ms, urgent (1/0), the latest a slot's request can
+ * be written, ms after its grant (lifetime and write deadline), the number of releases reported,
+ * then slot and ms from asking to release for each, then caller, formula count, bulk count for each
+ * caller this replica has waiting.
  * Returns {1, caller, slot} when a slot is granted (caller "" for an urgent call), else {0, ms to wait}.
  */
 export const TAKE_SLOT = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
+${APPLY_RELEASES}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local limit = tonumber(ARGV[1])
@@ -36,17 +54,10 @@ local catchUp = tonumber(ARGV[3])
 local me = ARGV[4]
 local ttl = tonumber(ARGV[5])
 local urgent = ARGV[6] == '1'
-local lifetime = tonumber(ARGV[7])
-local reported = tonumber(ARGV[8])
-local first = 9 + reported * 2
--- A slot's member is its grant time and a sequence number: the grant plus what the replica saw
--- from asking to the write is the latest its request can have left, on this clock. That may be
--- after the slot's end of life (its connection was still opening): the entry moves later, and
--- counts again if it had dropped out of the log.
-for i = 9, first - 1, 2 do
-  local sentBy = tonumber(string.match(ARGV[i], '^[^:]+')) + tonumber(ARGV[i + 1])
-  if sentBy > now - window then redis.call('ZADD', KEYS[1], sentBy, ARGV[i]) end
-end
+local latestWrite = tonumber(ARGV[7])
+local released = tonumber(ARGV[8])
+local first = 9 + released * 2
+applyReleases(9, released)
 local mine = {}
 for i = first, #ARGV, 3 do mine[ARGV[i]] = {formula = tonumber(ARGV[i + 1]), bulk = tonumber(ARGV[i + 2])} end
 -- Every caller waiting anywhere, with its best priority; this replica's old registrations are replaced.
@@ -131,11 +142,21 @@ register()
 if now - due > spacing * catchUp then due = now end
 redis.call('HSET', KEYS[2], 'due', tostring(due + spacing), 'last', tostring(now))
 local slot = tostring(now) .. ':' .. redis.call('HINCRBY', KEYS[2], 'slots', 1)
-redis.call('ZADD', KEYS[1], now + lifetime, slot)
-local keep = math.ceil(math.max(window * 2, slow - now + window))
+redis.call('ZADD', KEYS[1], now + latestWrite, slot)
+local keep = math.ceil(math.max(latestWrite + window, slow - now + window))
 redis.call('PEXPIRE', KEYS[1], keep)
 redis.call('PEXPIRE', KEYS[2], keep)
 return {1, chosen, slot}`;
+
+/**
+ * KEYS[1]: the log. ARGV: the number of releases, then slot and ms from asking to release for each.
+ * Reports releases when no slot is asked for (the replica has nobody waiting, or is closing), so that
+ * other replicas need not wait for those entries' latest write.
+ */
+export const REPORT_RELEASES = `
+${APPLY_RELEASES}
+applyReleases(2, tonumber(ARGV[1]))
+return 1`;
 
 /** KEYS[1]: registrations. ARGV[1]: the replica. Removes its registrations: it has nobody waiting now. */
 export const FORGET_WAITING = `

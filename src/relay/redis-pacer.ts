@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import Redis from "ioredis";
-import { AcquireOptions, Pacer, PacingRule, SLOW_DOWN_MS, Slot } from "./pacer";
-import { FORGET_WAITING, TAKE_SLOT, THROTTLED } from "./redis-pacer-scripts";
+import { AcquireOptions, Pacer, PacingRule, SLOW_DOWN_MS, Slot, WRITE_DEADLINE_MS } from "./pacer";
+import { FORGET_WAITING, REPORT_RELEASES, TAKE_SLOT, THROTTLED } from "./redis-pacer-scripts";
 import { RedisScript, redisScript } from "./store/shared-clients";
 import { partError } from "./store/store-down";
 import { Waiters } from "./waiters";
@@ -15,8 +15,9 @@ import { Waiters } from "./waiters";
  * still share one schedule. The script either grants a slot or says how long until one could be
  * granted; each replica queues its own callers and polls for them, one script call at a time, so
  * Redis sees one poll per replica rather than one per waiting call. Each poll also reports the
- * requests this replica sent since the last one, so that the log counts them from when they left
- * rather than from the end of their slots' lifetime (pacer.ts).
+ * slots this replica released since the last one, so that the log counts their requests from when
+ * they left rather than from the latest they could have (pacer.ts); with no poll to carry them (no
+ * caller waits here, or the pacer is closing), a report of its own does.
  *
  * Callers take turns across replicas as they do in one process (waiters.ts): each poll registers
  * the callers this replica has waiting, for a moment (REGISTRATION_MS), and the script gives the
@@ -28,8 +29,8 @@ import { Waiters } from "./waiters";
  * How long a slot of the Redis pacer stays good, counted from when it was asked for: Redis decided
  * it somewhere within the round trip, and the replica's clock cannot tell where without trusting
  * the two clocks to agree. It covers that round trip and the ledger row written in Postgres before
- * the send; a grant that took longer to arrive is not used (it stays counted), so Redis must be
- * a few milliseconds away at most, as it is beside the replicas.
+ * the send; a grant that took longer to arrive is released unused, so Redis must be a few
+ * milliseconds away at most, as it is beside the replicas.
  */
 export const SHARED_SLOT_LIFETIME_MS = 30;
 
@@ -56,11 +57,14 @@ export class RedisPacer implements Pacer {
   /** This pacer's name in the registrations. */
   readonly #replica = randomBytes(6).toString("hex");
   readonly #takeSlot: RedisScript;
+  readonly #reportReleases: RedisScript;
   readonly #throttled: RedisScript;
   readonly #waiters = new Waiters();
-  /** Sends since the last poll: the slot, and ms from asking for it to its request's write. */
-  #sends: { slot: string; ms: number }[] = [];
+  /** Slots released since the last report: the slot, and ms from asking for it to its release. */
+  #releases: { slot: string; ms: number }[] = [];
   #polling = false;
+  /** A report of its own under way (no poll carries the releases). */
+  #reporting: Promise<void> | undefined;
   /** Grants in a row that arrived older than a slot's lifetime. */
   #staleGrants = 0;
   #closed = false;
@@ -77,6 +81,7 @@ export class RedisPacer implements Pacer {
     };
     this.#forget = redisScript(redis, "strRelayForgetWaiting", FORGET_WAITING);
     this.#takeSlot = redisScript(redis, "strRelayTakeSlot", TAKE_SLOT);
+    this.#reportReleases = redisScript(redis, "strRelayReportReleases", REPORT_RELEASES);
     this.#throttled = redisScript(redis, "strRelayThrottled", THROTTLED);
   }
 
@@ -105,6 +110,8 @@ export class RedisPacer implements Pacer {
     this.#closed = true;
     this.#sleep?.wake();
     this.#waiters.close();
+    // The slots released last would otherwise hold other replicas back until their latest write.
+    await this.#report();
   }
 
   async #poll(): Promise<void> {
@@ -124,9 +131,11 @@ export class RedisPacer implements Pacer {
         if (this.#closed) return;
         const [granted, detail, slotId] = answer as [number, string, string?];
         if (granted === 1) {
+          const slot = this.#slot(slotId as string, asked);
           // A grant that reached this process late (it stalled, or Redis did) may be old already:
-          // sent now, it would leave bunched with grants made since. It stays counted, and is not used.
+          // sent now, it would leave bunched with grants made since. It is released unused.
           if (performance.now() - asked > this.slotLifetimeMs) {
+            slot.release();
             // Redis that answers this slowly every time would keep every caller waiting for good.
             if (++this.#staleGrants >= STALE_GRANTS_TO_FAIL) {
               this.#staleGrants = 0;
@@ -141,9 +150,7 @@ export class RedisPacer implements Pacer {
           }
           this.#staleGrants = 0;
           // The caller it was asked for may have left meanwhile: the next one takes the slot.
-          const sending = () =>
-            void this.#sends.push({ slot: slotId as string, ms: Math.ceil(performance.now() - asked) });
-          this.#waiters.grant({ grantedAt: asked, sending }, detail === "" ? undefined : detail);
+          if (!this.#waiters.grant(slot, detail === "" ? undefined : detail)) slot.release();
           continue;
         }
         await this.#nap(Math.min(MAX_NAP_MS, Math.max(1, Math.ceil(Number(detail)))));
@@ -152,6 +159,42 @@ export class RedisPacer implements Pacer {
       this.#polling = false;
       // Nobody waits here now: other replicas' callers need not wait for this one's registrations to lapse.
       if (this.#waiters.size === 0) this.#forget([this.#keys.waiting], [this.#replica]).catch(() => undefined);
+      void this.#report();
+    }
+  }
+
+  /** A granted slot, released by a report with the next poll (or one of its own). */
+  #slot(id: string, asked: number): Slot {
+    let released = false;
+    return {
+      grantedAt: asked,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#releases.push({ slot: id, ms: Math.ceil(performance.now() - asked) });
+        if (!this.#polling) void this.#report();
+      },
+    };
+  }
+
+  /**
+   * Reports the releases no poll will carry. Best effort: if Redis is away, those slots count until
+   * their latest write, which only holds sends back.
+   */
+  async #report(): Promise<void> {
+    while (!this.#polling && this.#releases.length > 0) {
+      if (this.#reporting) return this.#reporting;
+      const releases = this.#releases;
+      this.#releases = [];
+      this.#reporting = this.#reportReleases(
+        [this.#keys.log],
+        [releases.length, ...releases.flatMap((r) => [r.slot, r.ms])],
+      ).then(
+        () => undefined,
+        () => undefined,
+      );
+      await this.#reporting;
+      this.#reporting = undefined;
     }
   }
 
@@ -163,9 +206,9 @@ export class RedisPacer implements Pacer {
     const { limit, windowMs } = this.#rule;
     const urgent = this.#waiters.hasFirst ? 1 : 0;
     const mine = this.#waiters.callers().flatMap((w) => [w.caller, w.formula, w.bulk]);
-    // Reported once: if this call fails, those slots count until the end of their lifetime.
-    const sends = this.#sends;
-    this.#sends = [];
+    // Reported once: if this call fails, those slots count until their latest write.
+    const releases = this.#releases;
+    this.#releases = [];
     return [
       limit,
       windowMs,
@@ -173,9 +216,9 @@ export class RedisPacer implements Pacer {
       this.#replica,
       REGISTRATION_MS,
       urgent,
-      this.slotLifetimeMs,
-      sends.length,
-      ...sends.flatMap((s) => [s.slot, s.ms]),
+      this.slotLifetimeMs + WRITE_DEADLINE_MS,
+      releases.length,
+      ...releases.flatMap((r) => [r.slot, r.ms]),
       ...mine,
     ];
   }

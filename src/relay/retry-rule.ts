@@ -1,4 +1,4 @@
-import { UpstreamResult } from "./upstream";
+import { UpstreamResult } from "./upstream-call";
 
 /*
  * When a call to the service may be tried again — the one place that decides it.

@@ -27,12 +27,15 @@ export function maxInWindow(times: number[], windowMs: number): number {
   return best;
 }
 
-/** Takes `n` slots spread over the pacers, recording when each was granted. */
+/** Takes `n` slots spread over the pacers, recording when each was granted; each sends at once. */
 export async function grantTimes(pacers: Pacer[], n: number): Promise<number[]> {
   const times: number[] = [];
   await Promise.all(
     Array.from({ length: n }, (_, i) =>
-      (pacers[i % pacers.length] as Pacer).acquire().then(() => times.push(performance.now())),
+      (pacers[i % pacers.length] as Pacer).acquire().then((slot) => {
+        slot.release();
+        times.push(performance.now());
+      }),
     ),
   );
   return times.sort((a, b) => a - b);
@@ -52,7 +55,7 @@ export function pacerCases(under: PacersUnderTest): void {
 
   test("a waiter whose signal aborts leaves the queue and is never granted", async () => {
     const [pacer] = (await under.make({ limit: 1, windowMs: 300 }, 1)) as [Pacer];
-    await pacer.acquire();
+    (await pacer.acquire()).release();
     const controller = new AbortController();
     const aborted = pacer.acquire(controller.signal);
     const next = pacer.acquire();
@@ -83,7 +86,8 @@ export function pacerCases(under: PacersUnderTest): void {
     const times: number[] = [];
     await Promise.all(
       Array.from({ length: 15 }, () =>
-        pacer.acquire().then(() => {
+        pacer.acquire().then((slot) => {
+          slot.release();
           times.push(performance.now());
           // The process stalls once, after the third send, for three and a half spacings.
           if (times.length === 3) {
@@ -104,11 +108,39 @@ export function pacerCases(under: PacersUnderTest): void {
     const first = await pacer.acquire();
     const start = performance.now();
     await new Promise((r) => setTimeout(r, 200));
-    first.sending();
+    first.release();
     const writtenAt = performance.now();
     await pacer.acquire();
     expect(performance.now() - writtenAt).toBeGreaterThanOrEqual(300 - under.jitterMs);
     expect(writtenAt - start).toBeGreaterThanOrEqual(200 - under.jitterMs);
+  });
+
+  test("a request still unwritten a window after its grant holds the window, however long its connection takes", async () => {
+    // On two replicas, the one that sent has nobody else waiting: its release reaches the other all the same.
+    const pacers = await under.make({ limit: 1, windowMs: 200 }, under.replicas);
+    const first = await (pacers[0] as Pacer).acquire();
+    let nextAt = 0;
+    const next = (pacers.at(-1) as Pacer).acquire().then((slot) => {
+      nextAt = performance.now();
+      slot.release();
+    });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(nextAt).toBe(0);
+    first.release();
+    const writtenAt = performance.now();
+    await next;
+    expect(nextAt - writtenAt).toBeGreaterThanOrEqual(200 - under.jitterMs);
+  });
+
+  test("a slot released twice counts from its first release", async () => {
+    const [pacer] = (await under.make({ limit: 1, windowMs: 300 }, 1)) as [Pacer];
+    const first = await pacer.acquire();
+    first.release();
+    const releasedAt = performance.now();
+    await new Promise((r) => setTimeout(r, 100));
+    first.release();
+    await pacer.acquire();
+    expect(performance.now() - releasedAt).toBeLessThan(300 + 60);
   });
 
   test("closing rejects the waiters", async () => {

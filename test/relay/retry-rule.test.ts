@@ -1,5 +1,5 @@
 import { DEFAULT_RETRY_POLICY, backoffMs, retryAfterMs, retryVerdict } from "../../src/relay/retry-rule";
-import { UpstreamFailure, UpstreamResult } from "../../src/relay/upstream";
+import { UpstreamFailure, UpstreamResult } from "../../src/relay/upstream-call";
 
 const answer = (status: number, headers: Record<string, string> = {}): UpstreamResult => ({
   kind: "answer",

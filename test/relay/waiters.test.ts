@@ -1,6 +1,6 @@
 import { Waiters, WaitOptions } from "../../src/relay/waiters";
 
-const slot = { grantedAt: 0, sending: () => undefined };
+const slot = { grantedAt: 0, release: () => undefined };
 
 /** Queues calls named by `label`, then grants every slot and returns the labels in the order they were granted. */
 function order(waiters: Waiters, calls: [string, WaitOptions][]): Promise<string[]> {

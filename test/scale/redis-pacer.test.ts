@@ -90,8 +90,11 @@ describeShared("the Redis pacer keeps every replica together within the account'
           const pacer = four[i % 4] as RedisPacer;
           let slot = await pacer.acquire();
           if (i % 2 === 0) await new Promise((r) => setTimeout(r, slot.grantedAt + lifetime - 2 - performance.now()));
-          while (performance.now() - slot.grantedAt > lifetime) slot = await pacer.acquire(undefined, { first: true });
-          slot.sending();
+          while (performance.now() - slot.grantedAt > lifetime) {
+            slot.release();
+            slot = await pacer.acquire(undefined, { first: true });
+          }
+          slot.release();
           sends.push(performance.now());
         }),
       );
@@ -103,21 +106,21 @@ describeShared("the Redis pacer keeps every replica together within the account'
     }
   });
 
-  test("replicas whose callers say when they send are through at 100 per 1 s plus the jitter margin: a slot's lifetime costs no throughput", async () => {
+  test("replicas whose callers release their slots are through at 100 per 1 s plus the jitter margin: a slot's lifetime costs no throughput", async () => {
     const both = [await replica(pacingRule(100)), await replica(pacingRule(100))];
     const sends: number[] = [];
     await Promise.all(
       Array.from({ length: 501 }, (_, i) =>
         (both[i % 2] as RedisPacer).acquire().then((slot) => {
-          slot.sending();
+          slot.release();
           sends.push(performance.now());
         }),
       ),
     );
     sends.sort((a, b) => a - b);
     expect(maxInWindow(sends, 1000 + JITTER_MARGIN_MS)).toBeLessThanOrEqual(100);
-    // Each send goes one window after the one 100 before it. Counted until the end of its slot's
-    // lifetime rather than from when it was sent, each would go a lifetime later. The median of all
+    // Each send goes one window after the one 100 before it. Counted from the latest it could have
+    // been written rather than from its release, each would go a lifetime or more later. The median of all
     // of them is read, so a moment the machine stalls (it delays the few around it) says nothing.
     const gaps = sends.slice(100).map((t, i) => t - (sends[i] as number));
     gaps.sort((a, b) => a - b);
@@ -158,7 +161,12 @@ describeShared("the Redis pacer keeps every replica together within the account'
   const grantOrder = async (calls: [RedisPacer, string, AcquireOptions][]): Promise<string[]> => {
     const order: string[] = [];
     await Promise.all(
-      calls.map(([pacer, label, options]) => pacer.acquire(undefined, options).then(() => order.push(label))),
+      calls.map(([pacer, label, options]) =>
+        pacer.acquire(undefined, options).then((slot) => {
+          slot.release();
+          order.push(label);
+        }),
+      ),
     );
     return order;
   };

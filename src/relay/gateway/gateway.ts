@@ -3,7 +3,6 @@ import {
   Charge,
   NO_CHARGE,
   Operation,
-  Priority,
   RelayAnswer,
   describeIssues,
   maxCharge,
@@ -14,7 +13,6 @@ import { Outcome, outcomeOf } from "../outcome";
 import { DEFAULT_RETRY_POLICY } from "../retry-rule";
 import { markStale } from "../staleness";
 import { AnswerCache, cacheKeyOf, limitComparables } from "./answer-cache";
-import type { Caller } from "../caller";
 import { Budget } from "./budget";
 import { localDayStart } from "./calendar";
 import { Ledger, mayHaveBilled } from "./ledger";
@@ -165,13 +163,7 @@ export class Gateway {
     op: Operation,
     request: AnyRequest,
     key: string,
-    ask: {
-      refresh: boolean;
-      freshSince: number | undefined;
-      caller: Caller | undefined;
-      priority: Priority | undefined;
-      onWaiting: (() => void) | undefined;
-    },
+    ask: Pick<AnalyzeOptions, "freshSince" | "caller" | "priority" | "onWaiting"> & { refresh: boolean },
     flight: Flight,
   ): Promise<RelayAnswer> {
     // A refresh is satisfied by an answer fetched since it was asked for: by another replica
@@ -202,7 +194,10 @@ export class Gateway {
       ask.onWaiting?.();
       const slot = await this.#sender.slot(flight.signal, { caller: ask.caller?.id, priority: ask.priority });
       // The ledger row is written before the call is sent, with the budget check in the same step.
-      const row = await this.#ledger.reserve(op, key, most.cents, ask.caller);
+      const row = await this.#ledger.reserve(op, key, most.cents, ask.caller).catch((error: unknown) => {
+        slot.release(); // refused: the slot goes unused
+        throw error;
+      });
       flight.markSent();
       const result = await this.#sender.send(op, request, slot);
       // No slot could be had to send on: nothing was sent, the row settles as failed.

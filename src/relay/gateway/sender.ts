@@ -5,7 +5,8 @@ import type { CallEvents } from "../events";
 import { RelayMetrics } from "../metrics";
 import { AcquireOptions, Pacer, Slot } from "../pacer";
 import { RetryPolicy, retryVerdict } from "../retry-rule";
-import { Upstream, UpstreamResult } from "../upstream";
+import { Upstream } from "../upstream";
+import { UpstreamResult } from "../upstream-call";
 
 /**
  * Sending one call to the service within the account's rate: a send slot from the pacer, then the
@@ -40,10 +41,10 @@ export class Sender {
   }
 
   /**
-   * Sends the call on `slot`, retrying where that cannot bill twice. A slot older than its lifetime
-   * (the ledger was slow, or this process stalled) is traded for the next one first, ahead of the
-   * queue: until its request is written, the pacer counts a slot as leaving by the end of its
-   * lifetime, and handed over later the request would reach the service bunched with those granted
+   * Sends the call on `slot`, retrying where that cannot bill twice, and releases every slot it
+   * used. A slot older than its lifetime (the ledger was slow, or this process stalled) is traded
+   * for the next one first, ahead of the queue: the pacer counts a slot as handed over within its
+   * lifetime, and handed over later the request could reach the service bunched with those granted
    * after it. A RelayError means nothing was sent.
    */
   async send(op: Operation, request: AnyRequest, slot: Slot): Promise<UpstreamResult | RelayError> {
@@ -51,6 +52,7 @@ export class Sender {
     let current: Slot | RelayError = slot;
     if (performance.now() - slot.grantedAt > pacer.slotLifetimeMs) {
       metrics.slotsRenewed.inc();
+      slot.release();
       current = await this.#slotNow();
       if (current instanceof RelayError) return current;
     }
@@ -69,14 +71,16 @@ export class Sender {
     }
   }
 
+  /** One attempt on `slot`: released when its request is written, or when the attempt ends unwritten. */
   async #call(op: Operation, request: AnyRequest, attempt: number, slot: Slot): Promise<UpstreamResult> {
     this.#inFlight++;
     try {
       const sentAt = performance.now();
-      const result = await this.#o.upstream.call(op, request, () => slot.sending());
+      const result = await this.#o.upstream.call(op, request, () => slot.release());
       this.#o.events.attempted(op, result, attempt, (performance.now() - sentAt) / 1000);
       return result;
     } finally {
+      slot.release();
       this.#inFlight--;
     }
   }
