@@ -64,7 +64,7 @@ export class RedisPacer implements Pacer {
   #releases: { slot: string; ms: number }[] = [];
   #polling = false;
   /** A report of its own under way (no poll carries the releases). */
-  #reporting: Promise<void> | undefined;
+  #reporting: Promise<unknown> | undefined;
   /** Grants in a row that arrived older than a slot's lifetime. */
   #staleGrants = 0;
   #closed = false;
@@ -128,10 +128,10 @@ export class RedisPacer implements Pacer {
           this.#waiters.failAll(partError("Redis", error));
           return;
         }
-        if (this.#closed) return;
         const [granted, detail, slotId] = answer as [number, string, string?];
-        if (granted === 1) {
-          const slot = this.#slot(slotId as string, asked);
+        const slot = granted === 1 ? this.#slot(slotId as string, asked) : undefined;
+        if (this.#closed) return slot?.release();
+        if (slot) {
           // A grant that reached this process late (it stalled, or Redis did) may be old already:
           // sent now, it would leave bunched with grants made since. It is released unused.
           if (performance.now() - asked > this.slotLifetimeMs) {
@@ -182,20 +182,17 @@ export class RedisPacer implements Pacer {
    * their latest write, which only holds sends back.
    */
   async #report(): Promise<void> {
-    while (!this.#polling && this.#releases.length > 0) {
-      if (this.#reporting) return this.#reporting;
-      const releases = this.#releases;
-      this.#releases = [];
-      this.#reporting = this.#reportReleases(
-        [this.#keys.log],
-        [releases.length, ...releases.flatMap((r) => [r.slot, r.ms])],
-      ).then(
-        () => undefined,
-        () => undefined,
-      );
-      await this.#reporting;
-      this.#reporting = undefined;
-    }
+    while (this.#reporting) await this.#reporting;
+    if (this.#polling || this.#releases.length === 0) return;
+    const releases = this.#releases;
+    this.#releases = [];
+    const args = [releases.length, ...releases.flatMap((r) => [r.slot, r.ms])];
+    this.#reporting = this.#reportReleases([this.#keys.log], args)
+      .catch(() => undefined)
+      .finally(() => (this.#reporting = undefined));
+    await this.#reporting;
+    // Released while this report was under way.
+    return this.#report();
   }
 
   #scriptKeys(): string[] {

@@ -141,6 +141,25 @@ describeShared("the Redis pacer keeps every replica together within the account'
     }
   });
 
+  test("grants that reached a replica too late to use are released: none stays counted until its latest write", async () => {
+    const proxy = await stallingProxy(urls.redisUrl, { share: 1, minMs: 45, maxMs: 50 });
+    try {
+      const slow = await replica(pacingRule(100), withPort(urls.redisUrl, proxy.port), true);
+      await expect(slow.acquire()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE" });
+      await slow.close();
+    } finally {
+      proxy.close();
+    }
+    // The 20 stale grants were released: none is left counted until its latest write, 10 s on.
+    await replica(pacingRule(100));
+    const redis = clients.at(-1) as Redis;
+    const [seconds, micros] = await redis.time();
+    const now = Number(seconds) * 1000 + Number(micros) / 1000;
+    const scores = (await redis.zrange(`${ns}:pacer_v2:log`, 0, -1, "WITHSCORES")).filter((_, i) => i % 2 === 1);
+    expect(scores.length).toBeGreaterThanOrEqual(20);
+    expect(Math.max(...scores.map(Number))).toBeLessThanOrEqual(now);
+  });
+
   test("sends are spaced evenly, with a small catch-up, not let out in bursts of the limit", async () => {
     const both = [await replica({ limit: 10, windowMs: 1000 }), await replica({ limit: 10, windowMs: 1000 })];
     const start = performance.now();
