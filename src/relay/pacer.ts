@@ -93,7 +93,7 @@ export function pacingRule(requestsPerSecond: number): PacingRule {
 export class LocalPacer implements Pacer {
   readonly #rule: PacingRule;
   /** When each send within the last window left, or will have left at the latest; soonest first. */
-  readonly #sent: { at: number; released: boolean }[] = [];
+  readonly #sent: { at: number }[] = [];
   readonly #waiters = new Waiters();
   readonly #now: () => number;
   /** When the next send is due on an even schedule. */
@@ -159,7 +159,7 @@ export class LocalPacer implements Pacer {
       if (now < next) return this.#schedule(next - now);
       this.#due = (now - this.#due > spacing * CATCH_UP ? now : this.#due) + spacing;
       this.#lastGrant = now;
-      const entry = { at: now + this.slotLifetimeMs + WRITE_DEADLINE_MS, released: false };
+      const entry = { at: now + this.slotLifetimeMs + WRITE_DEADLINE_MS };
       this.#sent.push(entry);
       const slot = { grantedAt: performance.now(), release: () => this.#release(entry) };
       if (!this.#waiters.grant(slot)) slot.release();
@@ -168,11 +168,10 @@ export class LocalPacer implements Pacer {
 
   /**
    * A slot's request was written now, or never will be: the log counts it from now, which is sooner
-   * than the latest it could have left, and may let a waiting call go sooner.
+   * than the latest it could have left, and may let a waiting call go sooner. Entries only ever move
+   * sooner, so a second release changes nothing.
    */
-  #release(entry: { at: number; released: boolean }): void {
-    if (entry.released) return;
-    entry.released = true;
+  #release(entry: { at: number }): void {
     const now = this.#now();
     if (now >= entry.at) return;
     entry.at = now;

@@ -156,7 +156,8 @@ describeShared("the Redis pacer keeps every replica together within the account'
     const [seconds, micros] = await redis.time();
     const now = Number(seconds) * 1000 + Number(micros) / 1000;
     const scores = (await redis.zrange(`${ns}:pacer_v2:log`, 0, -1, "WITHSCORES")).filter((_, i) => i % 2 === 1);
-    expect(scores.length).toBeGreaterThanOrEqual(20);
+    // Those of the last second at least (the slow replica's own polls took older ones out of the window).
+    expect(scores.length).toBeGreaterThanOrEqual(10);
     expect(Math.max(...scores.map(Number))).toBeLessThanOrEqual(now);
   });
 
