@@ -161,8 +161,7 @@ export class LocalPacer implements Pacer {
       this.#lastGrant = now;
       const entry = { at: now + this.slotLifetimeMs + WRITE_DEADLINE_MS };
       this.#sent.push(entry);
-      const slot = { grantedAt: performance.now(), release: () => this.#release(entry) };
-      if (!this.#waiters.grant(slot)) slot.release();
+      this.#waiters.grant({ grantedAt: performance.now(), release: () => this.#release(entry) });
     }
   }
 

@@ -163,7 +163,11 @@ export class RedisPacer implements Pacer {
     }
   }
 
-  /** A granted slot, released by a report with the next poll (or one of its own). */
+  /**
+   * A granted slot, released by a report with the next poll (or one of its own). Reported once: a
+   * later release changes nothing (the script only moves an entry sooner), and the sender releases
+   * each slot twice, at the write and when the attempt ends.
+   */
   #slot(id: string, asked: number): Slot {
     let released = false;
     return {

@@ -31,19 +31,21 @@ export class Upstream {
   readonly #basePath: string;
   readonly #origin: string;
   readonly #options: UpstreamOptions;
+  readonly #writeDeadlineMs: number;
 
   constructor(options: UpstreamOptions) {
     const url = new URL(options.baseUrl);
     this.#origin = url.origin;
     this.#basePath = url.pathname.replace(/\/+$/, "");
     this.#options = options;
+    this.#writeDeadlineMs = options.writeDeadlineMs ?? WRITE_DEADLINE_MS;
     this.#pool = new Pool(this.#origin, {
       connections: options.connections,
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 120_000,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      connect: { timeout: options.writeDeadlineMs ?? WRITE_DEADLINE_MS },
+      connect: { timeout: this.#writeDeadlineMs },
       pipelining: 1,
     });
   }
@@ -55,7 +57,7 @@ export class Upstream {
   call(op: Operation, body: unknown, onWritten?: () => void): Promise<UpstreamResult> {
     const payload = JSON.stringify(body);
     return new Promise<UpstreamResult>((resolve) => {
-      const writeBy = performance.now() + (this.#options.writeDeadlineMs ?? WRITE_DEADLINE_MS);
+      const writeBy = performance.now() + this.#writeDeadlineMs;
       const handler = new CallHandler(resolve, onWritten, this.#options.redact, writeBy);
       this.#pool.dispatch(
         {
