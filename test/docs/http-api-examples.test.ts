@@ -80,11 +80,16 @@ function shapeOf(output: string) {
 
 const HEX_ID = /"(?:id|_id)"\s*:\s*"([0-9a-f]{24})"/g;
 
+/**
+ * Runs one example in a bash of its own, without the user's startup files: bash given no SHLVL and
+ * stdio that are sockets (as Node's pipes are) takes itself to be run by a remote shell and reads
+ * ~/.bashrc, which is no part of the example (and can take longer than the example itself).
+ */
 function run(command: string, env: Record<string, string>, cwd: string): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile(
       "bash",
-      ["-o", "pipefail", "-c", command],
+      ["--norc", "-o", "pipefail", "-c", command],
       { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, cwd, timeout: 30_000 },
       (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
     ),
