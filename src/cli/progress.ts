@@ -128,7 +128,9 @@ class TerminalProgress implements ProgressReporter {
     const columns = this.#stream.columns || 80;
     // A steady bar on a wide terminal; on a narrow one, what room the text leaves.
     const barWidth = columns >= 110 ? 24 : Math.max(0, Math.min(24, columns - text.length - 4));
-    const filled = stats.total === 0 ? barWidth : Math.round((stats.done / stats.total) * barWidth);
+    // Clamped: a count past the total (a bug elsewhere) must cost a wrong bar, never the run.
+    const share = stats.total === 0 ? 1 : Math.min(1, Math.max(0, stats.done / stats.total));
+    const filled = Math.round(share * barWidth);
     const bar = barWidth >= 5 ? `[${"█".repeat(filled)}${"░".repeat(barWidth - filled)}] ` : "";
     const line = `${bar}${text}`.slice(0, Math.max(10, columns - 1));
     if (line === this.#line) return;

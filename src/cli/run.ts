@@ -348,12 +348,11 @@ function describeColumns(plan: Plan): string {
 /** The progress line's counts: the rows sent, of which those with an outcome (a stop's unreached rows included). */
 function progressOf(plan: Plan, c: Readonly<ScreeningCounts> | undefined): ProgressStats {
   if (!c) return { total: plan.items.length, done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0 };
-  const failed = c.failed - c.refused + c.stopped;
   return {
     total: plan.items.length,
-    done: c.created + c.cached + c.duplicate + failed,
+    done: c.itemsDone,
     cached: c.cached + c.duplicate,
-    failed,
+    failed: c.itemsFailed,
     warnings: c.withWarnings,
     spentUSD: c.spentUSD,
   };

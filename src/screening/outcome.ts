@@ -94,6 +94,10 @@ export interface ScreeningCounts {
   unusual: number;
   /** Rows a stopped run never reached. */
   stopped: number;
+  /** Rows sent (kind "request") with an outcome, those a stop never reached included: the progress bar's count. */
+  itemsDone: number;
+  /** Of those, rows without figures: failed at the relay or never reached. */
+  itemsFailed: number;
   withWarnings: number;
   spentUSD: number;
 }
@@ -108,6 +112,8 @@ export function emptyCounts(rows: number): ScreeningCounts {
     refused: 0,
     unusual: 0,
     stopped: 0,
+    itemsDone: 0,
+    itemsFailed: 0,
     withWarnings: 0,
     spentUSD: 0,
   };
@@ -118,6 +124,10 @@ export function countOutcome(counts: ScreeningCounts, row: PlannedRow, outcome: 
   else counts[outcome.status]++;
   if (row.kind === "invalid") counts.refused++;
   if (row.kind === "unusual") counts.unusual++;
+  if (row.kind === "request") {
+    counts.itemsDone++;
+    if (outcome.status === "failed" || outcome.status === "stopped") counts.itemsFailed++;
+  }
   if (outcome.warnings.length > 0) counts.withWarnings++;
   // Cents, so that many rows add up without floating-point dust.
   counts.spentUSD = centsToUSD(Math.round(counts.spentUSD * 100) + Math.round(outcome.costUSD * 100));

@@ -65,4 +65,12 @@ describe("progress", () => {
     expect(duration(75)).toBe("1:15");
     expect(duration(3700)).toBe("1:01:40");
   });
+
+  test("on a terminal: a count past the total draws a full bar instead of throwing", () => {
+    const { out, stream } = fakeStream(true);
+    const p = progressReporter(stream, { now: () => 0 });
+    expect(() => p.update(stats(120))).not.toThrow();
+    expect(() => p.finish(stats(-3))).not.toThrow();
+    expect(out.join("")).toContain("120/100");
+  });
 });
