@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     const straight = (i: number) => ({
       path: "/v1/external/analysis/create/buy",
       body: cachedBody(i),
-      headers: { "x-service-api-key": BENCH_KEY },
+      headers: { "x-bnbcalc-api-key": BENCH_KEY },
     });
     await steadyLoad(relayPool, 200, 1, viaRelay); // warm-up
     await steadyLoad(directPool, 200, 1, straight);

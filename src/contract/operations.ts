@@ -23,5 +23,15 @@ export function isCreate(op: Operation): op is Strategy {
   return op !== "enhance";
 }
 
-/** The header that carries the service's API key. */
-export const API_KEY_HEADER = "x-service-api-key";
+/**
+ * The header the live service reads its key from: every public integration of it sends this one
+ * (docs/service/observed-behaviour.md). STR_API_KEY_HEADER names another for a service that differs.
+ */
+export const API_KEY_HEADER = "x-bnbcalc-api-key";
+/** The spec's placeholder name for it ("Placeholder form: `x-service-api-key: <API_KEY>`"). */
+export const SPEC_API_KEY_HEADER = "x-service-api-key";
+/**
+ * Where the live service is, as its integrations call it (observed-behaviour.md): the relay's
+ * default for STR_API_BASE_URL once STR_API_KEY is set.
+ */
+export const LIVE_API_BASE_URL = "https://atlas.bnbcalc.com";

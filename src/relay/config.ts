@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { toFieldIssues } from "../contract";
+import { API_KEY_HEADER, LIVE_API_BASE_URL, toFieldIssues } from "../contract";
 import { Env } from "./config/env";
 import { DAY_MS } from "./staleness";
 import { devCertificate } from "./tls-dev-certs";
@@ -30,6 +30,8 @@ export interface RelayConfig {
   mode: "sandbox" | "live";
   apiKey: string | undefined;
   apiBaseUrl: string | undefined;
+  /** The header the key goes in (the live service's unless STR_API_KEY_HEADER names another). */
+  apiKeyHeader: string;
   host: string;
   port: number;
   publicUrl: string;
@@ -81,10 +83,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     : toFieldIssues(parsed.error).map((i) => withValue(i.path, i.message, env));
   const e: Partial<Env> = parsed.success ? parsed.data : {};
   const set = (name: string) => typeof env[name] === "string" && (env[name] as string).trim() !== "";
-  if (set("STR_API_KEY") && !set("STR_API_BASE_URL"))
-    problems.push("STR_API_BASE_URL is required with STR_API_KEY (the service's https base URL)");
   if (!set("STR_API_KEY") && set("STR_API_BASE_URL"))
     problems.push("STR_API_KEY is required with STR_API_BASE_URL (or unset both to run on the sandbox)");
+  if (!set("STR_API_KEY") && set("STR_API_KEY_HEADER"))
+    problems.push("STR_API_KEY is required with STR_API_KEY_HEADER (or unset both to run on the sandbox)");
   if (set("RELAY_TLS_CERT") !== set("RELAY_TLS_KEY"))
     problems.push("RELAY_TLS_CERT and RELAY_TLS_KEY go together: set both or neither");
   if (e.RELAY_TLS_DEV_CERTS && set("RELAY_TLS_CERT"))
@@ -111,7 +113,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   return {
     mode,
     apiKey: e.STR_API_KEY,
-    apiBaseUrl: e.STR_API_BASE_URL?.replace(/\/+$/, ""),
+    apiBaseUrl: mode === "live" ? (e.STR_API_BASE_URL ?? LIVE_API_BASE_URL).replace(/\/+$/, "") : undefined,
+    apiKeyHeader: e.STR_API_KEY_HEADER ?? API_KEY_HEADER,
     host: e.RELAY_HOST ?? "127.0.0.1",
     port,
     publicUrl,

@@ -22,7 +22,9 @@ every answer and bills each report once. Configured by environment variables onl
 STR_API_KEY it runs on an embedded sandbox (simulated data).
 
 Common variables (every one is in docs/configuration.md):
-  STR_API_KEY, STR_API_BASE_URL   the service's key and https base URL (unset: sandbox)
+  STR_API_KEY                     the service's key (unset: sandbox); STR_API_BASE_URL
+                                  (default https://atlas.bnbcalc.com) and STR_API_KEY_HEADER
+                                  (default x-bnbcalc-api-key) name another service
   RELAY_HOST, RELAY_PORT          where to listen (default 127.0.0.1:8787; port 0: any free port)
   RELAY_PUBLIC_URL                where users reach it; the served manifest points there
   RELAY_TOKENS                    comma-separated bearer tokens, each optionally label:token
@@ -57,7 +59,7 @@ async function main(argv: string[]): Promise<void> {
   const lines = [
     `STR relay ${RELAY_VERSION} listening on ${scheme}://${config.host}:${port} (public URL ${config.publicUrl})`,
     config.mode === "sandbox"
-      ? "Mode: SANDBOX — no STR_API_KEY is set, so answers are simulated by the embedded sandbox (not market data). Set STR_API_KEY and STR_API_BASE_URL to go live."
+      ? "Mode: SANDBOX — no STR_API_KEY is set, so answers are simulated by the embedded sandbox (not market data). Set STR_API_KEY to go live."
       : `Mode: LIVE — relaying to ${config.apiBaseUrl}`,
     `Budget: ${config.budgetUSDPerDay.toFixed(2)} USD a day${config.mode === "sandbox" ? " (simulated)" : ""}; pacing: ${config.upstreamRps} requests a second; store: ${config.databaseUrl ? "Redis + Postgres" : `${config.dataDir}/relay.sqlite`}`,
     generated

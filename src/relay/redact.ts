@@ -10,7 +10,13 @@
 export const REDACTED = "[redacted]";
 
 /** Header names whose values the logger never writes. */
-export const REDACTED_HEADERS = ["authorization", "x-service-api-key", "cookie", "proxy-authorization"];
+export const REDACTED_HEADERS = [
+  "authorization",
+  "x-bnbcalc-api-key",
+  "x-service-api-key",
+  "cookie",
+  "proxy-authorization",
+];
 
 export type Redactor = (text: string) => string;
 

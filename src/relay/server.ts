@@ -79,7 +79,10 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   }
 }
 
-async function buildRelay(options: RelayOptions, { embedded, apiKey, apiBaseUrl }: UpstreamTarget): Promise<Relay> {
+async function buildRelay(
+  options: RelayOptions,
+  { embedded, apiKey, apiBaseUrl, apiKeyHeader }: UpstreamTarget,
+): Promise<Relay> {
   const { config } = options;
   const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const redact = makeRedactor([apiKey, config.apiKey, ...options.tokens]);
@@ -89,6 +92,7 @@ async function buildRelay(options: RelayOptions, { embedded, apiKey, apiBaseUrl 
   const upstream = new Upstream({
     baseUrl: apiBaseUrl,
     apiKey,
+    apiKeyHeader,
     timeoutMs: config.upstreamTimeoutMs,
     // Enough connections for 40 s of sends at the pacing limit; reports take 10–30 s upstream.
     connections: Math.min(4096, Math.max(64, Math.ceil(config.upstreamRps * 40))),

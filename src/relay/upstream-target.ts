@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { API_KEY_HEADER } from "../contract/operations";
 import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../sandbox/options";
 import { RelayConfig } from "./config";
 import { EmbeddedSandbox, startEmbeddedSandbox } from "./embedded-sandbox";
@@ -14,6 +15,7 @@ export interface UpstreamTarget {
   embedded: EmbeddedSandbox | undefined;
   apiKey: string;
   apiBaseUrl: string;
+  apiKeyHeader: string;
 }
 
 /**
@@ -25,9 +27,9 @@ export async function startUpstream(
   sandboxOptions: SandboxOptionsInput | undefined,
 ): Promise<UpstreamTarget> {
   if (config.mode !== "sandbox") {
-    const { apiKey, apiBaseUrl } = config;
+    const { apiKey, apiBaseUrl, apiKeyHeader } = config;
     if (!apiKey || !apiBaseUrl) throw new Error("STR_API_KEY and STR_API_BASE_URL are required in live mode");
-    return { embedded: undefined, apiKey, apiBaseUrl };
+    return { embedded: undefined, apiKey, apiBaseUrl, apiKeyHeader };
   }
   const apiKey = `sk_sandbox_${randomBytes(16).toString("hex")}`;
   const embedded = await startEmbeddedSandbox({
@@ -36,5 +38,5 @@ export async function startUpstream(
     apiKeys: [apiKey],
     publicBaseUrl: `${config.publicUrl}/sandbox`,
   });
-  return { embedded, apiKey, apiBaseUrl: embedded.url };
+  return { embedded, apiKey, apiBaseUrl: embedded.url, apiKeyHeader: API_KEY_HEADER };
 }

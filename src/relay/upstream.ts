@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool";
-import { API_KEY_HEADER, OPERATION_PATHS, Operation } from "../contract";
+import { OPERATION_PATHS, Operation } from "../contract";
 import { WRITE_DEADLINE_MS } from "./pacer";
 import { CallHandler, UpstreamResult } from "./upstream-call";
 
@@ -15,6 +15,8 @@ import { CallHandler, UpstreamResult } from "./upstream-call";
 export interface UpstreamOptions {
   baseUrl: string;
   apiKey: string;
+  /** The header the key goes in. */
+  apiKeyHeader: string;
   /** How long to wait for an answer once sent (spec: at least 300 s). */
   timeoutMs: number;
   /** Most connections open at once. */
@@ -67,7 +69,7 @@ export class Upstream {
             "content-type": "application/json",
             accept: "application/json",
             "user-agent": this.#options.userAgent,
-            [API_KEY_HEADER]: this.#options.apiKey,
+            [this.#options.apiKeyHeader]: this.#options.apiKey,
           },
           body: payload,
           headersTimeout: this.#options.timeoutMs,

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   API_KEY_HEADER,
+  SPEC_API_KEY_HEADER,
   AiFunction,
   AnalysisData,
   CreateRequest,
@@ -116,8 +117,10 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
 
   async function handle(op: Operation, request: FastifyRequest, reply: FastifyReply) {
     const arrivedAt = arrivalOf.get(request) ?? Date.now();
-    const apiKey = request.headers[API_KEY_HEADER];
-    if (!acceptsKey(apiKey)) return fail(reply, 401, `Missing or invalid API key in the ${API_KEY_HEADER} header`);
+    // Either name: the live service's, or the spec's placeholder (a relay set to STR_API_KEY_HEADER=x-service-api-key).
+    const apiKey = request.headers[API_KEY_HEADER] ?? request.headers[SPEC_API_KEY_HEADER];
+    if (!acceptsKey(apiKey))
+      return fail(reply, 401, `Missing or invalid API key in the ${API_KEY_HEADER} (or ${SPEC_API_KEY_HEADER}) header`);
     const admitted = state.throttle.admit(apiKey, options.faults.rateLimitPerSecond, arrivedAt);
     if (!admitted.ok) {
       reply.header("retry-after", String(Math.ceil(admitted.retryAfterMs / 1000)));

@@ -65,9 +65,6 @@ describe("relay configuration", () => {
   });
 
   test("settings that go together are refused apart", () => {
-    expect(() => loadConfig({ STR_API_KEY: "sk_live_abcdefgh" })).toThrow(
-      /STR_API_BASE_URL is required with STR_API_KEY/,
-    );
     expect(() => loadConfig({ RELAY_TLS_CERT: "/c.pem" })).toThrow(/RELAY_TLS_CERT and RELAY_TLS_KEY go together/);
     expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" })).toThrow(/REDIS_URL and DATABASE_URL go together/);
   });

@@ -11,6 +11,7 @@ const upstreamAt = (baseUrl: string, options: { connections?: number; writeDeadl
   new Upstream({
     baseUrl,
     apiKey: "sk_test_written",
+    apiKeyHeader: "x-bnbcalc-api-key",
     timeoutMs: 5000,
     connections: 4,
     userAgent: "test",

@@ -257,7 +257,7 @@ describe("dropped connections, over a real socket", () => {
   const send = (op: (typeof CREATE_OPS)[number]) =>
     request(`${base}${OPERATION_PATHS[op]}`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-service-api-key": KEY },
+      headers: { "content-type": "application/json", "x-bnbcalc-api-key": KEY },
       body: JSON.stringify(BODIES[op]),
     });
 

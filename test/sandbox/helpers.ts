@@ -41,7 +41,7 @@ export type { Answer } from "../support/inject";
 /** POSTs `body` to `op` with `key` (null: no key header at all). */
 export async function call(sandbox: Sandbox, op: Operation, body: unknown, key: string | null = KEY): Promise<Answer> {
   const headers: Record<string, string> = { "content-type": "application/json" };
-  if (key !== null) headers["x-service-api-key"] = key;
+  if (key !== null) headers["x-bnbcalc-api-key"] = key;
   return answerOf(
     await sandbox.app.inject({ method: "POST", url: OPERATION_PATHS[op], headers, payload: JSON.stringify(body) }),
   );

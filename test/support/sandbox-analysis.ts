@@ -15,7 +15,7 @@ export function sandboxAnalyses(key: string): {
       const r = await sandbox.app.inject({
         method: "POST",
         url: `/v1/external/analysis/create/${strategy}`,
-        headers: { "x-service-api-key": key },
+        headers: { "x-bnbcalc-api-key": key },
         payload: body,
       });
       const data = normalizeEnvelope(r.json()).data;

@@ -7,6 +7,17 @@ import { blankIsUnset, isSafeUrl, num, originList, str } from "./fields";
  * (docs/configuration.md is the user's page). config.ts turns the parsed values into RelayConfig.
  */
 
+/** Headers every upstream call already carries: the key cannot go in one of them. */
+const RELAY_SET_HEADERS = new Set([
+  "host",
+  "content-type",
+  "content-length",
+  "accept",
+  "user-agent",
+  "connection",
+  "transfer-encoding",
+]);
+
 export const Env = z.object({
   /** The service's API key. Unset → the embedded sandbox (simulated data). */
   STR_API_KEY: z.preprocess(
@@ -16,10 +27,29 @@ export const Env = z.object({
       .regex(/^\S{8,}$/, { error: "must be the service's API key (8 or more characters, no spaces)" })
       .optional(),
   ),
-  /** The service's base URL (https). Required with STR_API_KEY: the spec gives no default. */
+  /**
+   * The service's base URL (https). @default https://atlas.bnbcalc.com with STR_API_KEY — where the
+   * live service's integrations call it (observed-behaviour.md); the spec itself gives none.
+   */
   STR_API_BASE_URL: z.preprocess(
     blankIsUnset,
     z.string().refine(isSafeUrl, { error: "must be an https URL (http only for localhost)" }).optional(),
+  ),
+  /**
+   * The header the key is sent in. @default x-bnbcalc-api-key — the live service's; `x-service-api-key`
+   * for a service that follows the spec's placeholder. Headers the relay sets itself are refused.
+   */
+  STR_API_KEY_HEADER: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^[a-z0-9!#$%&'*+.^_`|~-]+$/, { error: "must be an HTTP header name (letters, digits and - _ . only)" })
+      .refine((name) => !RELAY_SET_HEADERS.has(name), {
+        error: `must not be a header the relay sets itself (${[...RELAY_SET_HEADERS].join(", ")})`,
+      })
+      .optional(),
   ),
   /** @default 127.0.0.1 — only this machine can reach the relay until you choose otherwise. */
   RELAY_HOST: str(),
