@@ -8,7 +8,7 @@ import {
   ScreeningEstimate,
   ScreeningPlan,
   estimateScreening,
-  isNotEnhanced,
+  notEnhancedNote,
   planRows,
   resultFields,
   screenRows,
@@ -175,7 +175,7 @@ export async function runScreening(
   for (const row of job.rows) if (row.kind === "blank") writer.put(row.sheetRow, []);
 
   let run: Awaited<ReturnType<typeof screenRows>>;
-  const notEnhanced: { row: number; analysisId: string; warnings: string[] }[] = [];
+  const notEnhanced: { row: number; analysisId: string; note: string }[] = [];
   try {
     run = await screenRows(deps.client, job, {
       signal: controller.signal,
@@ -185,9 +185,10 @@ export async function runScreening(
       acceptUnusual: `tick "${SEND_UNUSUAL_LABEL}" and screen the table again to send it`,
       onOutcome: (row, outcome, answer, counts) => {
         // An enhancement without figures would blank the row's: its stored figures are written after the run.
-        if (isNotEnhanced(answer) && row.kind === "request") {
+        const note = notEnhancedNote(row, outcome, answer);
+        if (note && row.kind === "request") {
           const { analysisId } = job.items[row.item]?.params as { analysisId: string };
-          notEnhanced.push({ row: row.sheetRow, analysisId, warnings: outcome.warnings });
+          notEnhanced.push({ row: row.sheetRow, analysisId, note });
         } else writer.put(row.sheetRow, outcome.cells);
         options.onOutcome?.(row, outcome);
         options.onProgress?.(progressOf(counts));
@@ -195,7 +196,7 @@ export async function runScreening(
     });
     const stored = deps.client.analysis ? (deps.client as Pick<RelayClient, "analysis">) : undefined;
     for (const n of stored ? notEnhanced : []) {
-      const kept = await storedOutcome(stored as Pick<RelayClient, "analysis">, n.analysisId, job.fields, n.warnings);
+      const kept = await storedOutcome(stored as Pick<RelayClient, "analysis">, n.analysisId, job.fields, n.note);
       if (kept) writer.put(n.row, kept.outcome.cells);
     }
   } finally {

@@ -23,8 +23,8 @@ export interface SpooledOutcome extends RowOutcome {
   currency?: string | undefined;
   /** Where its comparables are in the spool. */
   comps: { offset: number; length: number } | undefined;
-  /** An enhancement that came back without figures (every AI step failed, free): its figures are kept after the run. */
-  notEnhanced?: boolean;
+  /** An enhancement that came back without figures, and why (notEnhancedNote): its figures are kept after the run. */
+  notEnhanced?: string;
   /** Its report kept beside OUT (LocalReports), relative to OUT's folder, once written. */
   reportFile?: string;
   /** Its report could not be kept beside OUT: the file and why. */
@@ -64,7 +64,7 @@ export class Outcomes {
   }
 
   /** Keeps a row's outcome, and the comparables of its answer. */
-  record(row: PlannedRow, outcome: RowOutcome & { notEnhanced?: boolean }, answer: RelayAnswer | undefined): void {
+  record(row: PlannedRow, outcome: RowOutcome & { notEnhanced?: string }, answer: RelayAnswer | undefined): void {
     let comps: SpooledOutcome["comps"];
     const analysis = answer ? analysisOf(answer) : undefined;
     if (this.compsPerRow > 0 && analysis?.comparables && analysis.comparables.length > 0) {
@@ -103,7 +103,7 @@ export class Outcomes {
   /** The row's outcome is in and its cells will not change: its report, if kept, is written; an enhancement's figures are not still to be recovered. */
   isFinal(row: PlannedRow): boolean {
     const outcome = this.#bySheetRow.get(row.sheetRow);
-    return outcome !== undefined && outcome.notEnhanced !== true && !this.#reportPending.has(row.sheetRow);
+    return outcome !== undefined && outcome.notEnhanced === undefined && !this.#reportPending.has(row.sheetRow);
   }
 
   /** Waits for the reports being written beside OUT; the files that could not be, and why. */

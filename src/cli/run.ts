@@ -9,7 +9,7 @@ import {
   ScreeningCounts,
   ScreeningEstimate,
   estimateScreening,
-  isNotEnhanced,
+  notEnhancedNote,
   notEnhancedCells,
   refusedRows,
   screenRows,
@@ -253,7 +253,8 @@ async function sendRows(
     again: "run again",
     acceptUnusual: "run again with --accept-unusual to send it",
     onOutcome: (row, outcome, answer, counts) => {
-      outcomes.record(row, isNotEnhanced(answer) ? { ...outcome, notEnhanced: true } : outcome, answer);
+      const note = notEnhancedNote(row, outcome, answer);
+      outcomes.record(row, note ? { ...outcome, notEnhanced: note } : outcome, answer);
       // Rows marked after a stop are not progress: the closing line counts them.
       if (row.kind === "request" && outcome.status !== "stopped") progress.update(progressOf(plan, counts));
     },
@@ -263,9 +264,9 @@ async function sendRows(
 }
 
 /**
- * Rows the run did not send keep what they had: kept rows (no analysis to enhance) their earlier
- * cells; rows whose enhancement failed entirely (free) the analysis the relay stores for them, else
- * their earlier cells, with the enhancement's warnings.
+ * Rows the run did not change keep what they had: kept rows (no analysis to enhance) their earlier
+ * cells; rows whose enhancement came back without figures (notEnhancedNote) the analysis the relay
+ * stores for them, else their earlier cells, with the note saying why.
  */
 async function keepUnsent(
   target: RelayTarget,
@@ -281,16 +282,16 @@ async function keepUnsent(
     if (row.kind !== "request" || row.op !== "enhance" || !outcome?.notEnhanced) continue;
     notEnhanced++;
     const id = String((plan.items[row.item]?.params as { analysisId?: unknown }).analysisId);
-    const stored = await storedOutcome(target.client, id, plan.fields, outcome.warnings);
+    const stored = await storedOutcome(target.client, id, plan.fields, outcome.notEnhanced);
     if (stored) outcomes.record(row, stored.outcome, stored.answer);
     else {
-      const cells = notEnhancedCells(earlierCells(table, plan, row.sheetRow), outcome.warnings);
+      const cells = notEnhancedCells(earlierCells(table, plan, row.sheetRow), outcome.notEnhanced);
       outcomes.record(row, { ...outcome, cells } satisfies RowOutcome, undefined);
     }
   }
   if (notEnhanced > 0)
     say(
-      `${notEnhanced} rows were not enhanced: every AI step failed, nothing was billed; they keep their figures, and run --enhance again to retry them.`,
+      `${notEnhanced} rows were not enhanced: they keep their figures, their last column says why; run --enhance again to retry them.`,
     );
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { API_KEY_HEADER } from "../contract/operations";
 import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../sandbox/options";
 import { RelayConfig } from "./config";
@@ -8,6 +9,9 @@ import { EmbeddedSandbox, startEmbeddedSandbox } from "./embedded-sandbox";
  * Started before the relay itself (server.ts) and with little code loaded: str-screen starts its
  * sandbox's thread first, so the thread gets ready while the relay's modules load and the table is read.
  */
+
+/** The embedded sandbox's analyses, in the relay's data directory (src/sandbox/analysis-log.ts). */
+export const SANDBOX_ANALYSES_FILE = "sandbox-analyses.jsonl";
 
 /** Where a relay's calls go, and with what key. */
 export interface UpstreamTarget {
@@ -37,6 +41,8 @@ export async function startUpstream(
     ...sandboxOptions,
     apiKeys: [apiKey],
     publicBaseUrl: `${config.publicUrl}/sandbox`,
+    // Beside the relay's store: the analyses it holds can be enhanced after a restart (a new sandbox).
+    analysesFile: path.join(config.dataDir, SANDBOX_ANALYSES_FILE),
   });
   return { embedded, apiKey, apiBaseUrl: embedded.url, apiKeyHeader: API_KEY_HEADER };
 }

@@ -61,6 +61,11 @@ export const SandboxOptions = z.strictObject({
   apiKeys: z.array(z.string().min(1)).default([]),
   /** Where report, listing and photo links point; the sandbox serves them under this base. */
   publicBaseUrl: z.string().url().optional(),
+  /**
+   * A file the analyses made are kept in and read back from at start (analysis-log.ts), so that a
+   * sandbox started again can still enhance them. Needs exactly one key in `apiKeys`: they become its.
+   */
+  analysesFile: z.string().min(1).optional(),
   /** Seed of the fault dice, so a faulty run can be replayed. */
   seed: z.string().default("sandbox"),
   faults: SandboxFaults.prefault({}),

@@ -18,6 +18,7 @@ import {
   toFieldIssues,
   validateRequest,
 } from "../contract";
+import { AnalysisLog } from "./analysis-log";
 import { driftShape } from "./drift";
 import { AiOutcome, buildAnalysis, placeOf, reportSeconds, runAiStep } from "./model";
 import { SandboxFaults, SandboxFaultsPatch, SandboxOptions, SandboxOptionsInput } from "./options";
@@ -61,6 +62,18 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
   const options = SandboxOptions.parse(input);
   const state = new SandboxState();
   const dice = seeded(options.seed);
+  const [onlyKey, ...otherKeys] = options.apiKeys;
+  if (options.analysesFile && (onlyKey === undefined || otherKeys.length > 0))
+    throw new Error(
+      "a sandbox with an analysesFile takes exactly one key (apiKeys): the analyses read back become its",
+    );
+  const log = options.analysesFile ? new AnalysisLog(options.analysesFile) : undefined;
+  for (const analysis of log?.load(onlyKey as string) ?? []) state.analyses.set(analysis.id, analysis);
+  /** An analysis made or changed: kept in memory, and in the log for the next start. */
+  const keep = (analysis: StoredAnalysis) => {
+    state.analyses.set(analysis.id, analysis);
+    log?.append(analysis);
+  };
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, schemaController: NO_ROUTE_SCHEMAS });
 
   const baseUrl = () => {
@@ -173,7 +186,7 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     const failed = outcomes.filter((o): o is Extract<AiOutcome, { completed: false }> => !o.completed);
     const warnings = failed.map(warningOf);
     const notes = failed.map(warningText);
-    state.analyses.set(id, {
+    keep({
       id,
       apiKey,
       strategy,
@@ -207,7 +220,7 @@ export function buildSandbox(input: SandboxOptionsInput = {}): Sandbox {
     for (const fn of completed) applied[fn] = true;
     const data = buildAnalysis(stored.strategy, stored.request, stored.place, applied, stored.id, baseUrl());
     const updated: StoredAnalysis = { ...stored, applied, warnings: failed.map(warningText) };
-    state.analyses.set(stored.id, updated);
+    keep(updated);
     state.bill({
       at: Date.now(),
       apiKey,

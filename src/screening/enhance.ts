@@ -88,15 +88,33 @@ export function isNotEnhanced(answer: RelayAnswer | undefined): answer is RelayA
 }
 
 /**
+ * Why an enhanced row came back without figures, or undefined when it has them (or is no
+ * enhancement): every AI step failed (free), the call failed (the service has no such analysis, an
+ * error), or a stop came first. Such a row keeps the figures it had: an enhancement never erases.
+ */
+export function notEnhancedNote(
+  row: PlannedRow,
+  outcome: RowOutcome,
+  answer: RelayAnswer | undefined,
+): string | undefined {
+  if (row.kind !== "request" || row.op !== "enhance") return undefined;
+  if (isNotEnhanced(answer))
+    return `Not enhanced, nothing billed (enhance it again to retry)${outcome.warnings.length > 0 ? `: ${outcome.warnings.join(" | ")}` : ""}`;
+  if (outcome.status === "failed" || outcome.status === "stopped")
+    return `Not enhanced, figures kept (enhance it again to retry): ${outcome.error ?? "no answer"}`;
+  return undefined;
+}
+
+/**
  * A row whose enhancement came back without figures keeps the analysis it had: the relay's stored
- * copy (free), its cells and comparables, with the enhancement's warnings. Undefined when the relay
- * does not hold it (the caller then keeps the row's earlier cells, notEnhancedCells).
+ * copy (free), its cells and comparables, with the note saying why. Undefined when the relay does
+ * not hold it (the caller then keeps the row's earlier cells, notEnhancedCells).
  */
 export async function storedOutcome(
   client: Pick<RelayClient, "analysis">,
   analysisId: string,
   fields: readonly FieldInfo[],
-  warnings: readonly string[],
+  note: string,
   signal?: AbortSignal,
 ): Promise<{ outcome: RowOutcome; answer: RelayAnswer } | undefined> {
   let stored: RelayAnswer;
@@ -106,18 +124,14 @@ export async function storedOutcome(
     return undefined;
   }
   const { outcome } = lineOutcome(stored, fields);
-  const cells = notEnhancedCells(outcome.cells, warnings);
-  return { outcome: { ...outcome, cells, warnings: [...warnings], costUSD: 0 }, answer: stored };
+  const cells = notEnhancedCells(outcome.cells, note);
+  return { outcome: { ...outcome, cells, warnings: [note], costUSD: 0 }, answer: stored };
 }
 
-/**
- * The cells of a row whose enhancement came back without figures (every AI step failed: free): the
- * row's earlier cells, figures kept, with the warnings saying why and that it can be tried again.
- */
-export function notEnhancedCells(earlier: CellRow, warnings: readonly string[]): CellRow {
+/** The cells of a row whose enhancement came back without figures: its earlier cells, figures kept, the note last. */
+export function notEnhancedCells(earlier: CellRow, note: string): CellRow {
   if (earlier.length === 0) return earlier;
-  const note = `Not enhanced, nothing billed (enhance it again to retry)${warnings.length > 0 ? ": " : ""}`;
   const cells = [...earlier];
-  cells[cells.length - 1] = text(warningsCell([`${note}${warnings.join(" | ")}`]));
+  cells[cells.length - 1] = text(warningsCell([note]));
   return cells;
 }

@@ -83,7 +83,7 @@ describe("Outcomes keeps each row's report beside OUT", () => {
     const plain = new Outcomes(0);
     plain.onFinal = () => finals.push(plain.isFinal(row(4)));
     plain.record(row(4), outcome, await answer(4));
-    plain.record(row(5), { ...outcome, notEnhanced: true }, undefined);
+    plain.record(row(5), { ...outcome, notEnhanced: "Not enhanced, nothing billed" }, undefined);
     expect([plain.isFinal(row(4)), plain.isFinal(row(5))]).toEqual([true, false]);
     outcomes.close();
     plain.close();
