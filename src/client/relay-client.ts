@@ -110,32 +110,46 @@ export class RelayClient {
       const asked = round;
       const again: typeof round = [];
       let retryAfterMs = 0;
-      await this.#batchOnce(
-        asked.map((a) => a.item),
-        {
-          ...options,
-          onLine: (line) => {
-            const at = asked[line.index];
-            if (!at) return;
-            if (!isPendingLine(line)) {
-              answeredAt = Date.now();
-              return options.onLine({ ...line, index: at.index });
-            }
-            retryAfterMs = Math.max(retryAfterMs, line.body.retryAfterSeconds * 1000);
-            again.push({ index: at.index, item: askAgain(at.item, line.body) });
+      try {
+        await this.#batchOnce(
+          asked.map((a) => a.item),
+          {
+            ...options,
+            onLine: (line) => {
+              const at = asked[line.index];
+              if (!at) return;
+              if (!isPendingLine(line)) {
+                answeredAt = Date.now();
+                return options.onLine({ ...line, index: at.index });
+              }
+              retryAfterMs = Math.max(retryAfterMs, line.body.retryAfterSeconds * 1000);
+              again.push({ index: at.index, item: askAgain(at.item, line.body) });
+            },
           },
-        },
-      );
-      // Still pending after as long as one answer may take: the relay is not getting anywhere.
-      if (again.length > 0 && Date.now() - answeredAt > this.#timeoutMs) {
-        throw new RelayCallError(
-          "STR_RELAY_TIMEOUT",
-          `The relay kept ${again.length} items pending for ${Math.round(this.#timeoutMs / 1000)} s without answering any.`,
         );
+        // Still pending after as long as one answer may take: the relay is not getting anywhere.
+        if (again.length > 0 && Date.now() - answeredAt > this.#timeoutMs) {
+          throw new RelayCallError(
+            "STR_RELAY_TIMEOUT",
+            `The relay kept ${again.length} items pending for ${Math.round(this.#timeoutMs / 1000)} s without answering any.`,
+          );
+        }
+        if (again.length > 0) await pause(retryAfterMs, options.signal);
+      } catch (error) {
+        // Stopped: the calls pending lines named wait a while at the relay for us to ask again (those
+        // of this round's items not taken over yet, and those just named); say they are not wanted.
+        await this.#cancelCalls([...asked, ...again].map((a) => a.item.call));
+        throw error;
       }
-      if (again.length > 0) await pause(retryAfterMs, options.signal);
       round = again;
     }
+  }
+
+  /** Stops the named calls the relay keeps for this caller's pending items, where not sent yet (best effort). */
+  async #cancelCalls(calls: readonly (string | undefined)[]): Promise<void> {
+    const named = [...new Set(calls.filter((c): c is string => c !== undefined))];
+    if (named.length === 0) return;
+    await this.#send("POST", "/v1/batch/cancel", { calls: named }, {}).catch(() => undefined);
   }
 
   /** One batch request, read line by line. */
@@ -371,13 +385,18 @@ async function readLines(
 }
 
 /**
- * The item to send again for a pending line: as it was, except that a refresh is asked for with the
- * relay's `freshSince`, so the answer of the call it started is taken rather than a new one bought.
- * A refresh pending without it (a relay that does not say) is asked for plainly, never resent.
+ * The item to send again for a pending line: as it was, naming the call the line named (its answer
+ * and cost are this item's), and a refresh with the relay's `freshSince`, so the answer of the call
+ * it started is taken rather than a new one bought. A refresh pending without it (a relay that does
+ * not say) is asked for plainly, never resent.
  */
 function askAgain(item: BatchItem, pending: PendingBody): BatchItem {
-  if (!item.refresh) return item;
-  return pending.freshSince ? { ...item, refresh: true, freshSince: pending.freshSince } : { ...item, refresh: false };
+  const { call: _earlier, ...rest } = item;
+  const again: BatchItem = pending.call ? { ...rest, call: pending.call } : rest;
+  if (!again.refresh) return again;
+  return pending.freshSince
+    ? { ...again, refresh: true, freshSince: pending.freshSince }
+    : { ...again, refresh: false };
 }
 
 /** Waits `ms`, or until `signal` aborts (then throws its reason as the client's cancellation). */

@@ -140,6 +140,18 @@ export const RelayErrorBody = z.object({
 export type RelayErrorBody = z.infer<typeof RelayErrorBody>;
 
 /** One item of POST /v1/batch: an operation (a strategy, or enhance) and its body as the service takes it. */
+/** A call's name as the relay gives it in a pending line (a UUID). */
+export const CallId = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, {
+  error: "must be the call of a pending line (a UUID)",
+});
+
+/** POST /v1/batch/cancel: the calls a caller's pending items started, to stop if not sent yet. */
+export const CancelRequest = z.strictObject({ calls: z.array(CallId).max(10_000) });
+export type CancelRequest = z.infer<typeof CancelRequest>;
+
+export const CancelAnswer = z.object({ success: z.literal(true), cancelled: z.number().int().min(0) });
+export type CancelAnswer = z.infer<typeof CancelAnswer>;
+
 export const BatchItem = z.strictObject({
   strategy: z.enum(Operation.options, {
     error: (issue) => `must be one of ${Operation.options.join(", ")}; got ${JSON.stringify(issue.input) ?? "nothing"}`,
@@ -155,6 +167,12 @@ export const BatchItem = z.strictObject({
   freshSince: z.iso
     .datetime({ offset: true, error: "must be an ISO 8601 date and time, e.g. 2026-11-24T10:00:00.000Z" })
     .optional(),
+  /**
+   * Asking again for an item a batch left pending: the `call` of its pending line. The answer of
+   * that call is this item's, with what it cost (never "cached" or "shared"), and a refresh is
+   * satisfied by it.
+   */
+  call: CallId.optional(),
 });
 export type BatchItem = z.infer<typeof BatchItem>;
 
@@ -207,6 +225,11 @@ export const PendingBody = z.object({
   retryAfterSeconds: z.number(),
   /** For a refresh: send it again with `refresh: true` and this `freshSince`. */
   freshSince: z.string().optional(),
+  /**
+   * The call this item started, when it did: send the item again with this `call` to get that
+   * call's answer and cost; POST /v1/batch/cancel with it to stop it if it has not been sent.
+   */
+  call: z.string().optional(),
 });
 export type PendingBody = z.infer<typeof PendingBody>;
 

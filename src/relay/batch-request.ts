@@ -1,6 +1,7 @@
 import {
   BatchItem,
   BatchRequest,
+  dotPath,
   FORMULA_BATCH_MAX_ITEMS,
   MAX_BATCH_ITEMS,
   Operation,
@@ -17,7 +18,15 @@ import { RelayError } from "./errors";
 
 /** One item of the batch, ready for the gateway or already failed. */
 export type ParsedItem =
-  | { index: number; ok: true; op: Operation; params: unknown; refresh: boolean; freshSince?: number | undefined }
+  | {
+      index: number;
+      ok: true;
+      op: Operation;
+      params: unknown;
+      refresh: boolean;
+      freshSince?: number | undefined;
+      call?: string | undefined;
+    }
   | { index: number; ok: false; error: RelayError };
 
 export function parseBatch(body: unknown): {
@@ -54,7 +63,11 @@ export function parseBatch(body: unknown): {
   const items = parsed.data.items.map((raw, index): ParsedItem => {
     const item = BatchItem.safeParse(raw);
     if (!item.success) {
-      const fields = toFieldIssues(item.error, ["strategy", "params", "refresh", "freshSince"], ["items", index]);
+      const fields = toFieldIssues(
+        item.error,
+        ["strategy", "params", "refresh", "freshSince", "call"],
+        ["items", index],
+      );
       return {
         index,
         ok: false,
@@ -73,8 +86,24 @@ export function parseBatch(body: unknown): {
       params: item.data.params,
       refresh: item.data.refresh === true,
       freshSince,
+      call: item.data.call,
     };
   });
   const priority = parsed.data.priority ?? (items.length <= FORMULA_BATCH_MAX_ITEMS ? "formula" : "bulk");
   return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables, priority };
+}
+
+/**
+ * Points an item's field errors at the field inside the batch: items[3].params.bedrooms; params that
+ * are not an object at all (the validator's "body") are items[3].params itself.
+ */
+export function pointIntoItem(error: RelayError, item: ParsedItem): RelayError {
+  if (!error.fields || !item.ok) return error;
+  const prefix = dotPath(["items", item.index, "params"]);
+  const whole = typeof item.params !== "object" || item.params === null || Array.isArray(item.params);
+  for (const f of error.fields) {
+    f.path =
+      whole && f.path === "body" ? prefix : f.path.startsWith("[") ? `${prefix}${f.path}` : `${prefix}.${f.path}`;
+  }
+  return error;
 }

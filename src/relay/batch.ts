@@ -1,18 +1,22 @@
+import { randomUUID } from "node:crypto";
 import { PassThrough } from "node:stream";
-import { BatchLine, PendingLine, Priority, RelayAnswer, dotPath } from "../contract";
+import { BatchLine, PendingLine, Priority, RelayAnswer } from "../contract";
 import type { FastifyBaseLogger } from "fastify";
 import { BatchTally } from "./batch-summary";
-import type { ParsedItem } from "./batch-request";
+import { ParsedItem, pointIntoItem } from "./batch-request";
 import type { Caller } from "./caller";
 import { RelayError, asRelayError } from "./errors";
 import { RelayEvents } from "./events";
 import { Gateway } from "./gateway";
-import { closingDelayMs, pendingLine } from "./pending";
+import { PENDING_LEASE_MS, closingDelayMs, pendingLine } from "./pending";
+import type { Membership } from "./gateway/single-flight";
 
 /*
  * POST /v1/batch's answer: items run through the same gateway as single calls (cache, sharing,
  * budget, pacing); each answer is one NDJSON line, written as it completes. A bad item fails alone.
- * When the caller disconnects, items not yet sent are dropped.
+ * When the caller disconnects, items not yet sent are dropped. At the deadline, items still running
+ * keep their calls for a while (PENDING_LEASE_MS) for the caller to ask again, which takes them
+ * over; items not started yet are not started: asked again, they start then.
  */
 
 /**
@@ -45,6 +49,8 @@ export interface StreamOptions {
   caller?: Caller | undefined;
   /** Where each item's events and the batch's summary line go (events.ts, batch-summary.ts). */
   observe?: { log: FastifyBaseLogger; events: RelayEvents } | undefined;
+  /** How long items left pending keep their calls for the caller to ask again. @default PENDING_LEASE_MS */
+  pendingLeaseMs?: number | undefined;
   /** Its items' place in the caller's turn for send slots (parseBatch settles the default). */
   priority?: Priority | undefined;
 }
@@ -73,16 +79,22 @@ class BatchStream {
   /** No item is started until enough of those being checked are done. */
   #held = false;
   #deadline: NodeJS.Timeout | undefined;
+  /** The answer has ended at its deadline: items joining their calls from now on lease their places. */
+  #pastDeadline = false;
+  /** Each started item's call: its place (once joined), else the name it proposed. */
+  readonly #calls = new Map<number, { proposed: string; membership?: Membership }>();
   readonly #gateway: Gateway;
   readonly #items: ParsedItem[];
   readonly #signal: AbortSignal;
   readonly #options: StreamOptions;
+  readonly #leaseMs: number;
 
   constructor(gateway: Gateway, items: ParsedItem[], signal: AbortSignal, options: StreamOptions) {
     this.#gateway = gateway;
     this.#items = items;
     this.#signal = signal;
     this.#options = options;
+    this.#leaseMs = options.pendingLeaseMs ?? PENDING_LEASE_MS;
     this.#open = items.length;
     this.#tally = new BatchTally(items.length);
     const { observe, caller } = options;
@@ -142,15 +154,23 @@ class BatchStream {
       }
     };
     this.#checking++;
+    const call: { proposed: string; membership?: Membership } = { proposed: randomUUID() };
+    this.#calls.set(item.index, call);
     this.#gateway
       .analyze(item.op, item.params, {
         refresh: item.refresh,
         freshSince: item.freshSince,
+        call: item.call,
+        newCallId: call.proposed,
         signal,
         caller: options.caller,
         priority: options.priority,
         maxComparables: options.maxComparables,
         onWaiting,
+        onJoin: (membership) => {
+          call.membership = membership;
+          if (this.#pastDeadline) membership.lease(this.#leaseMs);
+        },
       })
       .then(
         (answer) => {
@@ -170,16 +190,25 @@ class BatchStream {
       });
   }
 
-  // At the deadline every item is started (its work goes on), and each not answered yet is told to
-  // ask again. Ending the answer ourselves is not a disconnect: nothing pending is dropped.
+  // At the deadline each item not answered yet is told to ask again. One running keeps its call for
+  // a while (a lease), and its line names the call it started, so that asking again takes over that
+  // call and its cost; one not started yet is not started. Ending the answer ourselves is not a
+  // disconnect: nothing running is dropped at once.
   #closeAtDeadline(): void {
     if (this.#out.writableEnded) return;
-    const items = this.#items;
-    for (; this.#next < items.length; this.#next++) this.#run(items[this.#next] as ParsedItem);
-    for (const item of items) {
+    this.#pastDeadline = true;
+    this.#next = this.#items.length;
+    for (const item of this.#items) {
       if (this.#answered.has(item.index)) continue;
+      const call = this.#calls.get(item.index);
+      call?.membership?.lease(this.#leaseMs);
+      // A place not taken yet may still start the call it proposed; one that joined another's did not start it.
+      const started =
+        call && (call.membership ? (call.membership.starter ? call.membership.callId : undefined) : call.proposed);
       this.#options.observe?.events.analysisPending();
-      this.#write(pendingLine(item.index, item.ok && item.refresh ? (item.freshSince ?? this.#receivedAt) : undefined));
+      this.#write(
+        pendingLine(item.index, item.ok && item.refresh ? (item.freshSince ?? this.#receivedAt) : undefined, started),
+      );
     }
     this.#out.end();
   }
@@ -209,19 +238,4 @@ class BatchStream {
     if (this.#checking >= ITEMS_PER_TURN / 2) this.#held = true;
     else setImmediate(() => this.#startSlice());
   }
-}
-
-/**
- * Points an item's field errors at the field inside the batch: items[3].params.bedrooms; params that
- * are not an object at all (the validator's "body") are items[3].params itself.
- */
-function pointIntoItem(error: RelayError, item: ParsedItem): RelayError {
-  if (!error.fields || !item.ok) return error;
-  const prefix = dotPath(["items", item.index, "params"]);
-  const whole = typeof item.params !== "object" || item.params === null || Array.isArray(item.params);
-  for (const f of error.fields) {
-    f.path =
-      whole && f.path === "body" ? prefix : f.path.startsWith("[") ? `${prefix}${f.path}` : `${prefix}.${f.path}`;
-  }
-  return error;
 }

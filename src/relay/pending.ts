@@ -18,14 +18,27 @@ export function closingDelayMs(deadlineMs: number | undefined): number {
 /** Seconds a client waits before asking again for the items a batch left pending. */
 export const PENDING_RETRY_SECONDS = 1;
 
-/** The line of an item still running; a pending refresh carries the `freshSince` (epoch ms) to ask again with. */
-export function pendingLine(index: number, freshSinceMs: number | undefined): PendingLine {
+/**
+ * The line of an item still running: a pending refresh carries the `freshSince` (epoch ms) to ask
+ * again with, and an item that started its call the call's name.
+ */
+export function pendingLine(index: number, freshSinceMs: number | undefined, call: string | undefined): PendingLine {
   return {
     index,
     status: 202,
-    body: pendingBody(freshSinceMs === undefined ? undefined : new Date(freshSinceMs).toISOString()),
+    body: {
+      ...pendingBody(freshSinceMs === undefined ? undefined : new Date(freshSinceMs).toISOString()),
+      ...(call ? { call } : {}),
+    },
   };
 }
+
+/**
+ * How long an item answered as pending keeps its call alive for its caller to ask again, ms: the
+ * client asks again after PENDING_RETRY_SECONDS; past this, a call not sent yet that no one asked
+ * for again is not sent (single-flight.ts).
+ */
+export const PENDING_LEASE_MS = 15_000;
 
 function pendingBody(freshSince: string | undefined): PendingBody {
   return {

@@ -41,9 +41,9 @@ test("http-api.md shows a pending line as the relay writes it: the same fields, 
   const shown = /```json\n(\{\n {2}"index": \d+,\n {2}"status": 202,[\s\S]*?)\n```/.exec(doc)?.[1];
   expect(shown).toBeDefined();
   const documented = JSON.parse(shown as string) as { body: Record<string, unknown> };
-  const written = pendingLine(812, undefined);
+  const written = pendingLine(812, undefined, "3f2a9c1e-7b4d-4e21-9a0c-5d8e6f1b2c3a");
   expect(Object.keys(documented).sort()).toEqual(Object.keys(written).sort());
   expect(Object.keys(documented.body).sort()).toEqual(Object.keys(written.body).sort());
   expect(documented.body.message).toBe(written.body.message);
-  expect(Object.keys(pendingLine(1, 0).body)).toContain("freshSince");
+  expect(Object.keys(pendingLine(1, 0, undefined).body)).toContain("freshSince");
 });

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { loadConfig } from "../../src/relay/config";
+import { RelayConfig, loadConfig } from "../../src/relay/config";
 import { Relay, RelayOptions, createRelay } from "../../src/relay/server";
 import { MIN_AI_PHOTOS, placeOf, usablePhotoCount } from "../../src/sandbox/model";
 import { SandboxOptionsInput } from "../../src/sandbox/options";
@@ -36,12 +36,15 @@ export interface TestRelay {
 
 export async function startRelay(
   env: Record<string, string> = {},
-  options: { sandbox?: SandboxOptionsInput; dataDir?: string } & Partial<
+  options: { sandbox?: SandboxOptionsInput; dataDir?: string; config?: Partial<RelayConfig> } & Partial<
     Pick<RelayOptions, "retryPolicy" | "heartbeatMs" | "addinDir" | "store" | "pacer">
   > = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "str-relay-test-"));
-  const config = loadConfig({ RELAY_DATA_DIR: dataDir, RELAY_TOKENS: TEST_TOKEN, RELAY_CALLER_RPS: "100000", ...env });
+  const config = {
+    ...loadConfig({ RELAY_DATA_DIR: dataDir, RELAY_TOKENS: TEST_TOKEN, RELAY_CALLER_RPS: "100000", ...env }),
+    ...options.config,
+  };
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, done) {

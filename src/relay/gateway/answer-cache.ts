@@ -74,7 +74,13 @@ export class AnswerCache {
   }
 
   /** Stores the analysis by id and the answer under its request, then answers. */
-  async keep(op: Operation, key: string, envelope: NormalizedEnvelope, costCents: number): Promise<RelayAnswer> {
+  async keep(
+    op: Operation,
+    key: string,
+    envelope: NormalizedEnvelope,
+    costCents: number,
+    callId: string,
+  ): Promise<RelayAnswer> {
     const fetchedAt = Date.now();
     const id = envelope.data?._id;
     const entry: CachedAnswer = {
@@ -90,6 +96,7 @@ export class AnswerCache {
       analysisId: id,
       fetchedAt,
       costCents,
+      callId,
     };
     // A free failure (an enhance whose every AI step failed) is answered, not kept: asking again may succeed.
     if (!isAnswerToKeep(envelope)) return this.answerOf(entry, { cached: false, costCents });
@@ -116,8 +123,13 @@ export class AnswerCache {
     return this.answerOf(entry, { cached: false, costCents });
   }
 
-  /** A cache hit as the relay's answer: free, and counted. */
-  hit(entry: Pick<CachedAnswer, "envelope" | "fetchedAt" | "op">): RelayAnswer {
+  /**
+   * A cache hit as the relay's answer: free, and counted; but the answer of the call a pending item
+   * asks for again by name (`call`) is that item's own, with what the call cost.
+   */
+  hit(entry: Pick<CachedAnswer, "envelope" | "fetchedAt" | "op" | "callId" | "costCents">, call?: string): RelayAnswer {
+    if (call !== undefined && entry.callId === call)
+      return this.answerOf(entry, { cached: false, costCents: entry.costCents });
     this.#o.metrics.cacheHits.inc();
     return this.answerOf(entry, { cached: true, costCents: 0 });
   }
@@ -159,4 +171,18 @@ export function limitComparables(answer: RelayAnswer, max: number | undefined): 
   const data = answer.data;
   if (max === undefined || !data || !Array.isArray(data.comparables) || data.comparables.length <= max) return answer;
   return { ...answer, data: { ...data, comparables: data.comparables.slice(0, max) } };
+}
+
+/**
+ * Whether a cached answer answers this ask: any fresh one a plain request; for a refresh, one
+ * fetched since it was asked for, or the one its pending line named (compared by name, not by
+ * clocks that may differ across replicas).
+ */
+export function answers(
+  hit: CachedAnswer,
+  ask: { refresh: boolean; freshSince: number | undefined; call: string | undefined },
+): boolean {
+  if (ask.call !== undefined && hit.callId === ask.call) return true;
+  if (!ask.refresh) return true;
+  return ask.freshSince !== undefined && hit.fetchedAt >= ask.freshSince;
 }

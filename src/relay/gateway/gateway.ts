@@ -1,7 +1,6 @@
 import {
   AnyRequest,
   Charge,
-  NO_CHARGE,
   Operation,
   RelayAnswer,
   describeIssues,
@@ -9,13 +8,15 @@ import {
   validateRequest,
 } from "../../contract";
 import { RelayError } from "../errors";
-import { Outcome, outcomeOf } from "../outcome";
 import { DEFAULT_RETRY_POLICY } from "../retry-rule";
 import { markStale } from "../staleness";
-import { AnswerCache, cacheKeyOf, limitComparables } from "./answer-cache";
+import { AnswerCache, answers, cacheKeyOf, limitComparables } from "./answer-cache";
 import { Budget } from "./budget";
 import { localDayStart } from "./calendar";
-import { Ledger, mayHaveBilled } from "./ledger";
+import { Ledger } from "./ledger";
+import { planRequest } from "./dry-run";
+import { holdLock } from "./request-lock";
+import { sendAndRecord } from "./send-and-record";
 import type { AnalyzeOptions, GatewayOptions, Plan } from "./options";
 import { Sender } from "./sender";
 import { Flight, SingleFlight } from "./single-flight";
@@ -106,28 +107,14 @@ export class Gateway {
     return this.#markStale(answer, () => maxCharge(op, request));
   }
 
-  /**
-   * What `analyze` would do with this request now, spending nothing: the same validation, cache,
-   * ledger fallback and unknown-outcome rule, priced by the same charge the budget holds back.
-   */
-  async plan(op: Operation, body: unknown, options: { refresh?: boolean; freshSince?: number } = {}): Promise<Plan> {
-    let request: AnyRequest;
-    try {
-      request = this.validate(op, body);
-    } catch {
-      return { verdict: "invalid" };
-    }
-    const key = cacheKeyOf(op, request);
-    // A refresh with freshSince is answered by an answer fetched since (the pane's "older than N days").
-    const since = options.refresh ? options.freshSince : undefined;
-    if (!options.refresh || since !== undefined) {
-      const hit = await this.#cache.read(key, { comparables: false });
-      if (hit && (since === undefined || hit.fetchedAt >= since)) return { verdict: "cached", key };
-      const last = await this.#ledger.lastCall(key);
-      if (mayHaveBilled(last)) return { verdict: "unknown-outcome", key };
-      if (since === undefined && (await this.#cache.fromLedger(key, last))) return { verdict: "cached", key };
-    }
-    return { verdict: "create", key, charge: maxCharge(op, request) };
+  /** What `analyze` would do with this request now, spending nothing (the dry run: dry-run.ts). */
+  plan(op: Operation, body: unknown, options: { refresh?: boolean; freshSince?: number } = {}): Promise<Plan> {
+    return planRequest(
+      { validate: (o, b) => this.validate(o, b), cache: this.#cache, ledger: this.#ledger },
+      op,
+      body,
+      options,
+    );
   }
 
   /** An analysis this relay stored, by id, as the relay's answer (GET /v1/analyses/:id): free. */
@@ -141,29 +128,45 @@ export class Gateway {
     const refresh = options.refresh === true;
     const freshSince = refresh ? options.freshSince : undefined;
     // A refresh running here will replace the cached answer: wait for it rather than read the older one.
-    if (!this.#flights.refreshing(key) && (!refresh || freshSince !== undefined)) {
+    if (!this.#flights.refreshing(key) && (!refresh || freshSince !== undefined || options.call !== undefined)) {
       const hit = await this.#cache.read(key, { comparables: options.maxComparables !== 0 });
-      if (hit && (freshSince === undefined || hit.fetchedAt >= freshSince)) return this.#cache.hit(hit);
+      if (hit && answers(hit, { refresh, freshSince, call: options.call })) return this.#cache.hit(hit, options.call);
     }
     const ask = {
       refresh,
       freshSince,
+      call: options.call,
       caller: options.caller,
       priority: options.priority,
       onWaiting: options.onWaiting,
     };
     const send = (flight: Flight) => this.#send(op, request, key, ask, flight);
     if (this.#flights.has(key)) options.onWaiting?.();
-    const { answer, joined } = await this.#flights.run(key, send, { signal: options.signal, refresh });
-    // The cost belongs to the caller that started the call; those who joined it paid nothing.
-    return joined ? { ...answer, relay: { ...answer.relay, costUSD: 0, shared: true } } : answer;
+    const { answer, joined, callId } = await this.#flights.run(key, send, {
+      signal: options.signal,
+      refresh,
+      holder: options.caller?.id,
+      onJoin: options.onJoin,
+      call: options.call,
+      newCallId: options.newCallId,
+    });
+    // The cost belongs to the caller that started the call, or asked again for it by name (its
+    // pending line gave the call); others who joined it paid nothing.
+    return joined && options.call !== callId
+      ? { ...answer, relay: { ...answer.relay, costUSD: 0, shared: true } }
+      : answer;
+  }
+
+  /** Leaves the places `callerId`'s pending items keep in these calls (POST /v1/batch/cancel). */
+  cancel(callIds: readonly string[], callerId: string | undefined): number {
+    return this.#flights.cancel(callIds, callerId);
   }
 
   async #send(
     op: Operation,
     request: AnyRequest,
     key: string,
-    ask: Pick<AnalyzeOptions, "freshSince" | "caller" | "priority" | "onWaiting"> & { refresh: boolean },
+    ask: Pick<AnalyzeOptions, "freshSince" | "call" | "caller" | "priority" | "onWaiting"> & { refresh: boolean },
     flight: Flight,
   ): Promise<RelayAnswer> {
     // A refresh is satisfied by an answer fetched since it was asked for: by another replica
@@ -176,11 +179,21 @@ export class Gateway {
     // Cheap refusals first, before waiting for the lock.
     if (!ask.refresh) await this.#ledger.refuseUnknownOutcome(key);
     await this.budget.check(most.cents, ask.caller);
-    await this.#lock(key, flight.signal, ask.onWaiting);
+    // The answer there was before waiting: a refresh finding another one after is another sender's
+    // refresh, made meanwhile (told apart by its call, not by clocks that differ across replicas).
+    const before = ask.refresh ? (await this.#cache.read(key, { comparables: false }))?.callId : undefined;
+    const lock = await holdLock(this.#o.store, this.#storeCall, key, {
+      owner: this.#o.owner,
+      ttlMs: this.#o.callTimeoutMs + 60_000,
+      signal: flight.signal,
+      onWaiting: ask.onWaiting,
+    });
     try {
       // Another replica may have finished this very request meanwhile.
       const hit = await this.#cache.read(key);
-      if (hit && (!ask.refresh || hit.fetchedAt >= freshSince)) return this.#cache.hit(hit);
+      const since = { refresh: ask.refresh, freshSince, call: ask.call };
+      if (hit && (answers(hit, since) || (ask.refresh && hit.callId !== undefined && hit.callId !== before)))
+        return this.#cache.hit(hit, ask.call);
       if (guarded) {
         // An answer the cache lost is given back from the analysis the ledger names, not bought again.
         const kept = await this.#cache.fromLedger(key, await this.#ledger.refuseUnknownOutcome(key, true));
@@ -192,47 +205,30 @@ export class Gateway {
       // Only a call that will be sent waits for a send slot: under the lock, with the cache and the
       // ledger checked, so a replica that lost the race for this request spends none.
       ask.onWaiting?.();
-      const slot = await this.#sender.slot(flight.signal, { caller: ask.caller?.id, priority: ask.priority });
-      // The ledger row is written before the call is sent, with the budget check in the same step.
-      const row = await this.#ledger.reserve(op, key, most.cents, ask.caller).catch((error: unknown) => {
-        slot.release(); // refused: the slot goes unused
-        throw error;
-      });
-      flight.markSent();
-      const result = await this.#sender.send(op, request, slot);
-      // No slot could be had to send on: nothing was sent, the row settles as failed.
-      const outcome: Outcome =
-        result instanceof RelayError
-          ? { state: "failed", status: undefined, charge: NO_CHARGE, error: result }
-          : outcomeOf(op, request, result, this.#o.redact);
-      this.#o.events.callEnded(op, outcome, ask.caller);
-      if ("error" in outcome) {
-        await this.#ledger.record(row, outcome);
-        throw outcome.error;
+      const stopRenewing = lock.keepAlive();
+      const slot = await this.#sender
+        .slot(flight.signal, { caller: ask.caller?.id, priority: ask.priority })
+        .finally(stopRenewing);
+      // The fence: every asker may have left as the slot was granted (a pacer grants on its own
+      // timer), or this replica may have lost the lock (paused past its lease) and another sent.
+      const fenced = !flight.signal.aborted && (await lock.stillHeld());
+      const stored = fenced ? await this.#cache.read(key) : undefined;
+      if (!fenced || (stored && (!ask.refresh || stored.callId !== before))) {
+        slot.release();
+        if (flight.signal.aborted) throw flight.signal.reason;
+        return stored
+          ? this.#cache.hit(stored, ask.call)
+          : this.#send(op, request, key, { ...ask, freshSince }, flight);
       }
-      // The answer is kept before the ledger says how the call ended: a replica that dies between
-      // the two leaves a cached answer and a call settled as unknown, never a finished call without
-      // its answer, which the next replica to take the lock would send (and pay for) again.
-      const answer = await this.#cache.keep(op, key, outcome.envelope, outcome.charge.cents);
-      await this.#ledger.record(row, outcome);
-      return answer;
+      const parts = { ledger: this.#ledger, sender: this.#sender, cache: this.#cache, events: this.#o.events };
+      return await sendAndRecord(
+        parts,
+        { op, request, key, most, caller: ask.caller, redact: this.#o.redact },
+        slot,
+        flight,
+      );
     } finally {
       await this.#o.store.releaseLock(key, this.#o.owner).catch(() => undefined);
-    }
-  }
-
-  /**
-   * Holds the request's lock, so that replicas send it once; while another holds it, tries again
-   * when the store hears it released, or after a wait that grows to a second.
-   */
-  async #lock(key: string, signal: AbortSignal, onWaiting: (() => void) | undefined): Promise<void> {
-    const ttl = this.#o.callTimeoutMs + 60_000;
-    for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
-      const released = this.#o.store.lockReleased(key, wait);
-      if (await this.#storeCall(() => this.#o.store.acquireLock(key, this.#o.owner, ttl))) return;
-      if (signal.aborted) throw signal.reason;
-      onWaiting?.();
-      await released;
     }
   }
 

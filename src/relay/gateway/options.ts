@@ -6,6 +6,7 @@ import type { RetryPolicy } from "../retry-rule";
 import type { RelayStore } from "../store/store";
 import type { Upstream } from "../upstream";
 import type { Charge, Priority } from "../../contract";
+import type { Membership } from "./single-flight";
 
 /* What the gateway is built with, what a caller may ask of one analysis, and the dry run's verdict. */
 
@@ -62,6 +63,16 @@ export interface AnalyzeOptions {
    * answer from the cache or a refusal.
    */
   onWaiting?: (() => void) | undefined;
+  /**
+   * The call an earlier answer's pending line named for this item (BatchItem.call): its answer is
+   * this item's, with what it cost, wherever it is found (in flight, in the cache), and a refresh is
+   * satisfied by it.
+   */
+  call?: string | undefined;
+  /** Told of the item's place in its call (single-flight.ts): a batch leases it at its deadline. */
+  onJoin?: ((membership: Membership) => void) | undefined;
+  /** The name of the call, if this request starts one (single-flight.ts). */
+  newCallId?: string | undefined;
 }
 
 /** What asking for a request now would do, without doing it (the dry run's verdict). */

@@ -74,6 +74,20 @@ function analysisPaths(): Json {
         },
       },
     },
+    "/v1/batch/cancel": {
+      post: {
+        operationId: "cancelBatchCalls",
+        summary: "Stop the calls a batch's pending lines named, where not sent yet (free)",
+        description:
+          "After a batch answered some items as pending, their calls wait for the caller to ask again. A caller that stops instead sends their `call`s here: those not sent yet are not sent. Only the token whose items they were can cancel them.",
+        tags: ["analyses"],
+        requestBody: { required: true, content: json(ref("CancelRequest")) },
+        responses: {
+          "200": { description: "How many waiting places were left.", content: json(ref("CancelAnswer")) },
+          ...errorResponses([...GUARD_ERRORS, "STR_BAD_REQUEST", "STR_BODY_TOO_LARGE", "STR_UNSUPPORTED_MEDIA_TYPE"]),
+        },
+      },
+    },
     "/v1/analyses/{id}": {
       get: {
         operationId: "getAnalysis",

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import {
   BatchRequest,
+  CancelAnswer,
+  CancelRequest,
   DryRunAnswer,
   HealthAnswer,
   Operation,
@@ -82,6 +84,8 @@ export function components(): Json {
     RelayAnswer: schemaOf(RelayAnswer),
     Error: schemaOf(RelayErrorBody),
     BatchRequest: schemaOf(BatchRequest),
+    CancelRequest: schemaOf(CancelRequest),
+    CancelAnswer: schemaOf(CancelAnswer),
     DryRunAnswer: schemaOf(DryRunAnswer),
     UsageAnswer: schemaOf(UsageAnswer),
     HealthAnswer: schemaOf(HealthAnswer),

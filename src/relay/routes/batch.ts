@@ -1,5 +1,7 @@
 import { FastifyPluginAsync } from "fastify";
+import { CancelAnswer, CancelRequest, toFieldIssues } from "../../contract";
 import { TOKEN } from "../access";
+import { RelayError } from "../errors";
 import { streamBatch } from "../batch";
 import { parseBatch } from "../batch-request";
 import { dryRunBatch } from "../batch-dry-run";
@@ -14,10 +16,27 @@ export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gatew
     const stream = streamBatch(gateway, items, callerGone(reply), {
       maxComparables,
       deadlineMs: config.maxRequestMs,
+      pendingLeaseMs: config.pendingLeaseMs,
       caller: request.caller,
       observe: { log: request.log, events },
       priority,
     });
     return reply.type("application/x-ndjson; charset=utf-8").send(stream);
+  });
+
+  app.post("/v1/batch/cancel", TOKEN, async (request) => {
+    const parsed = CancelRequest.safeParse(request.body);
+    if (!parsed.success) {
+      const fields = toFieldIssues(parsed.error, ["calls"]);
+      throw new RelayError(
+        "STR_BAD_REQUEST",
+        `Invalid cancel: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
+        {
+          fields,
+        },
+      );
+    }
+    const answer: CancelAnswer = { success: true, cancelled: gateway.cancel(parsed.data.calls, request.caller?.id) };
+    return answer;
   });
 };

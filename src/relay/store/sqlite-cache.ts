@@ -9,7 +9,7 @@ import { CacheReadOptions, CachedAnswer, StoredAnalysis } from "./store";
  */
 
 const PUT_CACHED =
-  "INSERT INTO cache_v2 (key, op, envelope, analysis_id, fetched_at, cost_cents, comparables) VALUES (@key, @op, @envelope, @analysis_id, @fetched_at, @cost_cents, @comparables) ";
+  "INSERT INTO cache_v2 (key, op, envelope, analysis_id, fetched_at, cost_cents, call_id, comparables) VALUES (@key, @op, @envelope, @analysis_id, @fetched_at, @cost_cents, @call_id, @comparables) ";
 
 export class SqliteCache {
   readonly #getCached;
@@ -21,11 +21,11 @@ export class SqliteCache {
   constructor(db: Database.Database) {
     this.#getCached = db.prepare<[string], CacheRow>("SELECT * FROM cache_v2 WHERE key = ?");
     this.#getCachedWithoutComparables = db.prepare<[string], CacheRow>(
-      "SELECT key, op, envelope, analysis_id, fetched_at, cost_cents FROM cache_v2 WHERE key = ?",
+      "SELECT key, op, envelope, analysis_id, fetched_at, cost_cents, call_id FROM cache_v2 WHERE key = ?",
     );
     this.#putCached = db.prepare(
       PUT_CACHED +
-        "ON CONFLICT (key) DO UPDATE SET op = excluded.op, envelope = excluded.envelope, analysis_id = excluded.analysis_id, fetched_at = excluded.fetched_at, cost_cents = excluded.cost_cents, comparables = excluded.comparables",
+        "ON CONFLICT (key) DO UPDATE SET op = excluded.op, envelope = excluded.envelope, analysis_id = excluded.analysis_id, fetched_at = excluded.fetched_at, cost_cents = excluded.cost_cents, call_id = excluded.call_id, comparables = excluded.comparables",
     );
     this.#getAnalysis = db.prepare<[string], AnalysisRow>("SELECT * FROM analyses_v1 WHERE id = ?");
     this.#putAnalysis = db.prepare(
@@ -108,6 +108,7 @@ interface CacheRow {
   analysis_id: string | null;
   fetched_at: number;
   cost_cents: number;
+  call_id: string | null;
   /** Left out by a read without the comparables. */
   comparables?: string | null;
 }
@@ -130,6 +131,7 @@ function cacheRowOf(entry: CachedAnswer): CacheRow {
     analysis_id: entry.analysisId ?? null,
     fetched_at: entry.fetchedAt,
     cost_cents: entry.costCents,
+    call_id: entry.callId ?? null,
     comparables,
   };
 }
@@ -142,5 +144,6 @@ function cachedAnswerOf(row: CacheRow): CachedAnswer {
     analysisId: row.analysis_id ?? undefined,
     fetchedAt: row.fetched_at,
     costCents: row.cost_cents,
+    callId: row.call_id ?? undefined,
   };
 }

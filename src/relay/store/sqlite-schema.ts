@@ -15,7 +15,7 @@ const TABLES = `
   -- read that leaves them out stops before their overflow pages.
   CREATE TABLE IF NOT EXISTS cache_v2 (
     key TEXT PRIMARY KEY, op TEXT NOT NULL, envelope TEXT NOT NULL, analysis_id TEXT,
-    fetched_at INTEGER NOT NULL, cost_cents INTEGER NOT NULL, comparables TEXT);
+    fetched_at INTEGER NOT NULL, cost_cents INTEGER NOT NULL, call_id TEXT, comparables TEXT);
   CREATE TABLE IF NOT EXISTS analyses_v1 (
     id TEXT PRIMARY KEY, op TEXT NOT NULL, strategy TEXT, data TEXT NOT NULL, warnings TEXT NOT NULL, updated_at INTEGER NOT NULL);
   -- v2: each call carries the day it counts against, and spend_v2 keeps each day's committed
@@ -59,5 +59,23 @@ export function openSqlite(file: string): Database.Database {
   }
   db.exec(TABLES);
   addCallerColumns(db);
+  addCallIdColumn(db);
   return db;
+}
+
+/**
+ * The call that fetched each cached answer (CachedAnswer.callId), added to a cache_v2 made before
+ * it: its old rows have none and answer as cached, as they did. Under an IMMEDIATE transaction, so a
+ * second process opening the same file waits and then finds the column there.
+ */
+function addCallIdColumn(db: Database.Database): void {
+  const missing = () =>
+    !db
+      .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('cache_v2')")
+      .all()
+      .some((c) => c.name === "call_id");
+  if (!missing()) return;
+  db.transaction(() => {
+    if (missing()) db.exec("ALTER TABLE cache_v2 ADD COLUMN call_id TEXT");
+  }).immediate();
 }

@@ -30,6 +30,8 @@ export interface CachedAnswer {
   analysisId: string | undefined;
   fetchedAt: number;
   costCents: number;
+  /** The call that fetched it (single-flight.ts), so that the item its pending line named is told its cost. */
+  callId?: string | undefined;
 }
 
 export interface CacheReadOptions {
