@@ -72,10 +72,15 @@ export function normalizeEnvelope(raw: unknown, httpStatus = 200, context: Norma
   }
   if (!looksLikeAnalysis(data)) return out;
   if (!success) {
+    // The analysis is answered (success, as the relay's own error shape is `success: false`), marked
+    // by a note; what the service said is kept under `upstream`, not as an `error` the relay's shape gives a meaning.
     const said = errorText(body.error);
     notes.push(
       `SERVICE ERROR: the service answered success: false${said ? ` ("${said}")` : ""} with figures; they are shown as it sent them`,
     );
+    const { error, ...rest } = extra;
+    out.success = true;
+    out.extra = { ...rest, upstream: { success: false, error } };
   }
   const parsed = AnalysisData.safeParse(data);
   if (parsed.success) out.data = normalizeAnalysis(parsed.data, notes, context, data);

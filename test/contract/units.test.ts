@@ -145,6 +145,8 @@ describe("envelopes", () => {
   test("success: false with figures keeps them, and its error text is a clearly marked note", () => {
     const out = normalizeEnvelope({ success: false, error: "partial report", data: { _id: "f1", ratePerNightUSD: 1 } });
     expect(out.data?._id).toBe("f1");
+    // The relay answers it as an analysis; its own error shape is `success: false` with an `error` object.
+    expect(out).toMatchObject({ success: true, extra: { upstream: { success: false, error: "partial report" } } });
     expect(out.notes[0]).toBe(
       'SERVICE ERROR: the service answered success: false ("partial report") with figures; they are shown as it sent them',
     );
