@@ -2,6 +2,7 @@ import { RelayClient } from "../src/client";
 import { FieldInfo, MaxBidRule, Strategy, isMaxBidField, maxBidField } from "../src/contract";
 import { CellInput, ColumnMapping, NumberStyle } from "../src/inputs";
 import {
+  NotEnhanced,
   PlannedRow,
   RowOutcome,
   ScreeningCounts,
@@ -175,7 +176,7 @@ export async function runScreening(
   for (const row of job.rows) if (row.kind === "blank") writer.put(row.sheetRow, []);
 
   let run: Awaited<ReturnType<typeof screenRows>>;
-  const notEnhanced: { row: number; analysisId: string; warnings: string[] }[] = [];
+  const notEnhanced: { row: number; analysisId: string; said: NotEnhanced }[] = [];
   try {
     run = await screenRows(deps.client, job, {
       signal: controller.signal,
@@ -187,7 +188,11 @@ export async function runScreening(
         // An enhancement without figures would blank the row's: its stored figures are written after the run.
         if (isNotEnhanced(answer) && row.kind === "request") {
           const { analysisId } = job.items[row.item]?.params as { analysisId: string };
-          notEnhanced.push({ row: row.sheetRow, analysisId, warnings: outcome.warnings });
+          notEnhanced.push({
+            row: row.sheetRow,
+            analysisId,
+            said: { warnings: outcome.warnings, costUSD: outcome.costUSD },
+          });
         } else writer.put(row.sheetRow, outcome.cells);
         options.onOutcome?.(row, outcome);
         options.onProgress?.(progressOf(counts));
@@ -195,7 +200,7 @@ export async function runScreening(
     });
     const stored = deps.client.analysis ? (deps.client as Pick<RelayClient, "analysis">) : undefined;
     for (const n of stored ? notEnhanced : []) {
-      const kept = await storedOutcome(stored as Pick<RelayClient, "analysis">, n.analysisId, job.fields, n.warnings);
+      const kept = await storedOutcome(stored as Pick<RelayClient, "analysis">, n.analysisId, job.fields, n.said);
       if (kept) writer.put(n.row, kept.outcome.cells);
     }
   } finally {

@@ -275,23 +275,31 @@ async function keepUnsent(
   say: (line: string) => void,
 ): Promise<void> {
   let notEnhanced = 0;
+  let billedUSD = 0;
   for (const row of plan.rows) {
     if (row.kind === "kept") outcomes.record(row, keptOutcome(table, plan, row), undefined);
     const outcome = outcomes.get(row);
     if (row.kind !== "request" || row.op !== "enhance" || !outcome?.notEnhanced) continue;
     notEnhanced++;
+    billedUSD += outcome.costUSD;
     const id = String((plan.items[row.item]?.params as { analysisId?: unknown }).analysisId);
-    const stored = await storedOutcome(target.client, id, plan.fields, outcome.warnings);
+    const said = { warnings: outcome.warnings, costUSD: outcome.costUSD };
+    const stored = await storedOutcome(target.client, id, plan.fields, said);
     if (stored) outcomes.record(row, stored.outcome, stored.answer);
     else {
-      const cells = notEnhancedCells(earlierCells(table, plan, row.sheetRow), outcome.warnings);
+      const cells = notEnhancedCells(earlierCells(table, plan, row.sheetRow), said);
       outcomes.record(row, { ...outcome, cells } satisfies RowOutcome, undefined);
     }
   }
-  if (notEnhanced > 0)
+  if (notEnhanced > 0) {
+    const why =
+      billedUSD > 0
+        ? `their answers held no usable analysis (${billedUSD.toFixed(2)} USD billed)`
+        : "every AI step failed, nothing was billed";
     say(
-      `${notEnhanced} rows were not enhanced: every AI step failed, nothing was billed; they keep their figures, and run --enhance again to retry them.`,
+      `${notEnhanced} rows were not enhanced: ${why}; they keep their figures, and run --enhance again to retry them.`,
     );
+  }
 }
 
 /** The exit code of a run that threw, and what it says. */

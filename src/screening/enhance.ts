@@ -82,7 +82,10 @@ export function planEnhancement(
   return { rows, items, itemRows, strategy: undefined };
 }
 
-/** Whether an enhance answer came back without figures: every AI step failed, nothing was billed. */
+/**
+ * Whether an enhance answer came back without figures it can use: every AI step failed (free), or
+ * the service's answer held no analysis with an id (its figures cannot be told to be the row's).
+ */
 export function isNotEnhanced(answer: RelayAnswer | undefined): answer is RelayAnswer {
   return answer !== undefined && answer.relay.operation === "enhance" && analysisOf(answer) === undefined;
 }
@@ -96,7 +99,7 @@ export async function storedOutcome(
   client: Pick<RelayClient, "analysis">,
   analysisId: string,
   fields: readonly FieldInfo[],
-  warnings: readonly string[],
+  notEnhanced: NotEnhanced,
   signal?: AbortSignal,
 ): Promise<{ outcome: RowOutcome; answer: RelayAnswer } | undefined> {
   let stored: RelayAnswer;
@@ -106,17 +109,25 @@ export async function storedOutcome(
     return undefined;
   }
   const { outcome } = lineOutcome(stored, fields);
-  const cells = notEnhancedCells(outcome.cells, warnings);
-  return { outcome: { ...outcome, cells, warnings: [...warnings], costUSD: 0 }, answer: stored };
+  const cells = notEnhancedCells(outcome.cells, notEnhanced);
+  const { warnings, costUSD } = notEnhanced;
+  return { outcome: { ...outcome, cells, warnings: [...warnings], costUSD }, answer: stored };
+}
+
+/** What an enhancement that came back without usable figures said, and what it cost (the row's outcome). */
+export interface NotEnhanced {
+  warnings: readonly string[];
+  costUSD: number;
 }
 
 /**
- * The cells of a row whose enhancement came back without figures (every AI step failed: free): the
- * row's earlier cells, figures kept, with the warnings saying why and that it can be tried again.
+ * The cells of a row whose enhancement came back without usable figures: the row's earlier cells,
+ * figures and analysis id kept, with the warnings saying why, what it cost, and that it can be tried again.
  */
-export function notEnhancedCells(earlier: CellRow, warnings: readonly string[]): CellRow {
+export function notEnhancedCells(earlier: CellRow, { warnings, costUSD }: NotEnhanced): CellRow {
   if (earlier.length === 0) return earlier;
-  const note = `Not enhanced, nothing billed (enhance it again to retry)${warnings.length > 0 ? ": " : ""}`;
+  const bill = costUSD > 0 ? `${costUSD.toFixed(2)} USD billed` : "nothing billed";
+  const note = `Not enhanced, ${bill} (enhance it again to retry)${warnings.length > 0 ? ": " : ""}`;
   const cells = [...earlier];
   cells[cells.length - 1] = text(warningsCell([`${note}${warnings.join(" | ")}`]));
   return cells;
