@@ -147,6 +147,8 @@ export interface Shape {
         blank?: readonly Field[];
         cells?: Partial<Record<Field, number | string>>;
         warnings: RegExp[];
+        /** Number formats the cells must carry (money in the answer's currency). */
+        formats?: Partial<Record<Field, RegExp>>;
       }
     | { kind: "error"; code: string; message: RegExp };
 }
@@ -285,6 +287,10 @@ export const SHAPES: Record<string, Shape> = {
   "warnings as a list of objects": {
     answer: (id) => ok(live(id), { warnings: [{ message: "first" }, { detail: "second" }] }),
     expect: { kind: "analysis", warnings: [/first/, /second/] },
+  },
+  "currency as a symbol": {
+    answer: (id) => ok(live(id, { currency: "€" })),
+    expect: { kind: "analysis", warnings: [], formats: { yearOneCashFlowUSD: /^\[\$EUR\] #,##0/ } },
   },
   "sixty comparables": {
     answer: (id) => ok(live(id, { comparables: Array.from({ length: 60 }, (_, i) => liveComparable(i + 1)) })),

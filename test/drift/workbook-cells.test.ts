@@ -76,5 +76,9 @@ describe("every drifted answer, in str-screen's workbook", () => {
     }
     for (const pattern of shape.expect.warnings) expect(warnings).toMatch(pattern);
     if (blank.size > 0) expect(warnings).toMatch(/left blank/);
+    for (const [field, format] of Object.entries(shape.expect.formats ?? {})) {
+      const cell = ws.getRow(names.indexOf(name) + 2).getCell(columnOf(ws, 1, findField(field)!.label));
+      expect({ field, format: cell.numFmt }).toEqual({ field, format: expect.stringMatching(format) });
+    }
   });
 });
