@@ -219,6 +219,13 @@ export const COMPARABLE_COLUMNS: readonly { key: string; label: string; unit: Un
   /** The first photo, for Excel's IMAGE(). */
   { key: "photo_urls.0", label: "Photo", unit: "url" },
   { key: "platformId", label: "Listing id", unit: "id" },
+  // Beyond the spec: what the live service gives and investors read (normalize-comparable.ts).
+  { key: "cleaningFeeUSD", label: "Cleaning fee", unit: "usd" },
+  { key: "rating", label: "Rating", unit: "ratio" },
+  { key: "reviews", label: "Reviews", unit: "count" },
+  { key: "superhost", label: "Superhost", unit: "text" },
+  { key: "latitude", label: "Latitude", unit: "degrees" },
+  { key: "longitude", label: "Longitude", unit: "degrees" },
 ];
 
 const byKey = new Map<string, FieldInfo>();

@@ -56,7 +56,7 @@ describe("revenueData as twelve months", () => {
   });
 });
 
-describe("STR.MONTHLY", () => {
+describe("STR.MONTHLY and STR.COMPS on a live answer, and the sandbox's months", () => {
   let standIn: StandIn;
   let live: TestRelay;
   let sandbox: TestRelay;
@@ -94,6 +94,24 @@ describe("STR.MONTHLY", () => {
     expect(grid).toHaveLength(13);
     expect(grid.slice(1).map((r) => ({ month: r[0], adrUSD: r[1], occupancy: r[2] }))).toEqual(MONTHLY_EXPECTED);
     expect(grid.slice(1).every((r) => typeof r[3] === "number")).toBe(true);
+  });
+
+  test("STR.COMPS shows what the live service gives beyond the spec: cleaning fee, rating, reviews, superhost, coordinates", async () => {
+    await connect(live);
+    const grid = await STR.comps("an_months");
+    const header = grid[0] as string[];
+    const first = grid[1] as unknown[];
+    const at = (label: string) => first[header.indexOf(label)];
+    // The nearest listing (Beach house 1, 161 m away), its trailing-twelve-month figures under the spec's columns.
+    expect(at("Listing")).toBe("Beach house 1");
+    expect(at("Annual revenue")).toBe(41_000);
+    expect(at("Occupancy")).toBeCloseTo(0.51, 10);
+    expect(at("Distance")).toBeCloseTo(0.1, 3);
+    expect(at("Listing id")).toBe("40000001");
+    expect(at("Photo")).toBe("https://img.example/1.jpg");
+    expect([at("Cleaning fee"), at("Rating"), at("Reviews"), at("Superhost")]).toEqual([151, 4.8, 101, false]);
+    expect(at("Latitude") as number).toBeCloseTo(30.391, 9);
+    expect(at("Longitude") as number).toBeCloseTo(-86.491, 9);
   });
 
   test("an answer without months says the service gave none, and invents nothing", async () => {
