@@ -197,6 +197,19 @@ export function comps(
 }
 
 /**
+ * Lists an analysis's twelve months under a header row: nightly rate, occupancy and revenue of each month, as the service gave them (its seasonality).
+ * @customfunction MONTHLY
+ * @helpurl https://localhost:3000/help.html#str-monthly
+ * @cancelable
+ * @param analysisId Analysis id from STR.BUY, STR.ARB, STR.OWNED, STR.COHOST or STR.ENHANCE (its "Analysis id" row).
+ * @param invocation Supplied by Excel.
+ * @returns A table of twelve months with a header row, or one row saying the service gave no monthly figures.
+ */
+export function monthly(analysisId: unknown, invocation?: CustomFunctions.CancelableInvocation): Promise<unknown[][]> {
+  return implementation.monthly(analysisId, invocation);
+}
+
+/**
  * Recomputes an analysis's financing and cash flow with other inputs, locally: never billed, no call to the service. Omitted arguments keep the analysis's own values.
  * @customfunction WHATIF
  * @helpurl https://localhost:3000/help.html#str-whatif

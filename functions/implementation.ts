@@ -38,6 +38,7 @@ import {
   analysisEntity,
   analysisOf,
   cell,
+  monthlyTable,
   comparablesTable,
   fieldsRow,
   invalidArgument,
@@ -155,6 +156,17 @@ export function comps(analysisId: Arg, maxRows?: Arg, invocation?: Invocation): 
       const table = comparablesTable(analysisOf(answer), single(maxRows) ?? undefined, warningTexts(answer));
       if (!table.ok) throw invalidArgument(table.message);
       return table.grid;
+    },
+  });
+}
+
+export function monthly(analysisId: Arg, invocation?: Invocation): Promise<unknown[][]> {
+  return free(invocation, {
+    read: () => readId(analysisId),
+    answer: async (args, call) => {
+      const answer = await storedFullAnswer(args(), call);
+      // The answer's notices (SANDBOX, STALE) and warnings travel with every month.
+      return monthlyTable(analysisOf(answer), warningTexts(answer));
     },
   });
 }

@@ -2,13 +2,14 @@ import { RelayClient } from "../src/client";
 import { FieldInfo, MaxBidRule, Strategy, isMaxBidField, maxBidField } from "../src/contract";
 import { CellInput, ColumnMapping, NumberStyle } from "../src/inputs";
 import {
+  NotEnhanced,
   PlannedRow,
   RowOutcome,
   ScreeningCounts,
   ScreeningEstimate,
   ScreeningPlan,
   estimateScreening,
-  notEnhancedNote,
+  notEnhancedOf,
   planRows,
   resultFields,
   screenRows,
@@ -175,7 +176,7 @@ export async function runScreening(
   for (const row of job.rows) if (row.kind === "blank") writer.put(row.sheetRow, []);
 
   let run: Awaited<ReturnType<typeof screenRows>>;
-  const notEnhanced: { row: number; analysisId: string; note: string }[] = [];
+  const notEnhanced: { row: number; analysisId: string; said: NotEnhanced }[] = [];
   try {
     run = await screenRows(deps.client, job, {
       signal: controller.signal,
@@ -185,10 +186,10 @@ export async function runScreening(
       acceptUnusual: `tick "${SEND_UNUSUAL_LABEL}" and screen the table again to send it`,
       onOutcome: (row, outcome, answer, counts) => {
         // An enhancement without figures would blank the row's: its stored figures are written after the run.
-        const note = notEnhancedNote(row, outcome, answer);
-        if (note && row.kind === "request") {
+        const said = notEnhancedOf(row, outcome, answer);
+        if (said && row.kind === "request") {
           const { analysisId } = job.items[row.item]?.params as { analysisId: string };
-          notEnhanced.push({ row: row.sheetRow, analysisId, note });
+          notEnhanced.push({ row: row.sheetRow, analysisId, said });
         } else writer.put(row.sheetRow, outcome.cells);
         options.onOutcome?.(row, outcome);
         options.onProgress?.(progressOf(counts));
@@ -196,7 +197,7 @@ export async function runScreening(
     });
     const stored = deps.client.analysis ? (deps.client as Pick<RelayClient, "analysis">) : undefined;
     for (const n of stored ? notEnhanced : []) {
-      const kept = await storedOutcome(stored as Pick<RelayClient, "analysis">, n.analysisId, job.fields, n.note);
+      const kept = await storedOutcome(stored as Pick<RelayClient, "analysis">, n.analysisId, job.fields, n.said);
       if (kept) writer.put(n.row, kept.outcome.cells);
     }
   } finally {

@@ -9,7 +9,7 @@ import {
   ScreeningCounts,
   ScreeningEstimate,
   estimateScreening,
-  notEnhancedNote,
+  notEnhancedOf,
   notEnhancedCells,
   refusedRows,
   screenRows,
@@ -253,8 +253,8 @@ async function sendRows(
     again: "run again",
     acceptUnusual: "run again with --accept-unusual to send it",
     onOutcome: (row, outcome, answer, counts) => {
-      const note = notEnhancedNote(row, outcome, answer);
-      outcomes.record(row, note ? { ...outcome, notEnhanced: note } : outcome, answer);
+      const said = notEnhancedOf(row, outcome, answer);
+      outcomes.record(row, said ? { ...outcome, notEnhanced: said.note } : outcome, answer);
       // Rows marked after a stop are not progress: the closing line counts them.
       if (row.kind === "request" && outcome.status !== "stopped") progress.update(progressOf(plan, counts));
     },
@@ -276,23 +276,37 @@ async function keepUnsent(
   say: (line: string) => void,
 ): Promise<void> {
   let notEnhanced = 0;
+  let failedCalls = 0;
+  let billedUSD = 0;
   for (const row of plan.rows) {
     if (row.kind === "kept") outcomes.record(row, keptOutcome(table, plan, row), undefined);
     const outcome = outcomes.get(row);
     if (row.kind !== "request" || row.op !== "enhance" || !outcome?.notEnhanced) continue;
     notEnhanced++;
+    billedUSD += outcome.costUSD;
+    if (outcome.status === "failed" || outcome.status === "stopped") failedCalls++;
     const id = String((plan.items[row.item]?.params as { analysisId?: unknown }).analysisId);
-    const stored = await storedOutcome(target.client, id, plan.fields, outcome.notEnhanced);
+    const said = { note: outcome.notEnhanced, costUSD: outcome.costUSD };
+    const stored = await storedOutcome(target.client, id, plan.fields, said);
     if (stored) outcomes.record(row, stored.outcome, stored.answer);
     else {
-      const cells = notEnhancedCells(earlierCells(table, plan, row.sheetRow), outcome.notEnhanced);
+      const cells = notEnhancedCells(earlierCells(table, plan, row.sheetRow), said.note);
       outcomes.record(row, { ...outcome, cells } satisfies RowOutcome, undefined);
     }
   }
-  if (notEnhanced > 0)
+  if (notEnhanced > 0) {
+    const why =
+      billedUSD > 0
+        ? `their answers held no usable analysis (${billedUSD.toFixed(2)} USD billed)`
+        : failedCalls === notEnhanced
+          ? "their calls failed or were not sent, nothing was billed; their Warnings say why"
+          : failedCalls === 0
+            ? "every AI step failed, nothing was billed"
+            : "every AI step failed or the call did not go through, nothing was billed; their Warnings say why";
     say(
-      `${notEnhanced} rows were not enhanced: they keep their figures, their last column says why; run --enhance again to retry them.`,
+      `${notEnhanced} rows were not enhanced: ${why}; they keep their figures, and run --enhance again to retry them.`,
     );
+  }
 }
 
 /** The exit code of a run that threw, and what it says. */

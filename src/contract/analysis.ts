@@ -84,17 +84,57 @@ export const Comparable = z.looseObject({
   averageDailyRateUSD: LooseNumber,
   distanceMiles: LooseNumber,
   photo_urls: z.array(z.string()).optional().catch(undefined),
+  // Not in the spec; the live service sends them under its own names (normalize-comparable.ts).
+  cleaningFeeUSD: LooseNumber,
+  rating: LooseNumber,
+  reviews: LooseNumber,
+  superhost: z.boolean().optional().catch(undefined),
+  latitude: LooseNumber,
+  longitude: LooseNumber,
 });
 export type Comparable = z.infer<typeof Comparable>;
+
+/**
+ * One month of the seasonality profile (`monthly`), read from the live service's `revenueData`:
+ * the nightly rate, occupancy as a fraction of 1 and revenue of that month.
+ */
+export const MonthlyFigures = z.object({
+  /** As the service keyed it: "2026-01", or a month's name ("Jan") when it gave no year. */
+  month: z.string(),
+  adrUSD: z.number().optional(),
+  occupancy: z.number().optional(),
+  revenueUSD: z.number().optional(),
+});
+export type MonthlyFigures = z.infer<typeof MonthlyFigures>;
+
+/**
+ * The relay's mark on an analysis it normalised (`_normalized` in `data`): read as it is, never
+ * normalised again, and its repairs are said wherever its figures are shown. It travels with the
+ * analysis into the cache and the stored analyses, so an answer read back by id still says them.
+ */
+export const NormalizedMark = z.object({
+  version: z.number(),
+  /** One line per repair, in words a user reads beside the figures ("occupancy given in percent, read as 55 %"). */
+  notes: z.array(z.string()),
+});
+export type NormalizedMark = z.infer<typeof NormalizedMark>;
+export const NORMALIZED_MARK = "_normalized";
+/** Bumped when the normaliser reads a shape differently. */
+export const NORMALIZER_VERSION = 2;
 
 /** The spec does not show a warning's shape: strings and objects are both kept as they came. */
 export const Warning = z.union([z.string(), z.looseObject({})]);
 export type Warning = z.infer<typeof Warning>;
+/** Warnings in any shape seen: a list of texts or objects, one text, or one object. */
 export const Warnings = z
-  .array(z.unknown())
+  .preprocess(
+    (v) => (typeof v === "string" || (typeof v === "object" && v !== null && !Array.isArray(v)) ? [v] : v),
+    z.array(z.unknown()),
+  )
   .transform((items) =>
     items.filter(
-      (w): w is Warning => typeof w === "string" || (typeof w === "object" && w !== null && !Array.isArray(w)),
+      (w): w is Warning =>
+        (typeof w === "string" && w.trim() !== "") || (typeof w === "object" && w !== null && !Array.isArray(w)),
     ),
   )
   .optional()
@@ -200,6 +240,9 @@ export type Analysis = Omit<KnownFields<AnalysisData>, "revenue" | "adr" | "occu
     adr: Percentiles;
     occupancy: Percentiles;
     comparables: Comparable[];
+    /** Twelve months from `revenueData`, in calendar order; absent when the service gave none. */
+    monthly?: MonthlyFigures[];
+    [NORMALIZED_MARK]?: NormalizedMark;
   };
 
 /** A normalised answer: the envelope with its analysis repaired, and notes on each repair. */

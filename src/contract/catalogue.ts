@@ -86,12 +86,34 @@ function derived(
 /**
  * The money format of an answer's cells: `$#,##0` for USD (or an answer that names no currency),
  * else Excel's currency-code format (`[$EUR] #,##0`), so a non-USD figure never reads as dollars.
- * Only a three-letter code is written into a format; anything else keeps the USD format.
+ * A known symbol ("€") reads as its code; only a three-letter code is written into a format, and a
+ * currency that is neither has no symbol (never "$").
  */
 export function moneyFormat(currency: unknown): string {
-  const code = typeof currency === "string" ? currency.trim().toUpperCase() : "";
-  return code === "" || code === "USD" || !/^[A-Z]{3}$/.test(code) ? UNIT_FORMATS.usd : `[$${code}] #,##0`;
+  const given = typeof currency === "string" ? currency.trim() : "";
+  const code = CURRENCY_SYMBOLS[given] ?? given.toUpperCase();
+  if (code === "" || code === "USD") return UNIT_FORMATS.usd;
+  // A currency that is neither a code nor a known symbol is still not dollars: no symbol at all.
+  return /^[A-Z]{3}$/.test(code) ? `[$${code}] #,##0` : "#,##0";
 }
+
+/** Symbols the live service has been seen to send instead of a code ("€"), as their codes; "$" alone reads as USD. */
+const CURRENCY_SYMBOLS: Readonly<Record<string, string>> = {
+  "€": "EUR",
+  "£": "GBP",
+  "¥": "JPY",
+  "₹": "INR",
+  $: "USD",
+  US$: "USD",
+  C$: "CAD",
+  CA$: "CAD",
+  A$: "AUD",
+  AU$: "AUD",
+  R$: "BRL",
+  "₱": "PHP",
+  "₩": "KRW",
+  CHF: "CHF",
+};
 
 /** The `location` point's coordinate (GeoJSON: longitude first, then latitude). */
 function coordinate(index: 0 | 1): (a: Analysis) => number | undefined {
@@ -197,6 +219,13 @@ export const COMPARABLE_COLUMNS: readonly { key: string; label: string; unit: Un
   /** The first photo, for Excel's IMAGE(). */
   { key: "photo_urls.0", label: "Photo", unit: "url" },
   { key: "platformId", label: "Listing id", unit: "id" },
+  // Beyond the spec: what the live service gives and investors read (normalize-comparable.ts).
+  { key: "cleaningFeeUSD", label: "Cleaning fee", unit: "usd" },
+  { key: "rating", label: "Rating", unit: "ratio" },
+  { key: "reviews", label: "Reviews", unit: "count" },
+  { key: "superhost", label: "Superhost", unit: "text" },
+  { key: "latitude", label: "Latitude", unit: "degrees" },
+  { key: "longitude", label: "Longitude", unit: "degrees" },
 ];
 
 const byKey = new Map<string, FieldInfo>();

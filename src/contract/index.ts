@@ -9,6 +9,8 @@ export * from "./requests";
 export * from "./issues";
 export * from "./analysis";
 export * from "./normalize";
+export * from "./monthly";
+export * from "./units";
 export * from "./billing";
 export * from "./canonical";
 export * from "./catalogue";

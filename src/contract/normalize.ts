@@ -2,62 +2,289 @@ import {
   Analysis,
   AnalysisData,
   Comparable,
-  Envelope,
+  MAX_COMPARABLES,
+  NORMALIZED_MARK,
+  NORMALIZER_VERSION,
   NormalizedEnvelope,
+  NormalizedMark,
   PERCENTILE_KEYS,
+  PercentileKey,
   Percentiles,
   QUARTILE_KEYS,
   Quartile,
   Quartiles,
+  LooseNumber,
+  Warnings,
 } from "./analysis";
+import { monthlyOf } from "./monthly";
+import { normalizeComparable } from "./normalize-comparable";
 import { round } from "./numbers";
+import {
+  PERCENT_RULES,
+  readOccupancyPercent,
+  readOccupancyPercentiles,
+  readReturnPercent,
+  readRangedPercent,
+} from "./units";
 
-/**
- * Repairs the drift integrators report (docs/service/observed-behaviour.md, "Shape drift") so every consumer
- * reads one shape. Nothing the service sent is dropped: unknown fields stay, a renamed comparable
- * field keeps its old name beside the spec's one, and each repair is described in `notes`.
+/*
+ * Repairs the drift integrators report (observed-behaviour.md, "Shape drift") so every consumer reads
+ * one shape, once: the relay normalises what the service sent and marks it (`_normalized`); a marked
+ * analysis is read as it is. Nothing the service sent is dropped but a value no unit makes plausible,
+ * and each repair is a note the layouts show beside the figures.
  */
-export function normalizeEnvelope(raw: unknown, httpStatus = 200): NormalizedEnvelope {
-  const parsed = Envelope.safeParse(typeof raw === "object" && raw !== null && !Array.isArray(raw) ? raw : {});
-  const envelope = parsed.success ? parsed.data : { success: undefined, data: undefined, warnings: undefined };
-  const { success, data, warnings, ...extra } = envelope;
+
+/** What the relay knows of the request an answer is for: a buy's price checks the answer's cap rate. */
+export interface NormalizeContext {
+  purchasePriceUSD?: number | undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The analysis fields the spec names: data holding none of them is not an analysis. */
+const ANALYSIS_KEYS: readonly string[] = [...Object.keys(AnalysisData.shape), "revenueData"];
+
+/** Whether `data` holds an analysis: at least one of the spec's fields, with a value. */
+export function looksLikeAnalysis(data: unknown): data is Record<string, unknown> {
+  return isObject(data) && ANALYSIS_KEYS.some((k) => data[k] !== undefined && data[k] !== null);
+}
+
+/** Where some answers put the analysis instead of `data` itself. */
+const WRAPPERS = ["analysis", "data", "result"] as const;
+
+export function normalizeEnvelope(raw: unknown, httpStatus = 200, context: NormalizeContext = {}): NormalizedEnvelope {
+  const body = isObject(raw) ? raw : {};
+  const { success: rawSuccess, data: rawData, warnings: rawWarnings, warning: rawWarning, ...extra } = body;
   const notes: string[] = [];
   // Without an explicit `success`, a 2xx answer succeeded (enhance's warnings-only answer has no `success`).
-  const out: NormalizedEnvelope = { success: success ?? (httpStatus >= 200 && httpStatus < 300), extra, notes };
-  if (warnings && warnings.length > 0) out.warnings = warnings;
-  if (data) out.data = normalizeAnalysis(data, notes);
+  const success = typeof rawSuccess === "boolean" ? rawSuccess : httpStatus >= 200 && httpStatus < 300;
+  const out: NormalizedEnvelope = { success, extra, notes };
+  const warnings = [...(Warnings.parse(rawWarnings) ?? []), ...(Warnings.parse(rawWarning) ?? [])];
+  if (warnings.length > 0) out.warnings = warnings;
+
+  let data: unknown = rawData;
+  if (!looksLikeAnalysis(data) && isObject(data)) {
+    const inner = WRAPPERS.find((k) => looksLikeAnalysis((data as Record<string, unknown>)[k]));
+    if (inner) {
+      data = (data as Record<string, unknown>)[inner];
+      notes.push(`the analysis came wrapped in data.${inner}; read from there`);
+    }
+  }
+  if (!looksLikeAnalysis(data)) return out;
+  if (!success) {
+    // The analysis is answered (success, as the relay's own error shape is `success: false`), marked
+    // by a note; what the service said is kept under `upstream`, not as an `error` the relay's shape gives a meaning.
+    const said = errorText(body.error);
+    notes.push(
+      `SERVICE ERROR: the service answered success: false${said ? ` ("${said}")` : ""} with figures; they are shown as it sent them`,
+    );
+    const { error, ...rest } = extra;
+    out.success = true;
+    out.extra = { ...rest, upstream: { success: false, error } };
+  }
+  const parsed = AnalysisData.safeParse(data);
+  if (parsed.success) out.data = normalizeAnalysis(parsed.data, notes, context, data);
   return out;
 }
 
-export function normalizeAnalysis(data: AnalysisData, notes: string[] = []): Analysis {
+/** The service's error text, from `error` as text or `{message}`. */
+export function errorText(error: unknown): string {
+  if (typeof error === "string") return error.trim().slice(0, 300);
+  if (isObject(error) && typeof error.message === "string") return error.message.trim().slice(0, 300);
+  return "";
+}
+
+/** The relay's mark on an analysis, when it has one (NormalizedMark). */
+export function normalizedMarkOf(data: unknown): NormalizedMark | undefined {
+  if (!isObject(data)) return undefined;
+  const mark = NormalizedMark.safeParse(data[NORMALIZED_MARK]);
+  return mark.success ? mark.data : undefined;
+}
+
+/**
+ * The analysis in one shape. `notes` gets one line per repair (and is stored in the mark); `raw`,
+ * the data as sent, tells a value that was not a number from one that was not sent.
+ */
+export function normalizeAnalysis(
+  data: AnalysisData,
+  notes: string[] = [],
+  context: NormalizeContext = {},
+  raw: unknown = data,
+): Analysis {
+  if (normalizedMarkOf(data)) return data as Analysis;
   const analysis: AnalysisData = { ...data };
+  notes.push(...unreadNumbers(raw, analysis));
 
-  // Occupancy "appears both as a percent (0–100) and as a fraction (0–1)": the spec's percent fields
-  // hold percents, the `occupancy` object fractions. A true occupancy of 1 % or less is not plausible,
-  // so a percent field at or below 1 was sent as a fraction.
-  if (
-    typeof analysis.occupancyRatePercentage === "number" &&
-    analysis.occupancyRatePercentage > 0 &&
-    analysis.occupancyRatePercentage <= 1
-  ) {
-    notes.push(`occupancyRatePercentage was a fraction (${analysis.occupancyRatePercentage}); converted to percent`);
-    analysis.occupancyRatePercentage = round(analysis.occupancyRatePercentage * 100, 4);
+  readScalarPercents(analysis, notes);
+  const rejected = new Set<string>();
+  if (analysis.quartiles) analysis.quartiles = quartilesRead(analysis.quartiles, notes, rejected);
+  if (analysis.occupancy) analysis.occupancy = occupancyRead(analysis.occupancy, notes, rejected);
+
+  let renamed = 0;
+  let fractions = 0;
+  let dropped = 0;
+  const comparables: Comparable[] = [];
+  for (const item of analysis.comparables ?? []) {
+    const read = normalizeComparable(item);
+    if (!read) continue;
+    const { __renamed, ...comparable } = read.comparable;
+    if (__renamed) renamed++;
+    if (read.occupancy === "fraction") fractions++;
+    if (read.occupancy === "dropped") dropped++;
+    comparables.push(comparable);
   }
-  if (analysis.quartiles) analysis.quartiles = quartilesAsPercent(analysis.quartiles, notes);
-  if (analysis.occupancy) analysis.occupancy = occupancyAsFractions(analysis.occupancy, notes);
-
-  const comparables = (analysis.comparables ?? [])
-    .map(normalizeComparable)
-    .filter((c): c is Comparable => c !== undefined);
-  const renamed = comparables.filter((c) => c.__renamed !== undefined).length;
   if (renamed > 0) notes.push(`${renamed} comparables used older field names; mapped to the spec's names`);
-  for (const c of comparables) delete c.__renamed;
-  const nearest = nearestFirst(comparables);
+  if (fractions > 0) notes.push(`${fractions} comparables gave occupancy as a fraction; read as a percent`);
+  if (dropped > 0) notes.push(`${dropped} comparables gave an occupancy outside 0–100 %; left blank`);
+  if (comparables.length > MAX_COMPARABLES)
+    notes.push(`the service sent ${comparables.length} comparables; the spec says at most ${MAX_COMPARABLES}`);
 
-  const revenue = completePercentiles("revenue", analysis, comparables, notes);
-  const adr = completePercentiles("adr", analysis, comparables, notes);
-  const occupancy = completePercentiles("occupancy", analysis, comparables, notes);
-  return { ...analysis, revenue, adr, occupancy, comparables: nearest };
+  const revenue = completePercentiles("revenue", analysis, comparables, notes, rejected);
+  const adr = completePercentiles("adr", analysis, comparables, notes, rejected);
+  const occupancy = completePercentiles("occupancy", analysis, comparables, notes, rejected);
+  readReturns(analysis, notes, context);
+
+  const months = monthlyOf(analysis.revenueData);
+  if (months) notes.push(...months.notes);
+  const result: Analysis = {
+    ...analysis,
+    revenue,
+    adr,
+    occupancy,
+    comparables: nearestFirst(comparables),
+    ...(months && months.monthly.length > 0 ? { monthly: months.monthly } : {}),
+  };
+  result[NORMALIZED_MARK] = { version: NORMALIZER_VERSION, notes: [...notes] };
+  return result;
+}
+
+/** Notes on known number fields that were sent but are not numbers ("about 200"): blank, and why. */
+function unreadNumbers(raw: unknown, parsed: AnalysisData): string[] {
+  if (!isObject(raw)) return [];
+  const shape = AnalysisData.shape as Record<string, unknown>;
+  const notes: string[] = [];
+  const check = (name: string, value: unknown, read: unknown) => {
+    const sent = value !== undefined && value !== null && typeof value !== "object";
+    if (sent && read === undefined) notes.push(`${name} (${JSON.stringify(value)}) is not a number; left blank`);
+  };
+  for (const [key, value] of Object.entries(raw)) {
+    if (shape[key] === LooseNumber) check(key, value, parsed[key]);
+  }
+  for (const metric of ["revenue", "adr", "occupancy"] as const) {
+    const sent = raw[metric];
+    if (!isObject(sent)) continue;
+    for (const key of PERCENTILE_KEYS) check(`${metric} ${key}`, sent[key], parsed[metric]?.[key]);
+  }
+  return notes;
+}
+
+/** occupancyRatePercentage and the percent fields whose range tells their unit (units.ts). */
+function readScalarPercents(analysis: AnalysisData, notes: string[]): void {
+  const record = analysis as Record<string, unknown>;
+  if (typeof analysis.occupancyRatePercentage === "number")
+    apply(
+      record,
+      "occupancyRatePercentage",
+      readOccupancyPercent("occupancy", analysis.occupancyRatePercentage),
+      notes,
+    );
+  for (const [name, rule] of Object.entries(PERCENT_RULES)) {
+    const value = record[name];
+    if (typeof value === "number") apply(record, name, readRangedPercent(name, value, rule), notes);
+  }
+}
+
+function apply(
+  record: Record<string, unknown>,
+  name: string,
+  reading: { value: number | undefined; note?: string },
+  notes: string[],
+): void {
+  if (reading.note) notes.push(reading.note);
+  if (reading.value === undefined) delete record[name];
+  else record[name] = reading.value;
+}
+
+/**
+ * The returns, each checked against the figures it is computed from (the financial model of
+ * observed-behaviour.md): cash-on-cash and ROI from the cash invested, the cap rate from the price.
+ */
+function readReturns(analysis: AnalysisData, notes: string[], context: NormalizeContext): void {
+  const record = analysis as Record<string, unknown>;
+  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+  const cash = n(analysis.totalCashInvestment);
+  const cashFlow = n(analysis.yearOneCashFlowUSD);
+  const income = n(analysis.yearOneOperatingIncomeUSD);
+  const price = n(context.purchasePriceUSD) ?? n(record.purchasePriceUSD) ?? priceFromAnswer(analysis);
+  const share = (part: number | undefined, whole: number | undefined) =>
+    part !== undefined && whole !== undefined && whole > 0 ? (part / whole) * 100 : undefined;
+  const gain =
+    cashFlow === undefined
+      ? undefined
+      : cashFlow + (n(analysis.yearOnePrincipalPaydownUSD) ?? 0) + (n(analysis.yearOneAppreciationUSD) ?? 0);
+  const expected: Record<string, number | undefined> = {
+    yearOneCashOnCashPercentage: share(cashFlow, cash),
+    yearOneCapRatePercentage: share(income, price),
+    yearOneReturnOnInvestmentPercentage: share(gain, cash),
+  };
+  const names: Record<string, string> = {
+    yearOneCashOnCashPercentage: "cash-on-cash return",
+    yearOneCapRatePercentage: "cap rate",
+    yearOneReturnOnInvestmentPercentage: "return on investment",
+  };
+  for (const [field, value] of Object.entries(expected)) {
+    const v = record[field];
+    if (typeof v === "number") apply(record, field, readReturnPercent(names[field] as string, v, value), notes);
+  }
+}
+
+/** The price the answer implies: a year's property tax over its rate, else a year's appreciation at 3 %. */
+function priceFromAnswer(a: AnalysisData): number | undefined {
+  const taxes = a.monthlyTaxesUSD;
+  const rate = a.propertyTaxPercentage;
+  if (typeof taxes === "number" && typeof rate === "number" && rate > 0) return (taxes * 12 * 100) / rate;
+  if (typeof a.yearOneAppreciationUSD === "number" && a.yearOneAppreciationUSD > 0)
+    return (a.yearOneAppreciationUSD * 100) / 3;
+  return undefined;
+}
+
+/** Quartiles keep the service's shape (occupancy_rate a percent), each rate read by itself (units.ts). */
+function quartilesRead(quartiles: Quartiles, notes: string[], rejected: Set<string>): Quartiles {
+  const rates: Partial<Record<PercentileKey, number>> = {};
+  for (const key of PERCENTILE_KEYS) {
+    const rate = quartiles[QUARTILE_KEYS[key]]?.occupancy_rate;
+    if (typeof rate === "number") rates[key] = rate;
+  }
+  const read = readOccupancyPercentiles("quartiles' occupancy_rate", rates, "percent");
+  notes.push(...read.notes);
+  const out: Quartiles = { ...quartiles };
+  for (const key of PERCENTILE_KEYS) {
+    const q = out[QUARTILE_KEYS[key]];
+    if (!q || typeof q.occupancy_rate !== "number") continue;
+    const fraction = read.values[key];
+    const entry: Quartile = { ...q };
+    if (fraction === undefined) {
+      delete entry.occupancy_rate;
+      rejected.add(`occupancy.${key}`);
+    } else entry.occupancy_rate = round(fraction * 100, 4);
+    out[QUARTILE_KEYS[key]] = entry;
+  }
+  return out;
+}
+
+function occupancyRead(occupancy: Percentiles, notes: string[], rejected: Set<string>): Percentiles {
+  const read = readOccupancyPercentiles("occupancy", occupancy);
+  notes.push(...read.notes);
+  const out: Percentiles = { ...occupancy };
+  for (const key of PERCENTILE_KEYS) {
+    if (typeof occupancy[key] !== "number") continue;
+    const value = read.values[key];
+    if (value === undefined) {
+      delete out[key];
+      rejected.add(`occupancy.${key}`);
+    } else out[key] = value;
+  }
+  return out;
 }
 
 /**
@@ -86,20 +313,22 @@ const COMPARABLE_FIELD: Record<Metric, keyof Comparable> = {
 
 /**
  * The percentile object for `metric`, with each missing value filled in from `quartiles`, then from
- * the headline fields (avg only), then from the comparables. Occupancy comes out as fractions.
+ * the headline fields (avg only), then from the comparables. Occupancy comes out as fractions. A
+ * value left blank as implausible (`rejected`) is not filled from elsewhere: its note says why.
  */
 function completePercentiles(
   metric: Metric,
   analysis: AnalysisData,
   comparables: Comparable[],
   notes: string[],
+  rejected: ReadonlySet<string>,
 ): Percentiles {
   const given: Percentiles = analysis[metric] ?? {};
   const result: Percentiles = { ...given };
   const filled: string[] = [];
   const scale = metric === "occupancy" ? 0.01 : 1;
   for (const key of PERCENTILE_KEYS) {
-    if (typeof result[key] === "number") continue;
+    if (typeof result[key] === "number" || rejected.has(`${metric}.${key}`)) continue;
     const quartile = analysis.quartiles?.[QUARTILE_KEYS[key]];
     const fromQuartile = quartile?.[QUARTILE_FIELD[metric]];
     let value: number | undefined = typeof fromQuartile === "number" ? fromQuartile * scale : undefined;
@@ -147,131 +376,9 @@ export function percentileOf(sorted: readonly number[], fraction: number): numbe
   return a + (b - a) * (rank - lo);
 }
 
-function comparablePercentile(values: readonly unknown[], key: (typeof PERCENTILE_KEYS)[number]): number | undefined {
+function comparablePercentile(values: readonly unknown[], key: PercentileKey): number | undefined {
   const numbers = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v)).sort((x, y) => x - y);
   if (numbers.length === 0) return undefined;
   if (key === "avg") return numbers.reduce((s, v) => s + v, 0) / numbers.length;
   return percentileOf(numbers, Number(key.slice(1)) / 100);
-}
-
-function occupancyAsFractions(occupancy: Percentiles, notes: string[]): Percentiles {
-  const values = PERCENTILE_KEYS.map((k) => occupancy[k]).filter((v): v is number => typeof v === "number");
-  if (!values.some((v) => v > 1)) return occupancy;
-  notes.push("occupancy percentiles were percents; converted to fractions of 1");
-  const out: Percentiles = { ...occupancy };
-  for (const key of PERCENTILE_KEYS) {
-    const v = out[key];
-    if (typeof v === "number") out[key] = round(v / 100, 6);
-  }
-  return out;
-}
-
-function quartilesAsPercent(quartiles: Quartiles, notes: string[]): Quartiles {
-  const entries = Object.values(QUARTILE_KEYS).map((k) => quartiles[k]);
-  const rates = entries.map((q) => q?.occupancy_rate).filter((v): v is number => typeof v === "number");
-  if (rates.length === 0 || rates.some((v) => v > 1)) return quartiles;
-  notes.push("quartiles' occupancy_rate were fractions; converted to percent");
-  const out: Quartiles = { ...quartiles };
-  for (const key of Object.values(QUARTILE_KEYS)) {
-    const q = out[key];
-    if (q && typeof q.occupancy_rate === "number")
-      out[key] = { ...q, occupancy_rate: round(q.occupancy_rate * 100, 4) };
-  }
-  return out;
-}
-
-const METERS_PER_MILE = 1609.344;
-
-/** Older names integrators have seen for the spec's comparable fields, first match wins. */
-const COMPARABLE_ALIASES: ReadonlyArray<[keyof Comparable, readonly string[], ((v: number) => number)?]> = [
-  ["platformId", ["airbnbId", "airbnb_id", "listingId", "listing_id", "id"]],
-  ["name", ["title", "listingName"]],
-  ["listingUrl", ["url", "airbnbUrl", "listing_url"]],
-  ["accommodates", ["accomodates", "guests", "personCapacity"]],
-  [
-    "annualRevenueUSD",
-    ["ttmRevenue", "ttm_revenue", "revenueTTM", "trailingTwelveMonthRevenue", "annualRevenue", "revenue"],
-  ],
-  ["averageDailyRateUSD", ["averageDailyRate", "ttmAvgRate", "adr"]],
-  ["occupancyRatePercentage", ["occupancyRate", "ttmOccupancy", "occupancy"]],
-  ["distanceMiles", ["distance", "distance_miles"]],
-  ["distanceMiles", ["distanceMeters", "distance_meters", "distanceInMeters"], (m) => m / METERS_PER_MILE],
-];
-
-type RenamedComparable = Comparable & { __renamed?: true };
-
-const COMPARABLE_TEXT = ["platformId", "name", "listingUrl"] as const;
-const COMPARABLE_NUMBERS = [
-  "bedrooms",
-  "bathrooms",
-  "accommodates",
-  "annualRevenueUSD",
-  "occupancyRatePercentage",
-  "averageDailyRateUSD",
-  "distanceMiles",
-] as const;
-
-/**
- * A comparable already in the spec's shape (every field there, of its type; percent occupancy):
- * the common case, and every answer the relay re-reads. Checking it by hand is about ten times
- * quicker than the schema, which matters at 50 comparables an analysis and thousands of analyses.
- */
-function inSpecShape(raw: unknown): raw is Comparable {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return false;
-  const c = raw as Record<string, unknown>;
-  return (
-    COMPARABLE_TEXT.every((k) => typeof c[k] === "string") &&
-    COMPARABLE_NUMBERS.every((k) => typeof c[k] === "number" && Number.isFinite(c[k])) &&
-    (c.occupancyRatePercentage as number) > 1 &&
-    Array.isArray(c.photo_urls) &&
-    c.photo_urls.every((u) => typeof u === "string")
-  );
-}
-
-function normalizeComparable(raw: unknown): RenamedComparable | undefined {
-  if (inSpecShape(raw)) return { ...raw };
-  const parsed = Comparable.safeParse(raw);
-  if (!parsed.success) return undefined;
-  const c: RenamedComparable = { ...parsed.data };
-  const source = raw as Record<string, unknown>;
-  for (const [field, aliases, convert] of COMPARABLE_ALIASES) {
-    if (c[field] !== undefined) continue;
-    for (const alias of aliases) {
-      const value = source[alias];
-      if (value === undefined || value === null) continue;
-      if (field === "platformId" || field === "name" || field === "listingUrl") {
-        if (typeof value === "string" || typeof value === "number")
-          (c as Record<string, unknown>)[field] = String(value);
-      } else {
-        const n = typeof value === "string" ? Number(value) : value;
-        if (typeof n === "number" && Number.isFinite(n))
-          (c as Record<string, unknown>)[field] = convert ? round(convert(n), 3) : n;
-      }
-      if (c[field] !== undefined) {
-        c.__renamed = true;
-        break;
-      }
-    }
-  }
-  if (c.photo_urls === undefined) {
-    const photos =
-      source.photos ??
-      source.photoUrls ??
-      source.thumbnail ??
-      source.thumbnailUrl ??
-      source.thumbnail_url ??
-      source.picture_url;
-    if (typeof photos === "string") c.photo_urls = [photos];
-    else if (Array.isArray(photos)) c.photo_urls = photos.filter((p): p is string => typeof p === "string");
-    if (c.photo_urls !== undefined) c.__renamed = true;
-  }
-  // A fraction in a percent field, as with the analysis's own occupancy.
-  if (
-    typeof c.occupancyRatePercentage === "number" &&
-    c.occupancyRatePercentage > 0 &&
-    c.occupancyRatePercentage <= 1
-  ) {
-    c.occupancyRatePercentage = round(c.occupancyRatePercentage * 100, 4);
-  }
-  return c;
 }

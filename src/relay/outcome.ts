@@ -95,7 +95,11 @@ function failureOutcome(
   return { state: "unknown", status: undefined, charge: maxCharge(op, request), error };
 }
 
-/** A 2xx answer: billed by what it reports (the spec's price list), free when nothing was charged. */
+/**
+ * A 2xx answer: billed by what it reports (the spec's price list), free when nothing was charged.
+ * Only an answer that holds an analysis is a success: `success: false` without one is a failed
+ * request (not billed), and a create without one is a bad answer, billed.
+ */
 function successOutcome(
   op: Operation,
   request: AnyRequest,
@@ -103,7 +107,34 @@ function successOutcome(
   body: unknown,
   redact: (text: string) => string,
 ): Outcome {
-  const envelope = normalizeEnvelope(body, status);
+  const { purchasePriceUSD } = request as { purchasePriceUSD?: number };
+  const envelope = normalizeEnvelope(body, status, { purchasePriceUSD });
+  if (!envelope.success && !envelope.data) {
+    const said = redact(upstreamMessage(body));
+    return {
+      state: "failed",
+      status,
+      charge: NO_CHARGE,
+      error: new RelayError(
+        "STR_UPSTREAM_FAILED",
+        `The service answered ${status} with success: false${said ? `: ${said}` : " and no reason"}. Failed requests are not billed.`,
+      ),
+    };
+  }
+  // An enhance answer whose analysis has no id cannot be told to be the one asked for: its figures
+  // are not used, so it is answered without them (never kept), billed for the AI steps it reports.
+  if (!isCreate(op) && envelope.data && !envelope.data._id) {
+    const charge = chargeFor(op, request, { succeeded: true, hasData: true, warnings: envelope.warnings });
+    const { data: _unused, ...rest } = envelope;
+    const warning =
+      "The service's enhance answer had no analysis id; its figures were not used. Enhance it again to retry.";
+    return {
+      state: charge.cents > 0 ? "billed" : "free",
+      status,
+      charge,
+      envelope: { ...rest, warnings: [...(envelope.warnings ?? []), warning] },
+    };
+  }
   const charge = chargeFor(op, request, {
     succeeded: true,
     hasData: envelope.data !== undefined,

@@ -19,6 +19,7 @@ import {
 } from "../contract";
 import { Place, placeOfAddress, placeOfPoint } from "./markets";
 import { normal, pick, seeded, unit } from "./random";
+import { revenueDataFor } from "./seasons";
 
 /**
  * The simulated underwriting model: where the property is, which listings compare, what they
@@ -236,6 +237,8 @@ export function buildAnalysis(
     location: { type: "Point", coordinates: [place.lng, place.lat] },
     ...levels,
     quartiles: quartilesOf(levels),
+    // The live service's twelve months (not in the spec), simulated by the market's season.
+    revenueData: revenueDataFor(place.market, place.lat, ratePerNightUSD, occupancyRatePercentage / 100),
     comparables,
     ...strategyFields(strategy, request, place, yearOneRevenueUSD, annualOperatingExpensesUSD),
     // Not in the spec; the live service sends extra fields too (docs/service/observed-behaviour.md).

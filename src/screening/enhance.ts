@@ -82,39 +82,54 @@ export function planEnhancement(
   return { rows, items, itemRows, strategy: undefined };
 }
 
-/** Whether an enhance answer came back without figures: every AI step failed, nothing was billed. */
+/**
+ * Whether an enhance answer came back without figures it can use: every AI step failed (free), or
+ * the service's answer held no analysis with an id (its figures cannot be told to be the row's).
+ */
 export function isNotEnhanced(answer: RelayAnswer | undefined): answer is RelayAnswer {
   return answer !== undefined && answer.relay.operation === "enhance" && analysisOf(answer) === undefined;
 }
 
+/** Why an enhanced row came back without usable figures, and what that enhancement cost. */
+export interface NotEnhanced {
+  note: string;
+  costUSD: number;
+}
+
 /**
- * Why an enhanced row came back without figures, or undefined when it has them (or is no
- * enhancement): every AI step failed (free), the call failed (the service has no such analysis, an
- * error), or a stop came first. Such a row keeps the figures it had: an enhancement never erases.
+ * Why an enhanced row came back without usable figures, or undefined when it has them (or is no
+ * enhancement): every AI step failed (free), the answer held no analysis with an id (billed for the
+ * steps it reports), the call failed (the service has no such analysis, an error), or a stop came
+ * first. Such a row keeps the figures and id it had: an enhancement never erases.
  */
-export function notEnhancedNote(
+export function notEnhancedOf(
   row: PlannedRow,
   outcome: RowOutcome,
   answer: RelayAnswer | undefined,
-): string | undefined {
+): NotEnhanced | undefined {
   if (row.kind !== "request" || row.op !== "enhance") return undefined;
-  if (isNotEnhanced(answer))
-    return `Not enhanced, nothing billed (enhance it again to retry)${outcome.warnings.length > 0 ? `: ${outcome.warnings.join(" | ")}` : ""}`;
+  const { costUSD, warnings } = outcome;
+  if (isNotEnhanced(answer)) {
+    const bill = costUSD > 0 ? `${costUSD.toFixed(2)} USD billed` : "nothing billed";
+    const said = warnings.length > 0 ? `: ${warnings.join(" | ")}` : "";
+    return { note: `Not enhanced, ${bill} (enhance it again to retry)${said}`, costUSD };
+  }
   if (outcome.status === "failed" || outcome.status === "stopped")
-    return `Not enhanced, figures kept (enhance it again to retry): ${outcome.error ?? "no answer"}`;
+    return { note: `Not enhanced, figures kept (enhance it again to retry): ${outcome.error ?? "no answer"}`, costUSD };
   return undefined;
 }
 
 /**
  * A row whose enhancement came back without figures keeps the analysis it had: the relay's stored
- * copy (free), its cells and comparables, with the note saying why. Undefined when the relay does
- * not hold it (the caller then keeps the row's earlier cells, notEnhancedCells).
+ * copy (free to read), its cells and comparables, with the note saying why and the enhancement's
+ * cost. Undefined when the relay does not hold it (the caller then keeps the row's earlier cells,
+ * notEnhancedCells).
  */
 export async function storedOutcome(
   client: Pick<RelayClient, "analysis">,
   analysisId: string,
   fields: readonly FieldInfo[],
-  note: string,
+  notEnhanced: NotEnhanced,
   signal?: AbortSignal,
 ): Promise<{ outcome: RowOutcome; answer: RelayAnswer } | undefined> {
   let stored: RelayAnswer;
@@ -124,11 +139,11 @@ export async function storedOutcome(
     return undefined;
   }
   const { outcome } = lineOutcome(stored, fields);
-  const cells = notEnhancedCells(outcome.cells, note);
-  return { outcome: { ...outcome, cells, warnings: [note], costUSD: 0 }, answer: stored };
+  const cells = notEnhancedCells(outcome.cells, notEnhanced.note);
+  return { outcome: { ...outcome, cells, warnings: [notEnhanced.note], costUSD: notEnhanced.costUSD }, answer: stored };
 }
 
-/** The cells of a row whose enhancement came back without figures: its earlier cells, figures kept, the note last. */
+/** The cells of a row whose enhancement came back without usable figures: its earlier cells, figures and id kept, the note last. */
 export function notEnhancedCells(earlier: CellRow, note: string): CellRow {
   if (earlier.length === 0) return earlier;
   const cells = [...earlier];

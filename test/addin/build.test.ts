@@ -71,6 +71,7 @@ const SIGNATURES: Record<string, [name: string, optional: boolean][]> = {
     ["analysisId", false],
     ["maxRows", true],
   ],
+  MONTHLY: [["analysisId", false]],
   WHATIF: [
     ["analysisId", false],
     ["purchasePrice", true],

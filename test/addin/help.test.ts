@@ -65,7 +65,7 @@ function argumentsOf(example: string, name: string): string[] | undefined {
   return args;
 }
 
-test("functions.ts declares the eleven functions", () => {
+test("functions.ts declares the twelve functions", () => {
   expect([...blocks.keys()].sort()).toEqual(
     [
       "ARB",
@@ -75,6 +75,7 @@ test("functions.ts declares the eleven functions", () => {
       "COMPS",
       "ENHANCE",
       "MAXBID",
+      "MONTHLY",
       "OWNED",
       "PROJECTION",
       "SENSITIVITY",

@@ -83,6 +83,7 @@ describeWithChromium("the built add-in's functions in a real browser", () => {
       "COMPS",
       "ENHANCE",
       "MAXBID",
+      "MONTHLY",
       "OWNED",
       "PROJECTION",
       "SENSITIVITY",

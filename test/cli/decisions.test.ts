@@ -145,7 +145,7 @@ describe("str-screen decisions: --max-bid, --refresh-older-than, --enhance", () 
       expect(typeof revenue).toBe("number");
 
       const run = await screen([out, "--out", out, "--enhance", "comps,expenses"], failingEnv);
-      expect(run.stderr).toMatch(/1 rows were not enhanced: they keep their figures/);
+      expect(run.stderr).toMatch(/1 rows were not enhanced: every AI step failed, nothing was billed/);
       const after = sheet(await readWorkbook(out), "Screening");
       expect(after.getRow(2).getCell(columnOf(after, 1, "Annual revenue, median")).value).toBe(revenue);
       expect(String(after.getRow(2).getCell(columnOf(after, 1, /^Warnings/)).value)).toMatch(

@@ -163,9 +163,18 @@ describe("units, formats and scales", () => {
   });
 
   test("the comparables table names the spec's comparable fields, occupancy as a percent", () => {
-    // The spec's fields, and photo_urls by its first photo (for IMAGE()).
+    // The spec's fields, photo_urls by its first photo (for IMAGE()), then what the live service adds.
     expect(COMPARABLE_COLUMNS.map((c) => c.key).sort()).toEqual(
-      [...Object.keys(SPEC_COMPARABLE_FIELDS), "photo_urls.0"].sort(),
+      [
+        ...Object.keys(SPEC_COMPARABLE_FIELDS),
+        "photo_urls.0",
+        "cleaningFeeUSD",
+        "rating",
+        "reviews",
+        "superhost",
+        "latitude",
+        "longitude",
+      ].sort(),
     );
     expect(COMPARABLE_COLUMNS.find((c) => c.key === "occupancyRatePercentage")?.unit).toBe("percent");
     expect(COMPARABLE_COLUMNS.find((c) => c.key === "distanceMiles")?.unit).toBe("miles");

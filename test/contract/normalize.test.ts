@@ -94,7 +94,9 @@ describe("missing percentile objects are derived from quartiles", () => {
     const { data, notes } = normalized({ quartiles: fractions });
     expect(data.occupancy).toMatchObject({ p25: 0.48, p50: 0.6, p75: 0.71, p90: 0.8 });
     expect(data.quartiles?.["50th_percentile"]?.occupancy_rate).toBe(60);
-    expect(notes).toContain("quartiles' occupancy_rate were fractions; converted to percent");
+    expect(notes).toContain(
+      "quartiles' occupancy_rate given as fractions, read as p25 48 %, p50 60 %, p75 71 %, p90 80 %",
+    );
   });
 
   test("an answer with nothing to derive from has empty percentile objects and no invented values", () => {
@@ -111,7 +113,7 @@ describe("percent or fraction occupancy", () => {
   test("an occupancy object sent in percents is converted to fractions, and noted", () => {
     const { data, notes } = normalized({ occupancy: { p25: 45, p50: 58.5, p75: 70, p90: 81, avg: 59.2 } });
     expect(data.occupancy).toEqual({ p25: 0.45, p50: 0.585, p75: 0.7, p90: 0.81, avg: 0.592 });
-    expect(notes).toContain("occupancy percentiles were percents; converted to fractions of 1");
+    expect(notes).toContain("occupancy given in percent, read as p25 45 %, p50 58.5 %, p75 70 %, p90 81 %, avg 59.2 %");
   });
 
   test("an occupancy object in fractions is left as sent, with no note", () => {
@@ -124,7 +126,7 @@ describe("percent or fraction occupancy", () => {
   test("occupancyRatePercentage sent as a fraction is converted to a percent, and noted", () => {
     const { data, notes } = normalized({ occupancyRatePercentage: 0.6425 });
     expect(data.occupancyRatePercentage).toBe(64.25);
-    expect(notes).toContain("occupancyRatePercentage was a fraction (0.6425); converted to percent");
+    expect(notes).toContain("occupancy given as a fraction (0.6425), read as 64.25 %");
   });
 
   test("occupancyRatePercentage as a percent is kept", () => {
@@ -317,7 +319,19 @@ describe("warnings", () => {
 
   test("an empty or malformed warnings field leaves no warnings", () => {
     expect(normalizeEnvelope({ data: {}, warnings: [] }).warnings).toBeUndefined();
-    expect(normalizeEnvelope({ data: {}, warnings: "oops" }).warnings).toBeUndefined();
+    expect(normalizeEnvelope({ data: {}, warnings: 7 }).warnings).toBeUndefined();
+  });
+
+  test("warnings in any shape are read: one text, one object, a list, or under `warning`", () => {
+    expect(normalizeEnvelope({ warnings: "AI comps skipped" }).warnings).toEqual(["AI comps skipped"]);
+    expect(normalizeEnvelope({ warnings: { message: "skipped" } }).warnings).toEqual([{ message: "skipped" }]);
+    expect(normalizeEnvelope({ warning: "AI expenses timed out" }).warnings).toEqual(["AI expenses timed out"]);
+    expect(normalizeEnvelope({ warnings: ["a"], warning: [{ message: "b" }] }).warnings).toEqual([
+      "a",
+      { message: "b" },
+    ]);
+    // `warning` is read into `warnings`, not kept beside it as an extra field.
+    expect(normalizeEnvelope({ warning: "x" }).extra).toEqual({});
   });
 
   test("warningText reads a string as itself", () => {

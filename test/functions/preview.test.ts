@@ -55,7 +55,7 @@ const BILLABLE: Record<string, () => Promise<Call>> = {
   },
 };
 /** Functions that only read a stored analysis or compute locally: never billed, so they may preview. */
-const FREE = ["comps", "whatif", "sensitivity", "maxbid", "projection"];
+const FREE = ["comps", "monthly", "whatif", "sensitivity", "maxbid", "projection"];
 
 beforeAll(async () => {
   t = await startRelay({ RELAY_BUDGET_USD_PER_DAY: "100" });

@@ -39,6 +39,7 @@ describe("the relay serves the built add-in on its own origin", () => {
       "COMPS",
       "ENHANCE",
       "MAXBID",
+      "MONTHLY",
       "OWNED",
       "PROJECTION",
       "SENSITIVITY",
@@ -56,7 +57,7 @@ describe("the relay serves the built add-in on its own origin", () => {
     expect(r.statusCode).toBe(200);
     expect(r.headers["content-type"]).toMatch(/^application\/json/);
     const functions = JSON.parse(r.body).functions as { id: string; helpUrl: string }[];
-    expect(functions).toHaveLength(11);
+    expect(functions).toHaveLength(12);
     const page = (await get("/help.html")).body;
     for (const f of functions) {
       expect(f.helpUrl).toBe(`https://relay.example.com/help.html#str-${f.id.toLowerCase()}`);

@@ -202,6 +202,77 @@ const ROWS: Record<string, Omit<Row, "name">> = {
     code: "STR_UPSTREAM_BAD_ANSWER",
     message: new RegExp(`\\(a{117}\\.\\.\\.\\)`),
   }),
+  "200 create with empty data (no analysis)": after({
+    op: "buy",
+    request: plainCohost,
+    result: answer(200, { success: true, data: {} }),
+    state: "billed",
+    held: 20,
+    resend: true,
+    code: "STR_UPSTREAM_BAD_ANSWER",
+  }),
+  "200 create with data that holds no analysis field": after({
+    op: "buy",
+    request: plainCohost,
+    result: answer(200, { success: true, data: { status: "queued" } }),
+    state: "billed",
+    held: 20,
+    resend: true,
+    code: "STR_UPSTREAM_BAD_ANSWER",
+  }),
+  "200 create with its analysis wrapped in data.analysis": after({
+    op: "buy",
+    request: plainCohost,
+    result: answer(200, { success: true, data: { analysis: { _id: "an_w", ratePerNightUSD: 200 } } }),
+    state: "billed",
+    held: 20,
+    resend: true,
+  }),
+  "200 create with success: false and no data": after({
+    op: "buy",
+    request: buy,
+    result: answer(200, { success: false, error: `Could not geocode the address (${KEY})` }),
+    state: "failed",
+    held: 0,
+    resend: true,
+    code: "STR_UPSTREAM_FAILED",
+    message:
+      /^The service answered 200 with success: false: Could not geocode the address \(\[REDACTED\]\)\. Failed requests are not billed\.$/,
+  }),
+  "200 create with success: false and empty data": after({
+    op: "buy",
+    request: plainCohost,
+    result: answer(200, { success: false, data: {} }),
+    state: "failed",
+    held: 0,
+    resend: true,
+    code: "STR_UPSTREAM_FAILED",
+    message: /success: false and no reason/,
+  }),
+  "200 create with success: false and an analysis (kept, its error said)": after({
+    op: "buy",
+    request: plainCohost,
+    result: answer(200, { success: false, error: "partial", data: { _id: "an_f", ratePerNightUSD: 1 } }),
+    state: "billed",
+    held: 20,
+    resend: true,
+  }),
+  "200 enhance whose analysis has no _id (answered without its figures)": after({
+    op: "enhance",
+    request: enhanceComps,
+    result: answer(200, { success: true, data: { ratePerNightUSD: 210 } }),
+    state: "billed",
+    held: 10,
+    resend: true,
+  }),
+  "200 enhance with empty data (as warnings only: free)": after({
+    op: "enhance",
+    request: enhanceComps,
+    result: answer(200, { success: true, data: {}, warnings: [COMPS_FAILED] }),
+    state: "free",
+    held: 0,
+    resend: true,
+  }),
   "200 enhance with its analysis": after({
     op: "enhance",
     request: enhanceBoth,
@@ -504,6 +575,19 @@ describe("the billing outcome of every way a call to the service can end", () =>
       warnings: [COMPS_FAILED, EXPENSES_FAILED],
     });
     expect("envelope" in enhanced && enhanced.envelope.data).toBeUndefined();
+  });
+
+  test("an enhance answer without an analysis id carries no figures, and a warning says why", () => {
+    const o = outcomeOf(
+      "enhance",
+      enhanceComps,
+      answer(200, { success: true, data: { ratePerNightUSD: 210 } }),
+      redact,
+    );
+    expect("envelope" in o && o.envelope.data).toBeUndefined();
+    expect("envelope" in o && o.envelope.warnings).toEqual([
+      "The service's enhance answer had no analysis id; its figures were not used. Enhance it again to retry.",
+    ]);
   });
 
   test("a charge names reports and AI functions: an unknown create holds one report and every function asked", () => {

@@ -54,8 +54,15 @@ describe("every answer field is reachable in cells", () => {
     const revenue = comps.grid[0]?.findIndex((c) => c.value === "Annual revenue") as number;
     expect(comps.grid[1]?.[revenue]?.format).toBe("[$EUR] #,##0");
     expect(moneyFormat(undefined)).toBe("$#,##0");
-    // Only a currency code goes into a format: anything else could break it, and keeps USD's.
-    expect(moneyFormat('E"UR')).toBe("$#,##0");
+    // Only a currency code goes into a format: anything else could break it, and has no symbol (never "$").
+    expect(moneyFormat('E"UR')).toBe("#,##0");
+  });
+
+  test("a currency sent as a symbol is formatted as its code: € is EUR, never $", () => {
+    expect(moneyFormat("€")).toBe("[$EUR] #,##0");
+    expect(moneyFormat(" £ ")).toBe("[$GBP] #,##0");
+    expect(moneyFormat("$")).toBe("$#,##0");
+    expect(moneyFormat("₿")).toBe("#,##0");
   });
 
   test("the max-bid column holds STR.MAXBID's price, in the answer's currency", () => {

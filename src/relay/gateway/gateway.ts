@@ -1,12 +1,4 @@
-import {
-  AnyRequest,
-  Charge,
-  Operation,
-  RelayAnswer,
-  describeIssues,
-  maxCharge,
-  validateRequest,
-} from "../../contract";
+import { AnyRequest, Charge, Operation, RelayAnswer, describeIssues, maxCharge, validateRequest } from "../../contract";
 import { RelayError } from "../errors";
 import { DEFAULT_RETRY_POLICY } from "../retry-rule";
 import { markStale } from "../staleness";
