@@ -10,6 +10,7 @@ import {
   WARNINGS_HEADER,
   WARNING_MARK,
   excelDateTime,
+  isWebLink,
   warningsCell,
 } from "../sheet";
 import { PlannedRow } from "../screening";
@@ -73,10 +74,6 @@ export function firstRowOf(sheet: { getRow(n: number): { values: unknown } }): u
 }
 
 const bold = (value: Cell): OutCell => ({ value, bold: true });
-
-function isWebLink(value: Cell): value is string {
-  return typeof value === "string" && /^https?:\/\/\S+$/i.test(value);
-}
 
 /** Figures that can fall below zero (a cash flow, a return, DSCR): shown red when they do. */
 const canBeNegative = (field: FieldInfo) =>

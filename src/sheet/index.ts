@@ -19,3 +19,4 @@ export * from "./sensitivity";
 export * from "./result-block";
 export * from "./column-name";
 export * from "./projection";
+export * from "./inert-text";
