@@ -48,7 +48,9 @@ async function main(argv: string[]): Promise<void> {
       `Unknown option ${unknown}: str-relay takes only --help and --version (configure it with environment variables).`,
     );
   const config = await withBoundPort(loadConfig(process.env));
-  const { tokens, generated, file } = resolveTokens(config.tokens, config.dataDir);
+  const { tokens, generated, file } = resolveTokens(config.tokens, config.dataDir, {
+    allowOtherOwner: config.dataDirAllowOtherOwner,
+  });
   const relay = await createRelay({ config, tokens, logger: { level: config.logLevel } });
   await relay.app.listen({ host: config.host, port: config.port });
   const address = relay.app.server.address();
