@@ -1,4 +1,4 @@
-import { COMPARABLE_COLUMNS, FieldInfo } from "../contract";
+import { COMPARABLE_COLUMNS, FieldInfo, isWebAddress } from "../contract";
 import {
   unitFormat,
   Cell,
@@ -10,7 +10,6 @@ import {
   WARNINGS_HEADER,
   WARNING_MARK,
   excelDateTime,
-  isWebLink,
   warningsCell,
 } from "../sheet";
 import { PlannedRow } from "../screening";
@@ -90,7 +89,7 @@ export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]
     const field = fields[i - LEADING_COLUMNS];
     if (field?.unit === "url" && outcome.reportFile) return { value: outcome.reportFile, link: outcome.reportFile };
     if (field?.unit === "url" && outcome.reportNotKept) return { value: `report not kept: ${outcome.reportNotKept}` };
-    if (field?.unit === "url" && isWebLink(c.value)) return { ...c, link: c.value };
+    if (field?.unit === "url" && isWebAddress(c.value)) return { ...c, link: c.value };
     if (field && canBeNegative(field) && typeof c.value === "number" && c.format)
       return { ...c, format: redWhenNegative(c.format) };
     return c;
@@ -120,7 +119,7 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
         if (value === "") cells.push({ value: "" });
         // Text needs no format; leaving it off keeps thousands of rows quick to write.
         else if (typeof value === "string")
-          cells.push({ value, ...(column.unit === "url" && isWebLink(value) ? { link: value } : {}) });
+          cells.push({ value, ...(column.unit === "url" && isWebAddress(value) ? { link: value } : {}) });
         else cells.push({ value, format: unitFormat(column.unit, outcome.currency) });
       });
       cells.push(warnings);

@@ -9,6 +9,7 @@ export * from "./requests";
 export * from "./issues";
 export * from "./analysis";
 export * from "./normalize";
+export * from "./upstream-values";
 export * from "./billing";
 export * from "./canonical";
 export * from "./catalogue";

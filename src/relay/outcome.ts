@@ -6,6 +6,7 @@ import {
   NormalizedEnvelope,
   Operation,
   chargeFor,
+  checkUpstreamValues,
   isCreate,
   maxCharge,
   normalizeEnvelope,
@@ -121,7 +122,21 @@ function successOutcome(
       ),
     };
   }
-  return { state: charge.cents > 0 ? "billed" : "free", status, charge, envelope };
+  // An id or link the relay cannot pass on (upstream-values.ts): links are dropped; an id outside
+  // the rule makes the answer unusable, though billed.
+  const checked = checkUpstreamValues(envelope);
+  if (checked.problem) {
+    return {
+      state: "billed",
+      status,
+      charge,
+      error: new RelayError(
+        "STR_UPSTREAM_BAD_ANSWER",
+        `The service answered ${status} with ${checked.problem}; the report was billed.`,
+      ),
+    };
+  }
+  return { state: charge.cents > 0 ? "billed" : "free", status, charge, envelope: checked.envelope };
 }
 
 /** A non-2xx answer: the service's refusal or failure, said in its own words where it gave any. */

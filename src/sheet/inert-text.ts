@@ -13,8 +13,3 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 export function inertText(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text;
 }
-
-/** A web address a cell may link to: http or https, nothing else (no javascript:, file:, data:). */
-export function isWebLink(value: unknown): value is string {
-  return typeof value === "string" && /^https?:\/\/\S+$/i.test(value);
-}

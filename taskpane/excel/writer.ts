@@ -1,4 +1,5 @@
-import { Cell, CellRow, FormattedCell, GENERAL_FORMAT, inertText, isWebLink } from "../../src/sheet";
+import { isWebAddress } from "../../src/contract";
+import { Cell, CellRow, FormattedCell, GENERAL_FORMAT, inertText } from "../../src/sheet";
 import { ExcelRun } from "./host";
 
 /**
@@ -208,7 +209,7 @@ function consecutiveRuns(chunk: readonly (readonly [number, CellRow])[]): [numbe
 export function excelCell(c: FormattedCell, link: boolean): { value: Cell; format: string } {
   const format = c.format ?? GENERAL_FORMAT;
   if (typeof c.value !== "string") return { value: c.value, format };
-  if (link && isWebLink(c.value) && c.value.length <= MAX_HYPERLINK) {
+  if (link && isWebAddress(c.value) && c.value.length <= MAX_HYPERLINK) {
     // General, not the url unit's text format: a formula in a text-formatted cell stays text.
     return { value: `=HYPERLINK("${c.value.replace(/"/g, '""')}")`, format: GENERAL_FORMAT };
   }

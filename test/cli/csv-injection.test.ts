@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseCsv } from "../../src/cli/csv";
-import { inertText, isWebLink } from "../../src/sheet";
+import { isWebAddress } from "../../src/contract";
+import { inertText } from "../../src/sheet";
 import { excelCell } from "../../taskpane/excel/writer";
 import { screen, tempDir, testEnv } from "./support";
 
@@ -50,9 +51,9 @@ describe("CSV output: text never becomes a formula", () => {
     expect(inertText("=1+1")).toBe("'=1+1");
     expect(inertText("plain")).toBe("plain");
     expect(excelCell({ value: -5 }, false).value).toBe(-5);
-    expect(isWebLink("https://reports.example/a")).toBe(true);
+    expect(isWebAddress("https://reports.example/a")).toBe(true);
     for (const link of ["javascript:alert(1)", "file:///etc/passwd", "data:text/html,x", "=HYPERLINK(1)"]) {
-      expect(isWebLink(link)).toBe(false);
+      expect(isWebAddress(link)).toBe(false);
       expect(excelCell({ value: link }, true).value).not.toMatch(/^=/);
     }
   });
