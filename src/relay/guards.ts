@@ -41,7 +41,8 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
     checkTarget(request.raw.url ?? "");
     if (request.headers.host === undefined && request.raw.httpVersion === "1.1")
       throw new RelayError("STR_BAD_REQUEST", "An HTTP/1.1 request must have a Host header.");
-    if (CREDENTIAL_PARAMS.test(queryOf(request.raw.url ?? "")) || options.holdsToken(request.raw.url ?? "")) {
+    const query = queryOf(request.raw.url ?? "");
+    if (CREDENTIAL_PARAMS.test(query) || hasTokenShape(query) || options.holdsToken(request.raw.url ?? "")) {
       throw new RelayError("STR_TOKEN_IN_URL", TOKEN_IN_URL);
     }
     if (access !== "probe" && !options.names.isOwnHost(request.headers.host)) {
@@ -75,6 +76,20 @@ function checkTarget(raw: string): void {
     throw new RelayError("STR_BAD_REQUEST", "The request target must be a path starting with `/` (no absolute URL).");
   if (raw.includes("#"))
     throw new RelayError("STR_BAD_REQUEST", "The request target must not contain a fragment (`#`).");
+}
+
+/**
+ * A run of printable characters as long as the shortest relay token, in any query key or value as
+ * sent (an encoded token is longer, never shorter). No route reads a query: refusing every such
+ * value alike, token or not, means the answer cannot be used to test candidate tokens.
+ */
+const TOKEN_SHAPE = /[\x21-\x7e]{16,}/;
+
+function hasTokenShape(query: string): boolean {
+  return query
+    .slice(1)
+    .split(/[&;=]/)
+    .some((part) => TOKEN_SHAPE.test(part));
 }
 
 function queryOf(raw: string): string {
