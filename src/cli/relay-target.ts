@@ -6,6 +6,7 @@ import type { RelayConfig } from "../relay/config";
 import type { Relay } from "../relay/server";
 import type { UpstreamTarget } from "../relay/upstream-target";
 import { UsageError } from "./args";
+import { shownUrl } from "../relay/shown-url";
 
 /**
  * The relay a run goes through: the one STR_RELAY_URL and STR_RELAY_TOKEN name, or, with neither,
@@ -69,7 +70,7 @@ async function remoteRelay(url: string, token: string): Promise<RelayTarget> {
     );
   }
   const client = new RelayClient({ baseUrl: parsed.data.relayUrl, token: parsed.data.token });
-  const shown = safeUrl(parsed.data.relayUrl);
+  const shown = shownUrl(parsed.data.relayUrl);
   let mode: "sandbox" | "live";
   try {
     // Usage needs the token: a wrong URL or token stops the run here, before anything is sent.
@@ -191,16 +192,4 @@ function cannotStart(error: unknown): UsageError {
   return new UsageError(
     `the in-process sandbox relay could not start: ${error instanceof Error ? error.message : String(error)}`,
   );
-}
-
-/** A URL as it may be shown: without any user:password part. */
-function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    return u.toString().replace(/\/$/, "");
-  } catch {
-    return "(unreadable URL)";
-  }
 }
