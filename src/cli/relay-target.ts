@@ -92,7 +92,7 @@ async function inProcessRelay(env: Env): Promise<PreparedTarget> {
   if (isSet(env.STR_API_KEY)) {
     // Simulated figures where live ones were meant would be worse than no figures.
     throw new UsageError(
-      "STR_API_KEY is set, but str-screen's own relay runs only on the sandbox and never holds the key: start the relay (npx str-relay) and set STR_RELAY_URL and STR_RELAY_TOKEN to screen live, or unset STR_API_KEY to screen on the sandbox.",
+      "STR_API_KEY is set, but str-screen's own relay runs only on the sandbox and never holds the key: start the relay (str-relay; npx --no-install str-relay in a checkout) and set STR_RELAY_URL and STR_RELAY_TOKEN to screen live, or unset STR_API_KEY to screen on the sandbox.",
     );
   }
   // Loaded only here: a run through a remote relay starts without the relay's and the sandbox's code.

@@ -10,7 +10,7 @@ import { RELAY_VERSION } from "./version";
 import { shownUrl } from "./shown-url";
 
 /*
- * `npx str-relay`: the relay on its own. Standard output is the log, JSON lines only (events.ts), so
+ * `str-relay` (`npx --no-install str-relay` in a checkout): the relay on its own. Standard output is the log, JSON lines only (events.ts), so
  * a log shipper can parse every line; the banner for a person — where it listens, its mode, its
  * budget and, on first start, the generated relay token — goes to standard error. Exit code 2 on a
  * configuration error.

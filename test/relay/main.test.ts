@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-/** `npx str-relay` as a user runs it: the built bin/str-relay.js in its own process. */
+/** `str-relay` as a user runs it: the built bin/str-relay.js in its own process. */
 const BIN = path.resolve(__dirname, "..", "..", "bin", "str-relay.js");
 const env = (extra: Record<string, string>) => ({ PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...extra });
 
