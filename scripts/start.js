@@ -4,7 +4,7 @@
 // instructions where it cannot. `npm run start:web -- --document <url>` (`start.js web --document
 // <url>`) sideloads into that workbook in Excel on the web instead, as Microsoft's templates do.
 // Ctrl-C or `npm run stop` stops both; if either dies, the other is stopped too, since the add-in is
-// useless without its relay and the relay alone is `npx str-relay`.
+// useless without its relay and the relay alone is `npx --no-install str-relay`.
 "use strict";
 const { spawn, spawnSync } = require("node:child_process");
 const fs = require("node:fs");

@@ -58,7 +58,7 @@ Options:
   -h, --help          this text
   --version           the version, and exit
 
-Relay: STR_RELAY_URL and STR_RELAY_TOKEN name a running relay (npx str-relay). With neither set,
+Relay: STR_RELAY_URL and STR_RELAY_TOKEN name a running relay (str-relay). With neither set,
 str-screen runs its own relay on the embedded sandbox (simulated data) and keeps its cache under
 RELAY_DATA_DIR (default: the user's data directory), so a second run is free.
 

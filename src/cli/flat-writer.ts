@@ -1,5 +1,6 @@
 import fs from "node:fs";
-import { DATE_TIME_FORMAT, columnName } from "../sheet";
+import { isWebAddress } from "../contract";
+import { DATE_TIME_FORMAT, columnName, inertText } from "../sheet";
 import { atomically } from "./atomic-file";
 import { SheetCell, WriteSource, mainSheetRows } from "./main-sheet";
 import { RunSummary } from "./summary";
@@ -40,12 +41,13 @@ export function flatValue(cell: SheetCell | undefined): FlatValue {
   if (value instanceof Date) return wallClockText(value);
   if (typeof value === "number" && cell?.format === DATE_TIME_FORMAT)
     return wallClockText(new Date(EXCEL_EPOCH_UTC + Math.round(value * MS_PER_DAY)));
-  return cell?.link && typeof value === "string" ? cell.link : value;
+  return cell?.link && typeof value === "string" && isWebAddress(cell.link) ? cell.link : value;
 }
 
+/** A field as a spreadsheet opening the file reads it: text never as a formula (inert-text.ts), numbers as numbers. */
 function csvField(value: FlatValue): string {
   if (value === null) return "";
-  const text = String(value);
+  const text = typeof value === "string" ? inertText(value) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

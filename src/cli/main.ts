@@ -2,7 +2,7 @@ import "../relay/compile-cache";
 import { EXIT, run } from "./run";
 
 /*
- * `npx str-screen`: the CLI with the process's environment and streams. Ctrl-C (or SIGTERM from a
+ * `str-screen` (`npx --no-install str-screen` in a checkout): the CLI with the process's environment and streams. Ctrl-C (or SIGTERM from a
  * scheduler) stops sending and writes what is done; a second Ctrl-C quits at once.
  */
 

@@ -6,6 +6,7 @@ import type { RelayConfig } from "../relay/config";
 import type { Relay } from "../relay/server";
 import type { UpstreamTarget } from "../relay/upstream-target";
 import { UsageError } from "./args";
+import { shownUrl } from "../relay/shown-url";
 
 /**
  * The relay a run goes through: the one STR_RELAY_URL and STR_RELAY_TOKEN name, or, with neither,
@@ -69,7 +70,7 @@ async function remoteRelay(url: string, token: string): Promise<RelayTarget> {
     );
   }
   const client = new RelayClient({ baseUrl: parsed.data.relayUrl, token: parsed.data.token });
-  const shown = safeUrl(parsed.data.relayUrl);
+  const shown = shownUrl(parsed.data.relayUrl);
   let mode: "sandbox" | "live";
   try {
     // Usage needs the token: a wrong URL or token stops the run here, before anything is sent.
@@ -91,7 +92,7 @@ async function inProcessRelay(env: Env): Promise<PreparedTarget> {
   if (isSet(env.STR_API_KEY)) {
     // Simulated figures where live ones were meant would be worse than no figures.
     throw new UsageError(
-      "STR_API_KEY is set, but str-screen's own relay runs only on the sandbox and never holds the key: start the relay (npx str-relay) and set STR_RELAY_URL and STR_RELAY_TOKEN to screen live, or unset STR_API_KEY to screen on the sandbox.",
+      "STR_API_KEY is set, but str-screen's own relay runs only on the sandbox and never holds the key: start the relay (str-relay; npx --no-install str-relay in a checkout) and set STR_RELAY_URL and STR_RELAY_TOKEN to screen live, or unset STR_API_KEY to screen on the sandbox.",
     );
   }
   // Loaded only here: a run through a remote relay starts without the relay's and the sandbox's code.
@@ -191,16 +192,4 @@ function cannotStart(error: unknown): UsageError {
   return new UsageError(
     `the in-process sandbox relay could not start: ${error instanceof Error ? error.message : String(error)}`,
   );
-}
-
-/** A URL as it may be shown: without any user:password part. */
-function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    return u.toString().replace(/\/$/, "");
-  } catch {
-    return "(unreadable URL)";
-  }
 }

@@ -1,4 +1,4 @@
-import { COMPARABLE_COLUMNS, FieldInfo } from "../contract";
+import { COMPARABLE_COLUMNS, FieldInfo, isWebAddress } from "../contract";
 import {
   unitFormat,
   Cell,
@@ -74,10 +74,6 @@ export function firstRowOf(sheet: { getRow(n: number): { values: unknown } }): u
 
 const bold = (value: Cell): OutCell => ({ value, bold: true });
 
-function isWebLink(value: Cell): value is string {
-  return typeof value === "string" && /^https?:\/\/\S+$/i.test(value);
-}
-
 /** Figures that can fall below zero (a cash flow, a return, DSCR): shown red when they do. */
 const canBeNegative = (field: FieldInfo) =>
   (field.group === "Cash flow" || field.group === "Investor metrics") && field.unit !== "text";
@@ -93,7 +89,7 @@ export function blockCells(outcome: SpooledOutcome, fields: readonly FieldInfo[]
     const field = fields[i - LEADING_COLUMNS];
     if (field?.unit === "url" && outcome.reportFile) return { value: outcome.reportFile, link: outcome.reportFile };
     if (field?.unit === "url" && outcome.reportNotKept) return { value: `report not kept: ${outcome.reportNotKept}` };
-    if (field?.unit === "url" && isWebLink(c.value)) return { ...c, link: c.value };
+    if (field?.unit === "url" && isWebAddress(c.value)) return { ...c, link: c.value };
     if (field && canBeNegative(field) && typeof c.value === "number" && c.format)
       return { ...c, format: redWhenNegative(c.format) };
     return c;
@@ -123,7 +119,7 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
         if (value === "") cells.push({ value: "" });
         // Text needs no format; leaving it off keeps thousands of rows quick to write.
         else if (typeof value === "string")
-          cells.push({ value, ...(column.unit === "url" && isWebLink(value) ? { link: value } : {}) });
+          cells.push({ value, ...(column.unit === "url" && isWebAddress(value) ? { link: value } : {}) });
         else cells.push({ value, format: unitFormat(column.unit, outcome.currency) });
       });
       cells.push(warnings);

@@ -11,6 +11,7 @@ export * from "./analysis";
 export * from "./normalize";
 export * from "./monthly";
 export * from "./units";
+export * from "./upstream-values";
 export * from "./billing";
 export * from "./canonical";
 export * from "./catalogue";

@@ -62,28 +62,54 @@ export function dotPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Turns a zod error into one issue per bad field, each naming the field and the rule. */
+/**
+ * Most fields one error names. A body of a million unknown fields is legal JSON within the size
+ * limit; naming each would make an answer and a log line many times the body's size.
+ */
+export const MAX_FIELD_ISSUES = 20;
+/** Longest path or message an issue keeps: a field's name is the caller's, of any length. */
+const MAX_ISSUE_TEXT = 200;
+
+/**
+ * Turns a zod error into one issue per bad field, each naming the field and the rule: the first
+ * MAX_FIELD_ISSUES, then one issue saying how many more there are.
+ */
 export function toFieldIssues(
   error: z.ZodError,
   knownFields: readonly string[] = [],
   prefix: readonly PropertyKey[] = [],
 ): FieldIssue[] {
   const issues: FieldIssue[] = [];
+  let total = 0;
+  const add = (path: () => string, message: () => string) => {
+    if (total++ < MAX_FIELD_ISSUES) issues.push({ path: clipped(path()), message: clipped(message()) });
+  };
   for (const issue of error.issues) {
     const path = [...prefix, ...issue.path];
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
-        const hint = suggestField(key, knownFields);
-        issues.push({
-          path: dotPath([...path, key]),
-          message: `is not a field of this request${hint ? ` (did you mean ${hint}?)` : ""}`,
-        });
+        add(
+          () => dotPath([...path, key]),
+          () => {
+            const hint = suggestField(key, knownFields);
+            return `is not a field of this request${hint ? ` (did you mean ${hint}?)` : ""}`;
+          },
+        );
       }
     } else {
-      issues.push({ path: dotPath(path), message: issue.message });
+      add(
+        () => dotPath(path),
+        () => issue.message,
+      );
     }
   }
+  if (total > MAX_FIELD_ISSUES)
+    issues.push({ path: "", message: `and ${(total - MAX_FIELD_ISSUES).toLocaleString("en-US")} more` });
   return issues;
+}
+
+function clipped(text: string): string {
+  return text.length <= MAX_ISSUE_TEXT ? text : `${text.slice(0, MAX_ISSUE_TEXT - 1)}…`;
 }
 
 function describeType(value: unknown): string {

@@ -125,12 +125,10 @@ export function flagField() {
 }
 
 /** An identifier as the service issues them; the pattern also keeps ids safe to put in a URL path. */
+export const ANALYSIS_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
 export function idField() {
   const text = "an analysis id: 1 to 128 letters, digits, - or _";
   const error = failWith(text);
-  return z
-    .string({ error })
-    .trim()
-    .regex(/^[A-Za-z0-9_-]{1,128}$/, { error })
-    .describe(text);
+  return z.string({ error }).trim().regex(ANALYSIS_ID_PATTERN, { error }).describe(text);
 }

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import { Duplex } from "node:stream";
 import Fastify, { FastifyInstance, FastifyReply, FastifyServerOptions, LogController } from "fastify";
 import { RelayConfig } from "./config";
 import { RelayError, asRelayError } from "./errors";
 import { EVENTS, logRefusal } from "./events";
 import { REDACTED, REDACTED_HEADERS, Redactor } from "./redact";
 import { API_HEADERS } from "./security-headers";
+import { SERVER_TIMEOUTS, ServerTimeouts, nodeServerOptions } from "./server-timeouts";
 
 /*
  * The relay's fastify instance before any route: its limits, its error shape for every failure
@@ -27,11 +29,21 @@ const NO_ROUTE_SCHEMAS = { compilersFactory: { buildValidator: zodOnly, buildSer
 
 export type LoggerOption = boolean | { level?: string; stream?: NodeJS.WritableStream };
 
-export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOption | undefined): FastifyInstance {
+export function buildApp(
+  config: RelayConfig,
+  redact: Redactor,
+  logger: LoggerOption | undefined,
+  timeouts: ServerTimeouts = SERVER_TIMEOUTS,
+): FastifyInstance {
+  // Node answers a request without Host itself, bare (no security headers): the guards refuse it instead.
+  const node = { ...nodeServerOptions(timeouts), requireHostHeader: false };
   const app = Fastify({
     // On close, every connection is cut at once rather than waited for: calls already sent to the
     // service still run to their end (the gateway drains them) and their answers are cached.
     forceCloseConnections: true,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: node,
     schemaController: NO_ROUTE_SCHEMAS,
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
@@ -42,28 +54,12 @@ export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOp
     // URLs the router itself refuses answer in the relay's error shape, with its headers: the app's
     // hooks do not run for these.
     frameworkErrors: (error, _request, reply) => sendEarly(reply as unknown as FastifyReply, routerError(error)),
-    // Node's HTTP parser refusing a request (headers too large, a malformed line) answers here.
-    clientErrorHandler: (error: Error & { code?: string }, socket) => {
-      const e =
-        error.code === "HPE_HEADER_OVERFLOW"
-          ? { status: 431, text: "Request Header Fields Too Large" }
-          : { status: 400, text: "Bad Request" };
-      const body = JSON.stringify(
-        new RelayError("STR_BAD_REQUEST", `The request could not be read (${e.text}).`).toBody(),
-      );
-      const headers = Object.entries({
-        ...API_HEADERS,
-        "content-type": "application/json; charset=utf-8",
-        "content-length": String(Buffer.byteLength(body)),
-        connection: "close",
-      });
-      if (socket.writable)
-        socket.end(
-          `HTTP/1.1 ${e.status} ${e.text}\r\n${headers.map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n${body}`,
-        );
-      else socket.destroy();
-    },
-    ...(config.tls ? { https: { cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) } } : {}),
+    // Node's HTTP parser refusing a request (headers too large, a malformed line, no Host) or a
+    // request past its time (server-timeouts.ts) answers here.
+    clientErrorHandler: answerClientError,
+    ...(config.tls
+      ? { https: { cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key), ...node } }
+      : {}),
     logger: loggerOptions(logger, redact),
     // request-log.ts writes one line a request, with its event name, route pattern and caller.
     logController: new LogController({ disableRequestLogging: true }),
@@ -88,10 +84,36 @@ export function buildApp(config: RelayConfig, redact: Redactor, logger: LoggerOp
   app.removeContentTypeParser("text/plain");
   app.addHook("onSend", async (request, reply, payload) => {
     reply.header("x-request-id", request.id);
+    // Refused before its body was read (a wrong token, a body too large): the connection ends with
+    // the answer, rather than staying open while the caller sends the rest.
+    if (reply.statusCode >= 400 && !request.raw.complete) reply.header("connection", "close");
     if (config.tls) reply.header("strict-transport-security", "max-age=31536000");
     return payload;
   });
   return app;
+}
+
+const CLIENT_ERRORS: Readonly<Record<string, { status: number; text: string }>> = {
+  HPE_HEADER_OVERFLOW: { status: 431, text: "Request Header Fields Too Large" },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, text: "Request Timeout" },
+};
+
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  // An answer already under way on this connection cannot be followed by another.
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (!socket.writable || answering?.headersSent) return void socket.destroy();
+  const e = CLIENT_ERRORS[error.code ?? ""] ?? { status: 400, text: "Bad Request" };
+  const body = JSON.stringify(new RelayError("STR_BAD_REQUEST", `The request could not be read (${e.text}).`).toBody());
+  const headers = Object.entries({
+    ...API_HEADERS,
+    "content-type": "application/json; charset=utf-8",
+    "content-length": String(Buffer.byteLength(body)),
+    connection: "close",
+  });
+  socket.end(`HTTP/1.1 ${e.status} ${e.text}\r\n${headers.map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n${body}`);
+  // The caller may keep sending: the connection is cut once the answer is out.
+  setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 function routerError(error: Error & { code?: string }): RelayError {

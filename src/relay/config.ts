@@ -42,6 +42,8 @@ export interface RelayConfig {
   callers: CallerRule[];
   allowedOrigins: string[];
   dataDir: string;
+  /** A data directory or file owned by another user is used rather than refused (private-files.ts). */
+  dataDirAllowOtherOwner: boolean;
   upstreamRps: number;
   budgetUSDPerDay: number;
   cacheTtlMs: number | undefined;
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     callers: callers.rules,
     allowedOrigins: [...origins],
     dataDir: path.resolve(e.RELAY_DATA_DIR ?? userDataDir(env)),
+    dataDirAllowOtherOwner: e.RELAY_DATA_DIR_ALLOW_OTHER_OWNER ?? false,
     upstreamRps: e.RELAY_UPSTREAM_RPS ?? 100,
     budgetUSDPerDay: e.RELAY_BUDGET_USD_PER_DAY ?? (mode === "live" ? 100 : 1000),
     cacheTtlMs: e.RELAY_CACHE_TTL_HOURS === undefined ? undefined : e.RELAY_CACHE_TTL_HOURS * 3_600_000,

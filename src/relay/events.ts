@@ -4,6 +4,7 @@ import type { Caller } from "./caller";
 import { RelayError } from "./errors";
 import { RelayMetrics } from "./metrics";
 import { Outcome } from "./outcome";
+import { REDACTED } from "./redact";
 import { UpstreamResult } from "./upstream-call";
 
 /*
@@ -116,7 +117,7 @@ export class RelayEvents implements CallEvents {
           status: 429,
           operation: op,
           attempt,
-          retryAfter: result.headers["retry-after"],
+          retryAfter: loggableRetryAfter(result.headers["retry-after"]),
         },
         `the service throttled a ${op} call (429)`,
       );
@@ -185,6 +186,14 @@ export class RelayEvents implements CallEvents {
   analysisPending(): void {
     this.metrics.items.inc({ code: "PENDING" });
   }
+}
+
+/** Seconds or an HTTP date, as the header should hold; any other text is the service's and could carry a secret. */
+function loggableRetryAfter(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const readable =
+    /^\d{1,10}$/.test(value) || /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value);
+  return readable ? value : REDACTED;
 }
 
 function statusOf(result: UpstreamResult): string {

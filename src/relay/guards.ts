@@ -10,7 +10,7 @@ import { headersFor } from "./security-headers";
  * The relay's HTTP hooks, in the order a request meets them. Each decides on the route the router
  * matched (its declared access, see access.ts), never on a re-reading of the URL:
  *
- * 1. the request target: origin-form only (no `http://host/…`, no fragment);
+ * 1. the request target: origin-form only (no `http://host/…`, no fragment), and a Host header in HTTP/1.1;
  * 2. no credential anywhere in the URL, on any route;
  * 3. the Host is one of the relay's own names (DNS rebinding), except for the health probe;
  * 4. for `token` routes: the calling page's origin, then the token, then the caller's own rate.
@@ -39,7 +39,10 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
   app.addHook("onRequest", async (request, reply) => {
     const access: Access = request.is404 ? "public" : accessOf(request.routeOptions.config);
     checkTarget(request.raw.url ?? "");
-    if (CREDENTIAL_PARAMS.test(queryOf(request.raw.url ?? "")) || options.holdsToken(request.raw.url ?? "")) {
+    if (request.headers.host === undefined && request.raw.httpVersion === "1.1")
+      throw new RelayError("STR_BAD_REQUEST", "An HTTP/1.1 request must have a Host header.");
+    const query = queryOf(request.raw.url ?? "");
+    if (CREDENTIAL_PARAMS.test(query) || hasTokenShape(query) || options.holdsToken(request.raw.url ?? "")) {
       throw new RelayError("STR_TOKEN_IN_URL", TOKEN_IN_URL);
     }
     if (access !== "probe" && !options.names.isOwnHost(request.headers.host)) {
@@ -73,6 +76,20 @@ function checkTarget(raw: string): void {
     throw new RelayError("STR_BAD_REQUEST", "The request target must be a path starting with `/` (no absolute URL).");
   if (raw.includes("#"))
     throw new RelayError("STR_BAD_REQUEST", "The request target must not contain a fragment (`#`).");
+}
+
+/**
+ * A run of printable characters as long as the shortest relay token, in any query key or value as
+ * sent (an encoded token is longer, never shorter). No route reads a query: refusing every such
+ * value alike, token or not, means the answer cannot be used to test candidate tokens.
+ */
+const TOKEN_SHAPE = /[\x21-\x7e]{16,}/;
+
+function hasTokenShape(query: string): boolean {
+  return query
+    .slice(1)
+    .split(/[&;=]/)
+    .some((part) => TOKEN_SHAPE.test(part));
 }
 
 function queryOf(raw: string): string {

@@ -6,7 +6,8 @@ import { RelayConfig } from "./config";
  * on this computer and the way for a relay other people reach.
  */
 
-export const DEV_CERTS_COMMAND = "npx office-addin-dev-certs install && RELAY_TLS_DEV_CERTS=true npx str-relay";
+export const DEV_CERTS_COMMAND =
+  "npx office-addin-dev-certs install && RELAY_TLS_DEV_CERTS=true npx --no-install str-relay";
 
 /** The advice when the add-in is served and its public URL is http; undefined otherwise. */
 export function plainHttpAdvice(config: Pick<RelayConfig, "publicUrl">, addinServed: boolean): string | undefined {

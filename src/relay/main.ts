@@ -7,9 +7,10 @@ import { addinBuilt } from "./routes/addin";
 import { createRelay } from "./server";
 import { resolveTokens } from "./tokens";
 import { RELAY_VERSION } from "./version";
+import { shownUrl } from "./shown-url";
 
 /*
- * `npx str-relay`: the relay on its own. Standard output is the log, JSON lines only (events.ts), so
+ * `str-relay` (`npx --no-install str-relay` in a checkout): the relay on its own. Standard output is the log, JSON lines only (events.ts), so
  * a log shipper can parse every line; the banner for a person — where it listens, its mode, its
  * budget and, on first start, the generated relay token — goes to standard error. Exit code 2 on a
  * configuration error.
@@ -50,24 +51,26 @@ async function main(argv: string[]): Promise<void> {
       `Unknown option ${unknown}: str-relay takes only --help and --version (configure it with environment variables).`,
     );
   const config = await withBoundPort(loadConfig(process.env));
-  const { tokens, generated, file } = resolveTokens(config.tokens, config.dataDir);
+  const { tokens, generated, file } = resolveTokens(config.tokens, config.dataDir, {
+    allowOtherOwner: config.dataDirAllowOtherOwner,
+  });
   const relay = await createRelay({ config, tokens, logger: { level: config.logLevel } });
   await relay.app.listen({ host: config.host, port: config.port });
   const address = relay.app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const scheme = config.tls ? "https" : "http";
   const lines = [
-    `STR relay ${RELAY_VERSION} listening on ${scheme}://${config.host}:${port} (public URL ${config.publicUrl})`,
+    `STR relay ${RELAY_VERSION} listening on ${scheme}://${config.host}:${port} (public URL ${shownUrl(config.publicUrl)})`,
     config.mode === "sandbox"
       ? "Mode: SANDBOX — no STR_API_KEY is set, so answers are simulated by the embedded sandbox (not market data). Set STR_API_KEY to go live."
-      : `Mode: LIVE — relaying to ${config.apiBaseUrl}`,
+      : `Mode: LIVE — relaying to ${shownUrl(config.apiBaseUrl ?? "")}`,
     `Budget: ${config.budgetUSDPerDay.toFixed(2)} USD a day${config.mode === "sandbox" ? " (simulated)" : ""}; pacing: ${config.upstreamRps} requests a second; store: ${config.databaseUrl ? "Redis + Postgres" : `${config.dataDir}/relay.sqlite`}`,
     generated
       ? `Relay token (generated, kept in ${file}): ${tokens[0]}\n  Paste it in the add-in's Settings, or send it as "Authorization: Bearer <token>".`
       : file
         ? `Relay token: kept in ${file}`
         : `Relay tokens: ${tokens.length} from RELAY_TOKENS`,
-    `Add-in manifest: ${config.publicUrl}/manifest.xml`,
+    `Add-in manifest: ${shownUrl(config.publicUrl)}/manifest.xml`,
   ];
   process.stderr.write(`${lines.join("\n")}\n`);
   const advice = plainHttpAdvice(config, addinBuilt());
@@ -77,7 +80,7 @@ async function main(argv: string[]): Promise<void> {
       event: EVENTS.started,
       version: RELAY_VERSION,
       url: `${scheme}://${config.host}:${port}`,
-      publicUrl: config.publicUrl,
+      publicUrl: shownUrl(config.publicUrl),
       mode: config.mode,
       budgetUSDPerDay: config.budgetUSDPerDay,
       upstreamRps: config.upstreamRps,

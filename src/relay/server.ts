@@ -15,6 +15,7 @@ import { OwnNames } from "./own-names";
 import { Pacer } from "./pacer";
 import { makeRedactor, secretFinder } from "./redact";
 import { RetryPolicy } from "./retry-rule";
+import { SERVER_TIMEOUTS, ServerTimeouts } from "./server-timeouts";
 import { addinRoutes } from "./routes/addin";
 import { analysesRoutes } from "./routes/analyses";
 import { analysisRoutes } from "./routes/analysis";
@@ -53,6 +54,8 @@ export interface RelayOptions {
   addinDir?: string | false;
   /** How often this replica says it is alive; 3 missed beats and its pending calls become unknown. */
   heartbeatMs?: number;
+  /** How long a caller may take to send a request, and to keep an idle connection (tests shorten them). */
+  serverTimeouts?: Partial<ServerTimeouts>;
 }
 
 export interface Relay {
@@ -106,7 +109,7 @@ async function buildRelay(
     inFlight: () => gatewayRef.current?.inFlight ?? 0,
     budgetRemainingCents: async () => (gatewayRef.current ? gatewayRef.current.budget.remainingCents() : 0),
   });
-  const app = buildApp(config, redact, options.logger);
+  const app = buildApp(config, redact, options.logger, { ...SERVER_TIMEOUTS, ...options.serverTimeouts });
   const events = new RelayEvents(app.log, metrics);
   const callers = new Callers(config.callers);
   const gateway = new Gateway({

@@ -1,7 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
-import { ensurePrivateDir, ensurePrivateFile } from "./store/private-files";
+import { PrivateFileRules, ensurePrivateDir, readPrivateFile, writePrivateFile } from "./store/private-files";
 
 /*
  * Relay tokens: the only credential the add-in and scripts hold. Configured in RELAY_TOKENS, or
@@ -19,22 +18,16 @@ export function generateToken(): string {
 export function resolveTokens(
   configured: string[] | undefined,
   dataDir: string,
+  rules: PrivateFileRules = {},
 ): { tokens: string[]; generated: boolean; file: string | undefined } {
   if (configured && configured.length > 0) return { tokens: configured, generated: false, file: undefined };
   const file = path.join(dataDir, TOKEN_FILE);
-  ensurePrivateDir(dataDir);
-  try {
-    const existing = fs.readFileSync(file, "utf8").trim();
-    if (existing.length >= 16) {
-      ensurePrivateFile(file);
-      return { tokens: [existing], generated: false, file };
-    }
-  } catch {
-    // No token yet: make one below.
-  }
-  ensurePrivateFile(file);
+  ensurePrivateDir(dataDir, rules);
+  // A planted link or another user's file is refused here, not replaced: the operator should know.
+  const existing = readPrivateFile(file, rules)?.trim() ?? "";
+  if (existing.length >= 16) return { tokens: [existing], generated: false, file };
   const token = generateToken();
-  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  writePrivateFile(file, `${token}\n`, rules);
   return { tokens: [token], generated: true, file };
 }
 

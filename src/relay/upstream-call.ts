@@ -1,3 +1,5 @@
+import { redactParsed } from "./redact";
+
 /*
  * What one call to the service ends in, and undici's handler that reads it (upstream.ts sends it).
  * Each call reports whether the request was written whole before anything went wrong, because that
@@ -107,7 +109,8 @@ export class CallHandler {
     this.#sent = true;
     this.#status = statusCode;
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      this.#headers[String(rawHeaders[i]).toLowerCase()] = String(rawHeaders[i + 1]);
+      // Headers are logged and read (Retry-After): the same filter as the body.
+      this.#headers[this.#redact(String(rawHeaders[i]).toLowerCase())] = this.#redact(String(rawHeaders[i + 1]));
     }
     return true;
   }
@@ -124,13 +127,14 @@ export class CallHandler {
 
   onComplete(): void {
     // Scanned before anything reads it: an answer that echoes the key (an error quoting the request,
-    // a debug field) must not reach the cache, the store, a log line or a caller.
+    // a debug field) must not reach the cache, the store, a log line or a caller. Parsed, it is
+    // redacted again: a JSON escape inside the key comes back plain only after the parse.
     const text = this.#redact(Buffer.concat(this.#chunks).toString("utf8"));
     this.#finish({
       kind: "answer",
       status: this.#status,
       headers: this.#headers,
-      body: parseBody(text, this.#headers["content-type"]),
+      body: redactParsed(parseBody(text, this.#headers["content-type"]), this.#redact),
     });
   }
 

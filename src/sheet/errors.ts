@@ -105,7 +105,7 @@ export const ERROR_ADVICE: Readonly<Record<RelayErrorCode | ClientErrorCode, Adv
   STR_RELAY_UNREACHABLE: {
     kind: "notAvailable",
     billing: "unknown",
-    advice: `Cannot reach the relay: is it running (npx str-relay), and is the URL in ${SETTINGS} right? ${capital(KEPT)}.`,
+    advice: `Cannot reach the relay: is it running (str-relay), and is the URL in ${SETTINGS} right? ${capital(KEPT)}.`,
   },
   STR_RELAY_TIMEOUT: {
     kind: "notAvailable",

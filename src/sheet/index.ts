@@ -20,3 +20,4 @@ export * from "./result-block";
 export * from "./column-name";
 export * from "./projection";
 export * from "./monthly";
+export * from "./inert-text";

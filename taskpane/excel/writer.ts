@@ -1,4 +1,5 @@
-import { Cell, CellRow, FormattedCell, GENERAL_FORMAT } from "../../src/sheet";
+import { isWebAddress } from "../../src/contract";
+import { Cell, CellRow, FormattedCell, GENERAL_FORMAT, inertText } from "../../src/sheet";
 import { ExcelRun } from "./host";
 
 /**
@@ -200,18 +201,17 @@ function consecutiveRuns(chunk: readonly (readonly [number, CellRow])[]): [numbe
 }
 
 /**
- * A cell as Excel gets it. Excel takes a value set through the API as if typed: text starting with
- * =, +, - or @ would become a formula, so text from the service (an address, a listing name) gets
- * the apostrophe that keeps it text; a web link becomes =HYPERLINK("…") so it can be clicked, its
+ * A cell as Excel gets it. Excel takes a value set through the API as if typed: text that could
+ * become a formula, the service's (an address, a listing name) as the user's, gets the apostrophe
+ * that keeps it text (src/sheet/inert-text.ts); a web link becomes =HYPERLINK("…") so it can be clicked, its
  * value still the URL.
  */
 export function excelCell(c: FormattedCell, link: boolean): { value: Cell; format: string } {
   const format = c.format ?? GENERAL_FORMAT;
   if (typeof c.value !== "string") return { value: c.value, format };
-  if (link && /^https?:\/\/\S+$/i.test(c.value) && c.value.length <= MAX_HYPERLINK) {
+  if (link && isWebAddress(c.value) && c.value.length <= MAX_HYPERLINK) {
     // General, not the url unit's text format: a formula in a text-formatted cell stays text.
     return { value: `=HYPERLINK("${c.value.replace(/"/g, '""')}")`, format: GENERAL_FORMAT };
   }
-  if (/^[=+\-@]/.test(c.value)) return { value: `'${c.value}`, format };
-  return { value: c.value, format };
+  return { value: inertText(c.value), format };
 }

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-/** `npx str-relay` as a user runs it: the built bin/str-relay.js in its own process. */
+/** `str-relay` as a user runs it: the built bin/str-relay.js in its own process. */
 const BIN = path.resolve(__dirname, "..", "..", "bin", "str-relay.js");
 const env = (extra: Record<string, string>) => ({ PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...extra });
 
@@ -78,6 +78,36 @@ describe("str-relay on the command line", () => {
       await new Promise((resolve) => child.once("exit", resolve));
     }
     expect(stdout).toContain('"event":"relay.stopping"');
+  }, 60_000);
+
+  test("the banner and the start line show the service's and the public URL without their user:password", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "str-relay-main-"));
+    const child = spawn(process.execPath, [BIN], {
+      env: env({
+        RELAY_PORT: "0",
+        RELAY_DATA_DIR: dataDir,
+        STR_API_KEY: "sk_live_banner_key_0123456789",
+        STR_API_BASE_URL: "http://svc-user:Banner-Pass-123@localhost:9/api",
+        RELAY_PUBLIC_URL: "https://pub-user:Public-Pass-456@relay.example",
+      }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += String(c)));
+    child.stderr.on("data", (c: Buffer) => (stderr += String(c)));
+    try {
+      await until(() => stderr.includes("Add-in manifest:") && stdout.includes("relay.started"));
+      expect(stderr).toContain("Mode: LIVE — relaying to http://localhost:9/api");
+      expect(stderr).toContain("Add-in manifest: https://relay.example/manifest.xml");
+      for (const secret of ["Banner-Pass-123", "svc-user", "Public-Pass-456", "pub-user"]) {
+        expect(stderr).not.toContain(secret);
+        expect(stdout).not.toContain(secret);
+      }
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
   }, 60_000);
 });
 

@@ -37,7 +37,7 @@ export interface TestRelay {
 export async function startRelay(
   env: Record<string, string> = {},
   options: { sandbox?: SandboxOptionsInput; dataDir?: string; config?: Partial<RelayConfig> } & Partial<
-    Pick<RelayOptions, "retryPolicy" | "heartbeatMs" | "addinDir" | "store" | "pacer">
+    Pick<RelayOptions, "retryPolicy" | "heartbeatMs" | "addinDir" | "store" | "pacer" | "serverTimeouts">
   > = {},
 ): Promise<TestRelay> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "str-relay-test-"));
@@ -62,6 +62,7 @@ export async function startRelay(
     ...(options.addinDir !== undefined ? { addinDir: options.addinDir } : {}),
     ...(options.store ? { store: options.store } : {}),
     ...(options.pacer ? { pacer: options.pacer } : {}),
+    ...(options.serverTimeouts ? { serverTimeouts: options.serverTimeouts } : {}),
   });
   const auth = { authorization: `Bearer ${TEST_TOKEN}` };
   const wrap = answerOf;

@@ -71,6 +71,14 @@ export const Env = z.object({
   RELAY_ALLOWED_ORIGINS: z.preprocess(blankIsUnset, z.string().transform(originList).optional()),
   /** The SQLite store and the generated token live here. @default the user's data directory */
   RELAY_DATA_DIR: str(),
+  /**
+   * Accept a data directory (and files in it) owned by another user than the relay's: a container
+   * whose volume belongs to another uid. @default false — another user could have planted a token or a link there
+   */
+  RELAY_DATA_DIR_ALLOW_OTHER_OWNER: z.preprocess(
+    (v) => (typeof v === "string" ? ({ true: true, "1": true, false: false, "0": false }[v.trim()] ?? v) : v),
+    z.boolean({ error: "must be true or false (or 1 or 0)" }).optional(),
+  ),
   /** Requests a second sent to the service, across all replicas (spec: 100). @default 100 */
   RELAY_UPSTREAM_RPS: num({ min: 0.1, max: 10_000, unit: "requests a second" }),
   /** Daily spending cap in USD. @default 100 live; 1000 on the sandbox (simulated money) */

@@ -41,7 +41,9 @@ export async function openStore(
     };
   }
   return {
-    store: new SqliteStore(path.join(config.dataDir, "relay.sqlite")),
+    store: new SqliteStore(path.join(config.dataDir, "relay.sqlite"), {
+      allowOtherOwner: config.dataDirAllowOtherOwner,
+    }),
     pacer: choice.pacer ?? new LocalPacer(rule),
   };
 }

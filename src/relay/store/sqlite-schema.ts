@@ -1,6 +1,6 @@
 import path from "node:path";
 import type Database from "better-sqlite3";
-import { ensurePrivateDir, ensurePrivateFile } from "./private-files";
+import { PrivateFileRules, ensurePrivateDir, ensurePrivateFile, refuseForeignFile } from "./private-files";
 import { addCallerColumns } from "./sqlite-caller-spend";
 import { sqliteDriver } from "./sqlite-driver";
 
@@ -40,11 +40,13 @@ const TABLES = `
  * Opens `file` (or ":memory:" for tests) readable by its owner only, in WAL mode, with the
  * current tables. Statements wait for a lock held by another process on the file rather than fail.
  */
-export function openSqlite(file: string): Database.Database {
+export function openSqlite(file: string, rules: PrivateFileRules = {}): Database.Database {
   if (file !== ":memory:") {
-    ensurePrivateDir(path.dirname(file));
-    // SQLite gives its -wal and -shm files the database file's mode.
-    ensurePrivateFile(file);
+    ensurePrivateDir(path.dirname(file), rules);
+    // SQLite gives its -wal and -shm files the database file's mode, and opens them itself: a link
+    // or another user's file in their place is refused before it does.
+    ensurePrivateFile(file, rules);
+    for (const suffix of ["-wal", "-shm", "-journal"]) refuseForeignFile(`${file}${suffix}`, rules);
   }
   const Driver = sqliteDriver();
   const db = new Driver(file);

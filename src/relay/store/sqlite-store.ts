@@ -4,6 +4,7 @@ import { Checkpointer } from "./sqlite-checkpointer";
 import { SqliteLedger } from "./sqlite-ledger";
 import { LockReleases } from "./lock-releases";
 import { SqliteLiveness } from "./sqlite-liveness";
+import { PrivateFileRules } from "./private-files";
 import { openSqlite } from "./sqlite-schema";
 import {
   CacheReadOptions,
@@ -39,8 +40,8 @@ export class SqliteStore implements RelayStore {
   readonly #checkpointer: Checkpointer | undefined;
 
   /** `file` is a path, or ":memory:" for tests. */
-  constructor(file: string, options: { checkpointIntervalMs?: number } = {}) {
-    const db = openSqlite(file);
+  constructor(file: string, options: { checkpointIntervalMs?: number } & PrivateFileRules = {}) {
+    const db = openSqlite(file, options);
     this.#db = db;
     this.#cache = new SqliteCache(db);
     this.#ledger = new SqliteLedger(db);
