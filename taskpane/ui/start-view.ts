@@ -4,7 +4,14 @@ import { describeError } from "../errors";
 import { workbookNumberStyle } from "../excel/number-style";
 import { insertSampleTable } from "../excel/sample-table";
 import { runOffer } from "../run-offer";
-import { PROPERTY_FORM, PropertyResult, analyzeProperty, priceProperty, propertyRequest } from "../single-analysis";
+import {
+  PROPERTY_FORM,
+  PropertyPrice,
+  PropertyResult,
+  analyzeProperty,
+  priceProperty,
+  propertyRequest,
+} from "../single-analysis";
 import { budgetLeftFigure, usd, wholeUSD } from "../spend";
 import { percentileChart } from "./comps-view";
 import { revenuePercentiles } from "../excel/comparables-sheet";
@@ -18,6 +25,7 @@ import { describeIssues } from "../../src/contract";
  * a sample table to try screening on.
  */
 export function mountStart(ctx: PaneContext): void {
+  mountSample(ctx);
   const el = {
     form: byId<HTMLFormElement>("start-form"),
     inputs: PROPERTY_FORM.map(([field]) => byId(`start-${field}`)),
@@ -28,8 +36,6 @@ export function mountStart(ctx: PaneContext): void {
     buy: byId("start-buy"),
     result: byId("start-result"),
     message: byId("start-message"),
-    sample: byId("start-sample"),
-    sampleMessage: byId("start-sample-message"),
   };
   let quoted: Record<string, unknown> | undefined;
   // Anything typed after the price is shown makes it stale.
@@ -50,37 +56,20 @@ export function mountStart(ctx: PaneContext): void {
     try {
       const quote = await priceProperty(await relayClient(ctx), request.params);
       ctx.setMode(quote.sandbox ? "sandbox" : "live");
-      figures(el.quoteList, [
-        [
-          "Price",
-          quote.cached ? "Free" : usd(quote.estimatedCostUSD),
-          quote.cached ? "analysed before: from the cache" : "one analysis, billed once",
-        ],
-        budgetLeftFigure(quote.budgetRemainingUSD),
-      ]);
-      const offer = runOffer(quote);
-      el.quoteNote.replaceChildren(
-        ...(offer.offered ? [] : [messageBar("warning", h("strong", {}, offer.reason), " ", offer.advice)]),
-      );
-      el.buy.textContent = quote.cached ? "Show the analysis (free)" : `Analyze — ${usd(quote.estimatedCostUSD)}`;
-      show(el.buy, offer.offered);
-      quoted = offer.offered ? request.params : undefined;
-      show(el.quote, true);
-      (offer.offered ? el.buy : el.price).focus();
+      quoted = showQuote(el, quote) ? request.params : undefined;
     } catch (error) {
       say(el.message, "error", describeError(error));
     } finally {
       enable(el.price, true);
     }
   };
-  el.form.addEventListener("submit", (event) => {
+  // The button submits the form too (Enter in a field): a Fluent button is not a native submit button.
+  const submit = (event: Event) => {
     event.preventDefault();
     void price();
-  });
-  el.price.addEventListener("click", (event) => {
-    event.preventDefault();
-    void price();
-  });
+  };
+  el.form.addEventListener("submit", submit);
+  el.price.addEventListener("click", submit);
 
   el.buy.addEventListener("click", async () => {
     if (!quoted) return;
@@ -99,7 +88,35 @@ export function mountStart(ctx: PaneContext): void {
       ctx.spendChanged();
     }
   });
+}
 
+/** The price and the budget left; the Analyze button only when the budget covers it. Says whether it is offered. */
+function showQuote(
+  el: { quoteList: HTMLElement; quoteNote: HTMLElement; buy: HTMLElement; quote: HTMLElement; price: HTMLElement },
+  quote: PropertyPrice,
+): boolean {
+  figures(el.quoteList, [
+    [
+      "Price",
+      quote.cached ? "Free" : usd(quote.estimatedCostUSD),
+      quote.cached ? "analysed before: from the cache" : "one analysis, billed once",
+    ],
+    budgetLeftFigure(quote.budgetRemainingUSD),
+  ]);
+  const offer = runOffer(quote);
+  el.quoteNote.replaceChildren(
+    ...(offer.offered ? [] : [messageBar("warning", h("strong", {}, offer.reason), " ", offer.advice)]),
+  );
+  el.buy.textContent = quote.cached ? "Show the analysis (free)" : `Analyze — ${usd(quote.estimatedCostUSD)}`;
+  show(el.buy, offer.offered);
+  show(el.quote, true);
+  (offer.offered ? el.buy : el.price).focus();
+  return offer.offered;
+}
+
+/** "Insert a sample table": six listings on a sheet of their own, selected for the Screen tab. */
+function mountSample(ctx: PaneContext): void {
+  const el = { sample: byId("start-sample"), sampleMessage: byId("start-sample-message") };
   el.sample.addEventListener("click", async () => {
     enable(el.sample, false);
     say(el.sampleMessage, undefined);
