@@ -1,5 +1,5 @@
-import { FieldIssue, describeIssues } from "../src/contract";
-import { BILLING_LABEL, ERROR_ADVICE, sheetError } from "../src/sheet";
+import { Billing, FieldIssue, describeIssues } from "../src/contract";
+import { BILLING_LABEL, ERROR_ADVICE, WHEN_RELAY_SAYS, sheetError } from "../src/sheet";
 
 /** A problem the pane explains in its own words (a selection without a header row, a full target area). */
 export class PaneError extends Error {
@@ -48,8 +48,6 @@ const PANE_ADVICE: Partial<Record<keyof typeof ERROR_ADVICE, string>> = {
     "Your daily budget is spent, so nothing was sent: try again tomorrow, or ask whoever runs your relay to raise your budget.",
   STR_OUTCOME_UNKNOWN:
     "An identical earlier call was sent and its outcome is unknown: check the Spend tab, then use Refresh to send it again (billed again).",
-  STR_UPSTREAM_FAILED:
-    "The analysis service failed after it may have taken the request: check the Spend tab, then use Refresh to send it again (billed again).",
   STR_UPSTREAM_TIMEOUT:
     "The analysis service did not answer in time and may still have billed: check the Spend tab, then use Refresh to send it again (billed again).",
 };
@@ -83,7 +81,13 @@ export function describeError(error: unknown, action: ActionCost = "free"): stri
     : undefined;
   const paneAdvice = PANE_ADVICE[e.code as keyof typeof PANE_ADVICE];
   const own = ownWords(error);
-  const advice = paneAdvice ?? (known?.advice ? paneWording(known.advice) : own);
+  const billing = (Object.keys(BILLING_LABEL) as Billing[]).find((b) =>
+    e.detail.startsWith(`[${e.code}] ${BILLING_LABEL[b]}: `),
+  );
+  // Where the relay said how the call ended, the cell's advice for that ending (WHEN_RELAY_SAYS).
+  const said = billing && WHEN_RELAY_SAYS[e.code as keyof typeof WHEN_RELAY_SAYS]?.[billing];
+  const cellAdvice = said ?? known?.advice;
+  const advice = paneAdvice ?? (cellAdvice ? paneWording(cellAdvice) : own);
   const story = [
     advice,
     action === "may-bill" && KEEPS.has(e.code) ? KEPT : "",
@@ -91,8 +95,7 @@ export function describeError(error: unknown, action: ActionCost = "free"): stri
   ]
     .filter(Boolean)
     .join(" ");
-  const billing = Object.values(BILLING_LABEL).find((label) => e.detail.startsWith(`[${e.code}] ${label}: `));
-  const lead = action === "may-bill" && e.kind === "notAvailable" && billing ? `${billing}: ` : "";
+  const lead = action === "may-bill" && e.kind === "notAvailable" && billing ? `${BILLING_LABEL[billing]}: ` : "";
   return `${lead}${story} (${e.code})`;
 }
 
@@ -112,5 +115,6 @@ function paneWording(advice: string): string {
     .replace(/the STR task pane → Settings/g, "Settings")
     .replace(/\(STR task pane → Refresh\)/g, "(the Refresh tab)")
     .replace(/check usage in the STR task pane/g, "check the Spend tab")
+    .replace(/\brecalculate\b/g, "try again")
     .replace(/screen many rows at once from the task pane/g, "screen many rows at once from the Screen tab");
 }

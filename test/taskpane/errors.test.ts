@@ -75,3 +75,13 @@ test("a settings problem and an internal error keep their own words, for the inv
   );
   expect(describeError(new Error("boom"))).toMatch(/^Something went wrong .* \(boom\) \(STR_INTERNAL\)$/);
 });
+
+test("where the relay says how a call ended, the pane follows it (the service unreachable: not billed)", () => {
+  const failed = new RelayCallError("STR_UPSTREAM_FAILED", "Service unavailable.", { billing: "not-billed" });
+  expect(describeError(failed, "may-bill")).toMatch(
+    /^Not billed: .*billed only if it succeeds\. \(Service unavailable\.\) \(STR_UPSTREAM_FAILED\)$/,
+  );
+  expect(describeError(new RelayCallError("STR_UPSTREAM_FAILED", "x"), "may-bill")).toMatch(
+    /^Billing unknown: .*check the Spend tab, then refresh explicitly \(the Refresh tab\) to resend it, billed again/,
+  );
+});
