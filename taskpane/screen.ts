@@ -109,7 +109,13 @@ export interface ScreeningProgress {
   /** Rows with an outcome: answered, failed, or refused before sending. */
   done: number;
   cached: number;
+  /** Rows without figures: refused for bad values, or failed at the relay. */
   failed: number;
+  /**
+   * Rows held back as unusual, never sent: the user's to check, not failures. Optional while a
+   * portfolio refresh sums its tables' counts without it (taskpane/refresh.ts).
+   */
+  held?: number;
   warnings: number;
   spentUSD: number;
   /** Rows a cancelled run never reached (not counted as done). */
@@ -121,7 +127,8 @@ export function progressOf(c: Readonly<ScreeningCounts>): ScreeningProgress {
     total: c.rows,
     done: c.created + c.cached + c.duplicate + c.failed,
     cached: c.cached + c.duplicate,
-    failed: c.failed,
+    failed: c.failed - c.unusual,
+    held: c.unusual,
     warnings: c.withWarnings,
     spentUSD: c.spentUSD,
     stopped: c.stopped,

@@ -12,10 +12,15 @@ export interface SpendView {
   month: UsageAnswer["month"];
   budgetUSD: number;
   remainingUSD: number;
-  /** Today's billed, unknown and in-flight spend as a share of the budget, 0–1. */
-  usedShare: number;
+  /**
+   * The budget this token runs against, as the meter shows it: the token's own daily budget when it
+   * has one (the relay refuses its calls past it, whatever is left of the relay's), else the relay's.
+   */
+  meter: BudgetMeter;
   /** The token's own daily budget, when the relay gives it one. */
   own: { budgetUSD: number; remainingUSD: number } | undefined;
+  /** When the relay answered: figures shown later say how old they are. */
+  asOf: Date;
   /**
    * Spend by caller, most first, when the relay breaks it down and there is something to tell apart:
    * more than one caller, or one with a label or a budget of its own.
@@ -33,19 +38,40 @@ export interface CallerLine {
   budget: { dailyUSD: number; remainingUSD: number } | undefined;
 }
 
-export function spendView(usage: UsageAnswer): SpendView {
-  const used = usage.today.costUSD + usage.today.unknownUSD + usage.today.pendingUSD;
-  const budget = usage.budget.dailyUSD;
+export interface BudgetMeter {
+  /** "yours": the token's own budget; "relay": the relay's, shared by every token. */
+  whose: "yours" | "relay";
+  budgetUSD: number;
+  /** Today's billed, unknown and in-flight spend against it. */
+  usedUSD: number;
+  /** `usedUSD` as a share of the budget, 0–1. */
+  share: number;
+}
+
+export function spendView(usage: UsageAnswer, asOf: Date = new Date()): SpendView {
+  const you = usage.callers?.find((c) => c.you);
+  const own = ownBudget(you);
   return {
     mode: usage.mode,
     today: usage.today,
     month: usage.month,
-    budgetUSD: budget,
+    budgetUSD: usage.budget.dailyUSD,
     remainingUSD: usage.budget.remainingTodayUSD,
-    usedShare: budget > 0 ? Math.min(1, Math.max(0, used / budget)) : 0,
-    own: ownBudget(usage.callers?.find((c) => c.you)),
+    meter:
+      own && you
+        ? meter("yours", own.budgetUSD, committed(you.today))
+        : meter("relay", usage.budget.dailyUSD, committed(usage.today)),
+    own,
     callers: callerLines(usage.callers),
+    asOf,
   };
+}
+
+/** Billed, unknown and in flight: what counts against a budget. */
+const committed = (p: UsageAnswer["today"]) => cents(p.costUSD + p.unknownUSD + p.pendingUSD);
+
+function meter(whose: BudgetMeter["whose"], budgetUSD: number, usedUSD: number): BudgetMeter {
+  return { whose, budgetUSD, usedUSD, share: budgetUSD > 0 ? Math.min(1, Math.max(0, usedUSD / budgetUSD)) : 0 };
 }
 
 /** The asking token's own daily budget, from its line in the usage's `callers` (`you: true`); undefined when it has none. */
@@ -58,7 +84,7 @@ function callerLines(callers: CallerSpend[] | undefined): CallerLine[] | undefin
   return callers.map((c) => ({
     name: c.label ?? (c.id === null ? "no token recorded" : `token ${c.id}`),
     you: c.you,
-    todayUSD: cents(c.today.costUSD + c.today.unknownUSD + c.today.pendingUSD),
+    todayUSD: committed(c.today),
     monthUSD: c.month.costUSD,
     budget: c.budget && { dailyUSD: c.budget.dailyUSD, remainingUSD: c.budget.remainingTodayUSD },
   }));
@@ -77,6 +103,11 @@ const cents = (usd: number) => Math.round(usd * 100) / 100;
 
 export async function loadSpend(client: Pick<RelayClient, "usage">, signal?: AbortSignal): Promise<SpendView> {
   return spendView(await client.usage(signal ? { signal } : {}));
+}
+
+/** "14:32": when figures were read, in the investor's own clock. */
+export function clockTime(at: Date): string {
+  return at.toLocaleTimeString("en-US", { hour: "numeric", minute: "2-digit" });
 }
 
 /** "$1,234.50": spend, where cents add up. */

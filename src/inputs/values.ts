@@ -50,6 +50,12 @@ const POINT_LOOSE = /^[\d,]*\.?\d+$/;
 const LEGACY_POINT = /^(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.?\d+)$/;
 const COMMA_LOOSE = /^[\d.]*,?\d+$/;
 const pointValue = (t: string) => Number(t.replace(/,/g, ""));
+/**
+ * "347,500" after a currency sign or code: commas between groups of three and nothing else. Read
+ * as thousands in every convention: as a decimal comma it would be an amount of money to the tenth
+ * of a cent, which nobody writes, so the text reads one way only.
+ */
+const THOUSANDS_BY_COMMAS = /^\d{1,3}(?:,\d{3})+$/;
 const commaValue = (t: string) => Number(t.replace(/\./g, "").replace(",", "."));
 
 /**
@@ -100,13 +106,19 @@ export function readMoney(input: CellInput, options: ReadOptions = {}): Read<num
   if (typeof input !== "string" || input.length > MAX_NUMBER_TEXT)
     return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
   const text = input.trim().replace(/^\((.*)\)$/, "-$1");
-  const m = new RegExp(String.raw`^(-)?\s*(?:usd|us\$|\$)?\s*(-)?\s*(${NUMBER_TEXT})\s*([km])?\s*(?:usd)?$`, "i").exec(
+  const m = new RegExp(String.raw`^(-)?\s*(usd|us\$|\$)?\s*(-)?\s*(${NUMBER_TEXT})\s*([km])?\s*(usd)?$`, "i").exec(
     text.replace(/\s+/g, " "),
   );
-  const read = m ? decimalValue(m[3] as string, options.numbers, LEGACY_POINT) : undefined;
+  const digits = m?.[4] as string;
+  const currency = m?.[2] !== undefined || m?.[6] !== undefined;
+  const read = !m
+    ? undefined
+    : currency && THOUSANDS_BY_COMMAS.test(digits)
+      ? { value: pointValue(digits) }
+      : decimalValue(digits, options.numbers, LEGACY_POINT);
   if (!m || !read) return fail(`an amount such as 415000 or $415,000; got ${show(input)}`);
-  const scale = m[4] ? (m[4].toLowerCase() === "k" ? 1_000 : 1_000_000) : 1;
-  const sign = m[1] || m[2] ? -1 : 1;
+  const scale = m[5] ? (m[5].toLowerCase() === "k" ? 1_000 : 1_000_000) : 1;
+  const sign = m[1] || m[3] ? -1 : 1;
   if ("readings" in read)
     return ambiguous(
       input,

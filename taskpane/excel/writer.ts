@@ -45,6 +45,8 @@ export class ChunkedWriter {
   readonly #links: ReadonlySet<number>;
   readonly #pending = new Map<number, CellRow>();
   #header: { row: number; cells: CellRow } | undefined;
+  /** The header's sheet row until the columns are fitted to the first rows with figures. */
+  #fitFrom: number | undefined;
   #chain: Promise<void> = Promise.resolve();
   #queued: "full" | "all" | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -61,9 +63,10 @@ export class ChunkedWriter {
     this.#links = new Set(options.linkColumns ?? []);
   }
 
-  /** The block's header, written (bold, columns fitted to it) with the first chunk. */
+  /** The block's header, written (bold) with the first chunk; the columns are fitted to the first rows with figures. */
   header(sheetRow: number, cells: CellRow): void {
     this.#header = { row: sheetRow, cells: this.#fit(cells) };
+    this.#fitFrom = sheetRow;
     this.#armTimer();
   }
 
@@ -163,6 +166,16 @@ export class ChunkedWriter {
       }
       for (const [first, rows] of consecutiveRuns(chunk))
         this.#set(sheet.getRangeByIndexes(first, left, rows.length, width), rows);
+      // Excel fits a column to the cells of the range it is asked about only (Range.AutoFit,
+      // learn.microsoft.com/office/vba/api/excel.range.autofit; RangeFormat.autofitColumns in the
+      // JavaScript API): fitted to the header alone, a date column showed "#######". So the header
+      // and the first chunk holding figures, in the same sync; not the Warnings column, whose long
+      // messages would make it as wide as Excel allows.
+      const last = chunk.at(-1)?.[0];
+      if (this.#fitFrom !== undefined && last !== undefined && width > 1 && chunk.some(([, c]) => hasFigures(c))) {
+        sheet.getRangeByIndexes(this.#fitFrom, left, last - this.#fitFrom + 1, width - 1).format.autofitColumns();
+        this.#fitFrom = undefined;
+      }
       this.syncs++;
       await context.sync();
     });
@@ -187,6 +200,11 @@ export class ChunkedWriter {
     range.numberFormat = formats;
     range.values = values;
   }
+}
+
+/** A row with figures: something between its status and its Warnings (a blank, failed or stopped row has none). */
+function hasFigures(cells: CellRow): boolean {
+  return cells.slice(1, -1).some((c) => c.value !== "" && c.value !== null && c.value !== undefined);
 }
 
 /** Consecutive sheet rows grouped: each group is one range to write. */

@@ -17,7 +17,7 @@ export interface PaneContext {
   spendChanged(): void;
 }
 
-export type TabId = "screen" | "refresh" | "comps" | "spend" | "settings";
+export type TabId = "start" | "screen" | "refresh" | "comps" | "spend" | "settings";
 
 /** The client for the saved settings; STR_NOT_CONFIGURED (shown like a cell's error, naming Settings) until a token is saved. */
 export async function relayClient(ctx: PaneContext): Promise<RelayClient> {

@@ -48,9 +48,62 @@ export function enable(el: HTMLElement, enabled: boolean): void {
 
 export type Intent = "info" | "success" | "warning" | "error";
 
-/** A Fluent message bar; `role` alert for what needs attention now, status for what only informs. */
+/**
+ * A Fluent message bar with its intent's icon, as Fluent's MessageBar draws one (the web component
+ * leaves the icon slot to the page): in Fluent's light theme a warning's and an error's backgrounds
+ * are nearly the same colour, so the icon's shape and colour, and its name for screen readers, tell them apart.
+ */
 export function messageBar(intent: Intent, ...content: Child[]): HTMLElement {
-  return h("fluent-message-bar", { intent, layout: "multiline", class: "bar" }, h("span", {}, ...content));
+  return h(
+    "fluent-message-bar",
+    { intent, layout: "multiline", class: "bar", "data-intent": intent },
+    intentIcon(intent),
+    h("span", {}, ...content),
+  );
+}
+
+/**
+ * Filled 20-px glyphs in the manner of Fluent's Info, CheckmarkCircle, Warning and DismissCircle
+ * icons; the mark inside each is cut out (evenodd), so it shows the bar's own background.
+ */
+const INTENT_ICONS: Readonly<Record<Intent, { name: string; path: string }>> = {
+  info: {
+    name: "Information",
+    path: "M10 2a8 8 0 1 1 0 16a8 8 0 0 1 0-16zM9.25 8.75h1.5v5.5h-1.5zM10 5.25a1 1 0 1 1 0 2a1 1 0 0 1 0-2z",
+  },
+  success: {
+    name: "Success",
+    path: "M10 2a8 8 0 1 1 0 16a8 8 0 0 1 0-16zM13.47 6.97l1.06 1.06-5.73 5.73-3.33-3.33 1.06-1.06 2.27 2.27z",
+  },
+  warning: {
+    name: "Warning",
+    path: "M8.7 2.75a1.5 1.5 0 0 1 2.6 0l6.9 12.5a1.5 1.5 0 0 1-1.3 2.25H3.1a1.5 1.5 0 0 1-1.3-2.25zM9.25 7h1.5v5h-1.5zM10 13.25a1 1 0 1 1 0 2a1 1 0 0 1 0-2z",
+  },
+  error: {
+    name: "Error",
+    path: "M10 2a8 8 0 1 1 0 16a8 8 0 0 1 0-16zM10 8.94l2.47-2.47 1.06 1.06L11.06 10l2.47 2.47-1.06 1.06L10 11.06l-2.47 2.47-1.06-1.06L8.94 10 6.47 7.53l1.06-1.06z",
+  },
+};
+
+function intentIcon(intent: Intent): HTMLElement {
+  const icon = INTENT_ICONS[intent];
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 20 20");
+  svg.setAttribute("width", "20");
+  svg.setAttribute("height", "20");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", icon.path);
+  path.setAttribute("fill-rule", "evenodd");
+  path.setAttribute("fill", "currentColor");
+  svg.append(path);
+  // The intent's name is read before the message: "Warning: …".
+  return h(
+    "span",
+    { slot: "icon", class: `bar__icon bar__icon--${intent}` },
+    svg,
+    h("span", { class: "visually-hidden" }, `${icon.name}:`),
+  );
 }
 
 /** Replaces a region's content with one message bar (or nothing). */

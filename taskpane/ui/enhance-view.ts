@@ -2,6 +2,7 @@ import { PlannedRow, RowOutcome, enhanceCostUSD } from "../../src/screening";
 import { describeError } from "../errors";
 import { planShortlist, readShortlist } from "../enhance";
 import { SheetTable } from "../excel/read-table";
+import { runOffer } from "../run-offer";
 import { ScreeningJob, estimate, runScreening } from "../screen";
 import { budgetLeftFigure, usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
@@ -91,9 +92,12 @@ async function priceSelection(ctx: PaneContext, el: EnhanceElements, state: Enha
       budgetLeftFigure(price.budgetRemainingUSD),
     ]);
     el.run.textContent = `Enhance ${price.items} rows — up to ${usd(price.estimatedCostUSD)}`;
-    state.priced = { job, sandbox: price.sandbox };
+    const offer = runOffer(price);
+    state.priced = offer.offered ? { job, sandbox: price.sandbox } : undefined;
+    show(el.run, offer.offered);
     show(el.estimateBox, price.items > 0);
     if (price.items === 0) say(el.message, "warning", "None of the selected rows has an analysis id to enhance.");
+    else if (!offer.offered) say(el.message, "warning", h("strong", {}, offer.reason), " ", offer.advice);
   } catch (error) {
     say(el.message, "error", describeError(error));
   } finally {
@@ -115,7 +119,7 @@ async function runEnhancement(ctx: PaneContext, el: EnhanceElements, { job, sand
     const outcome = outcomeMessage(result, "enhance the rows");
     say(el.message, outcome.intent, outcome.text, warningList(warnings));
   } catch (error) {
-    say(el.message, "error", describeError(error));
+    say(el.message, "error", describeError(error, "may-bill"));
   } finally {
     await group.close().catch((error: unknown) => say(el.message, "error", describeError(error)));
     enable(el.price, true);

@@ -7,6 +7,7 @@ import { mountRefresh } from "./refresh-view";
 import { mountScreen } from "./screen-view";
 import { mountSettings } from "./settings-view";
 import { mountSpend } from "./spend-view";
+import { mountStart } from "./start-view";
 
 /**
  * The whole pane wired to its page: the tabs, each tab's view, and the little they share (the
@@ -37,6 +38,7 @@ export async function mountPane(deps: {
     },
   };
 
+  mountStart(ctx);
   mountScreen(ctx);
   mountRefresh(ctx);
   mountComps(ctx);
@@ -53,5 +55,5 @@ export async function mountPane(deps: {
   });
   show(byId("app-status"), false);
   show(tabs, true);
-  ctx.showTab(hasToken ? "screen" : "settings");
+  ctx.showTab(hasToken ? "start" : "settings");
 }

@@ -2,9 +2,10 @@ import { RunResult, ScreeningProgress } from "../screen";
 import { usd } from "../spend";
 import { Intent, perFrame } from "./dom";
 
-/** "120 of 300 rows done · 3 cached · 2 failed · 5 with warnings · $24.00 spent". */
+/** "120 of 300 rows done · 3 cached · 2 failed · 1 held back · 5 with warnings · $24.00 spent". */
 export function progressText(p: ScreeningProgress): string {
-  return `${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} rows done · ${p.cached} cached · ${p.failed} failed · ${p.warnings} with warnings · ${usd(p.spentUSD)} spent`;
+  const held = p.held ? ` · ${p.held} held back` : "";
+  return `${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} rows done · ${p.cached} cached · ${p.failed} failed${held} · ${p.warnings} with warnings · ${usd(p.spentUSD)} spent`;
 }
 
 /**
@@ -34,7 +35,7 @@ export function progressBinding(
       paint();
     },
     reset(total) {
-      latest = { total, done: 0, cached: 0, failed: 0, warnings: 0, spentUSD: 0, stopped: 0 };
+      latest = { total, done: 0, cached: 0, failed: 0, held: 0, warnings: 0, spentUSD: 0, stopped: 0 };
       lastText = 0;
       bar.setAttribute("value", "0");
       text.textContent = progressText(latest);
@@ -59,5 +60,9 @@ export function outcomeMessage(result: RunResult, what: string): { intent: Inten
       intent: "warning",
       text: `Done with ${p.failed} failed ${p.failed === 1 ? "row" : "rows"}: each says why in its Warnings cell. ${counts}.`,
     };
-  return { intent: "success", text: `Done. ${counts}.` };
+  // Rows held back as unusual are the user's to check, not a failure of the run.
+  const held = p.held
+    ? ` ${p.held} unusual ${p.held === 1 ? "row was" : "rows were"} held back, not sent: ${p.held === 1 ? "its" : "each"} Warnings cell says why.`
+    : "";
+  return { intent: "success", text: `Done. ${counts}.${held}` };
 }

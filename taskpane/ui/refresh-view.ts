@@ -146,7 +146,7 @@ async function runPlan(tab: RefreshTab): Promise<void> {
       say(el.message, aborted ? "warning" : "success", aborted ? "Cancelled." : parts.join(" "));
     }
   } catch (error) {
-    say(el.message, "error", [...parts, describeError(error)].join(" "));
+    say(el.message, "error", [...parts, describeError(error, "may-bill")].join(" "));
   } finally {
     tab.running = undefined;
     show(el.progressBox, false);
@@ -206,7 +206,7 @@ async function retryFailed(tab: RefreshTab): Promise<void> {
       `${n} STR.ENHANCE ${n === 1 ? "cell asks" : "cells ask"} again, up to ${usd(retry.costUSD)}: only AI steps that complete are billed. Find what to refresh again to see any still failing, with the next try's price.`,
     );
   } catch (error) {
-    say(tab.el.message, "error", describeError(error));
+    say(tab.el.message, "error", describeError(error, "may-bill"));
   } finally {
     tab.ctx.spendChanged();
   }

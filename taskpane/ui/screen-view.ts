@@ -33,11 +33,14 @@ import {
 import { workbookNumberStyle } from "../excel/number-style";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
 import { Estimate, SEND_UNUSUAL_LABEL, ScreeningJob, estimate, planScreening, runScreening } from "../screen";
+import { RunOffer, runOffer } from "../run-offer";
+import { runSummary } from "../run-summary";
 import { budgetLeftFigure, usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
-import { byId, enable, figures, h, say, show } from "./dom";
+import { byId, enable, figures, h, messageBar, say, show } from "./dom";
 import { mountEnhance } from "./enhance-view";
 import { outcomeMessage, progressBinding } from "./progress-view";
+import { runSummaryElement } from "./run-summary-view";
 
 /**
  * The Screen tab: read the selected table, show the columns as recognised for the user to correct,
@@ -216,12 +219,13 @@ function wireTable(view: ScreenView): void {
     view.renderFields();
     view.invalidate();
   });
-  el.maxBid.addEventListener("change", () => {
+  // Read as it is typed, and nothing shown or hidden on blur: the blur is the press of the next
+  // click, and a line appearing or going then moves Estimate from under the pointer (the click was
+  // lost). The error shows when Estimate is clicked, and goes as soon as the rule reads.
+  el.maxBid.addEventListener("input", () => {
     const text = el.maxBid.value.trim();
     state.maxBid = text === "" ? undefined : parseMaxBidRule(text);
-    const error = state.maxBid?.ok === false ? `Max bid: ${state.maxBid.message}.` : "";
-    el.maxBidError.textContent = error;
-    show(el.maxBidError, error !== "");
+    if (!el.maxBidError.hidden) showMaxBidError(el, state.maxBid);
     view.invalidate();
   });
 }
@@ -234,7 +238,11 @@ function wireEstimate(view: ScreenView): void {
     if (!job) return;
     say(el.message, undefined);
     if (job.fields.length === 0) return say(el.message, "error", "Choose at least one result column.");
-    if (state.maxBid?.ok === false) return say(el.message, "error", `Max bid: ${state.maxBid.message}.`);
+    // The field's own error line says what is wrong: said once, where it is fixed.
+    if (state.maxBid?.ok === false) {
+      showMaxBidError(el, state.maxBid);
+      return el.maxBid.focus();
+    }
     enable(el.dryRun, false);
     try {
       const client = await relayClient(ctx);
@@ -242,7 +250,8 @@ function wireEstimate(view: ScreenView): void {
       ctx.setMode(answer.sandbox ? "sandbox" : "live");
       const destination = await checkDestination(ctx.run, destinationOf(job, earlierBlock(state.table)));
       Object.assign(state, { job, estimate: answer, destination });
-      renderEstimate(el.estimateList, el.estimateNote, job, answer);
+      const offer = runOffer(answer);
+      renderEstimate(el.estimateList, el.estimateNote, job, answer, offer);
       renderOverwrite(el, job, destination);
       // Offered while the table has unusual rows (held back, or sent because the box is ticked).
       show(
@@ -253,8 +262,9 @@ function wireEstimate(view: ScreenView): void {
         answer.items === 0
           ? "Write the invalid rows"
           : `Screen ${answer.items.toLocaleString("en-US")} rows — up to ${usd(answer.estimatedCostUSD)}`;
+      show(el.run, offer.offered);
       show(el.estimateBox, true);
-      el.run.focus();
+      (offer.offered ? el.run : el.back).focus();
     } catch (error) {
       say(el.message, "error", describeError(error));
     } finally {
@@ -278,7 +288,7 @@ function wireRun(view: ScreenView): void {
   const { ctx, el, state, progress } = view;
   el.run.addEventListener("click", async () => {
     const { job: planned, estimate: est, destination } = state;
-    if (!planned || !est || !destination || state.running) return;
+    if (!planned || !est || !destination || state.running || !runOffer(est).offered) return;
     const controller = new AbortController();
     state.running = controller;
     say(el.message, undefined);
@@ -299,10 +309,12 @@ function wireRun(view: ScreenView): void {
           "Cells where the results would go changed since the estimate: estimate again to see what is in the way. Nothing was sent.",
         );
       const client = await relayClient(ctx);
+      const deals = runSummary(job);
       const result = await runScreening({ client, run: group.run }, job, {
         signal: controller.signal,
         sandbox: est.sandbox,
         onProgress: progress.update,
+        onOutcome: deals.add,
       });
       progress.update(result.progress);
       const outcome = outcomeMessage(result, "screen the table");
@@ -311,10 +323,11 @@ function wireRun(view: ScreenView): void {
         el.message,
         outcome.intent,
         `${outcome.text} ${where}`,
-        result.writeError !== undefined ? ` ${describeError(result.writeError)}` : "",
+        result.writeError !== undefined ? ` ${describeError(result.writeError, "may-bill")}` : "",
       );
+      el.message.append(runSummaryElement(deals.summary()));
     } catch (error) {
-      say(el.message, "error", describeError(error));
+      say(el.message, "error", describeError(error, "may-bill"));
     } finally {
       await group.close().catch((error: unknown) => say(el.message, "error", describeError(error)));
       Object.assign(state, { running: undefined, job: undefined, estimate: undefined });
@@ -414,7 +427,7 @@ function renderFieldChoices(
   );
 }
 
-function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob, e: Estimate): void {
+function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob, e: Estimate, offer: RunOffer): void {
   figures(list, [
     ["Rows to send", e.items.toLocaleString("en-US")],
     ["Invalid rows", String(e.invalid), e.invalid > 0 ? "marked in their row, never sent" : undefined],
@@ -453,15 +466,7 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
     notes.push(h("p", { class: "inline-warning small" }, `Row ${r.sheetRow + 1}: ${describeIssues(r.issues)}`));
   if (unusual.length > 5)
     notes.push(h("p", { class: "inline-warning small" }, `… and ${unusual.length - 5} more unusual rows.`));
-  if (e.estimatedCostUSD > e.budgetRemainingUSD) {
-    notes.push(
-      h(
-        "p",
-        { class: "inline-error" },
-        `The estimate is more than the budget left today for this token: rows past it fail with STR_BUDGET_EXCEEDED (the relay's budget) or STR_CALLER_BUDGET_EXCEEDED (the token's own) and are not billed.`,
-      ),
-    );
-  }
+  if (!offer.offered) notes.push(messageBar("warning", h("strong", {}, offer.reason), " ", offer.advice));
   notes.push(
     h(
       "p",
@@ -496,4 +501,11 @@ function renderOverwrite(
 
 function headerText(header: CellInput): string {
   return header instanceof Date ? header.toISOString().slice(0, 10) : String(header).trim();
+}
+
+/** The max-bid field's one error line: shown while the rule is wrong, gone once it reads. */
+function showMaxBidError(el: { maxBidError: HTMLElement }, rule: MaxBidRuleResult | undefined): void {
+  const error = rule?.ok === false ? `Max bid: ${rule.message}.` : "";
+  el.maxBidError.textContent = error;
+  show(el.maxBidError, error !== "");
 }

@@ -8,7 +8,9 @@ import { byId, enable, figures, h, inputValue, say, setInputValue } from "./dom"
  * The Settings tab: relay URL and token (a password field; a saved token is never shown back, only
  * said to be there), Save, and Test connection, which shows mode, version, today's spend and budget
  * (and the token's own budget, when it has one).
- * With no token yet it is the first thing the pane shows, saying where the relay prints the token.
+ * With no token yet it is the first thing the pane shows, saying where the token comes from. Save
+ * tests the form's settings first and keeps them only if the relay answers: a typo or a relay that
+ * is down never replaces settings that work.
  */
 export async function mountSettings(ctx: PaneContext): Promise<{ hasToken: boolean }> {
   const el = settingsElements();
@@ -18,7 +20,7 @@ export async function mountSettings(ctx: PaneContext): Promise<{ hasToken: boole
 
   el.form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    await saveAndTest(el, () => saveSettingsForm(deps, form()), test);
+    await testThenSave(el, test, () => saveSettingsForm(deps, form()));
   });
   // A Fluent button is not a native submit button: it submits its form by itself only when form-associated, so click does it too.
   el.save.addEventListener("click", (event) => {
@@ -62,30 +64,31 @@ function showSaved(el: SettingsElements, hasToken: boolean): void {
     el.firstRun,
     hasToken ? undefined : "info",
     h("strong", {}, "Connect to your relay. "),
-    "The relay prints its token the first time it starts, in the terminal where ",
-    h("code", {}, "npm start"),
-    " or ",
-    h("code", {}, "npx str-relay"),
-    " runs (“Relay token (generated, kept in …/relay-token)”); it keeps it in that file. Paste it below with the relay's URL, then Save.",
+    "The relay keeps the service's key and your spending budget; it gives you an address and a token. Paste both below, then Save: the connection is tested before anything is kept.",
   );
 }
 
-/** Saves the form, clears the token field, then tests the saved settings and says how both went. */
-async function saveAndTest(
+/** Tests the form's settings; only if the relay answers, saves them and clears the token field. */
+async function testThenSave(
   el: SettingsElements,
-  save: () => Promise<unknown>,
   test: () => Promise<unknown>,
+  save: () => Promise<unknown>,
 ): Promise<void> {
   say(el.message, undefined);
   enable(el.save, false);
   try {
+    const failed = await test();
+    if (failed !== undefined)
+      return say(
+        el.message,
+        "error",
+        "Not saved: the connection test failed, so the settings in use stay as they were. ",
+        describeError(failed),
+      );
     await save();
     setInputValue(el.token, "");
     showSaved(el, true);
-    const failed = await test();
-    if (failed === undefined)
-      say(el.message, "success", "Saved. The STR functions use these settings from their next calculation.");
-    else say(el.message, "warning", "Saved, but the connection test failed: ", describeError(failed));
+    say(el.message, "success", "Saved. The STR functions use these settings from their next calculation.");
   } catch (error) {
     say(el.message, "error", describeError(error));
   } finally {

@@ -1,24 +1,28 @@
 import { describeError } from "../errors";
-import { CallerLine, SpendView, loadSpend, usd } from "../spend";
+import { CallerLine, SpendView, clockTime, loadSpend, usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, say } from "./dom";
 
 /**
- * The Spend tab: today's spend against the budget as a meter, the month, calls of unknown outcome,
- * and, when the relay breaks it down, each caller's (token's) share and own budget.
+ * The Spend tab: today's spend against the budget this token runs against (its own, when it has
+ * one) as a meter, the month, calls of unknown outcome, and, when the relay breaks it down, each
+ * caller's (token's) share and own budget. The figures say when they were read; when the relay
+ * cannot be reached, the last ones stay, marked as from then.
  */
 export function mountSpend(ctx: PaneContext): { reload(): Promise<void> } {
   const el = { update: byId("spend-refresh"), view: byId("spend-view"), message: byId("spend-message") };
+  let shown: SpendView | undefined;
 
   const reload = async () => {
     say(el.message, undefined);
     enable(el.update, false);
     try {
-      const view = await loadSpend(await relayClient(ctx));
-      ctx.setMode(view.mode);
-      el.view.replaceChildren(...renderSpend(view));
+      shown = await loadSpend(await relayClient(ctx));
+      ctx.setMode(shown.mode);
+      el.view.replaceChildren(...renderSpend(shown, "current"));
     } catch (error) {
-      say(el.message, "error", describeError(error));
+      if (shown) el.view.replaceChildren(...renderSpend(shown, "stale"));
+      say(el.message, "error", describeError(error, "free"));
     } finally {
       enable(el.update, true);
     }
@@ -27,9 +31,11 @@ export function mountSpend(ctx: PaneContext): { reload(): Promise<void> } {
   return { reload };
 }
 
-function renderSpend(v: SpendView): HTMLElement[] {
-  const percent = Math.round(v.usedShare * 100);
-  const level = v.usedShare >= 0.9 ? "meter--high" : v.usedShare >= 0.6 ? "meter--mid" : "";
+function renderSpend(v: SpendView, freshness: "current" | "stale"): HTMLElement[] {
+  const m = v.meter;
+  const percent = Math.round(m.share * 100);
+  const level = m.share >= 0.9 ? "meter--high" : m.share >= 0.6 ? "meter--mid" : "";
+  const whose = m.whose === "yours" ? `your ${usd(m.budgetUSD)} daily budget` : `today's ${usd(m.budgetUSD)} budget`;
   const today = h("dl", { class: "figures" });
   figures(today, [
     ["Billed", usd(v.today.costUSD), `${v.today.reports} reports, ${v.today.aiFunctions} AI steps`],
@@ -39,8 +45,8 @@ function renderSpend(v: SpendView): HTMLElement[] {
       v.today.unknownUSD > 0 ? "sent, then no answer (timeout or a relay restart): may have been billed" : "none",
     ],
     ...(v.today.pendingUSD > 0 ? [["In flight", usd(v.today.pendingUSD), "at most"] as const] : []),
-    ["Budget", usd(v.budgetUSD), `${usd(v.remainingUSD)} left today`],
     ...(v.own ? [["Your budget", usd(v.own.budgetUSD), `${usd(v.own.remainingUSD)} left today`] as const] : []),
+    [v.own ? "Relay's budget" : "Budget", usd(v.budgetUSD), `${usd(v.remainingUSD)} left today, for every token`],
   ]);
   const month = h("dl", { class: "figures" });
   figures(month, [
@@ -52,7 +58,15 @@ function renderSpend(v: SpendView): HTMLElement[] {
       v.month.cacheHits !== undefined ? `${v.month.cacheHits} answered from the cache, free` : undefined,
     ],
   ]);
+  const time = clockTime(v.asOf);
   return [
+    h(
+      "p",
+      { class: `small ${freshness === "stale" ? "stale" : "muted"}`, id: "spend-as-of" },
+      freshness === "stale"
+        ? `These figures are from ${time}: the relay could not be reached since.`
+        : `As of ${time}.`,
+    ),
     h("h3", { class: "section-title", id: "spend-today-title" }, "Today"),
     h(
       "div",
@@ -63,14 +77,14 @@ function renderSpend(v: SpendView): HTMLElement[] {
         "aria-valuemin": "0",
         "aria-valuemax": "100",
         "aria-valuenow": String(percent),
-        "aria-valuetext": `${percent}% of today's budget used`,
+        "aria-valuetext": `${percent}% of ${whose} used`,
       },
       h("div", { class: "meter__fill", style: `width: ${percent}%` }),
     ),
     h(
       "p",
       { class: "small muted" },
-      `${percent}% of today's ${usd(v.budgetUSD)} budget used (billed, unknown and in flight).${v.mode === "sandbox" ? " Sandbox: simulated money." : ""}`,
+      `${percent}% of ${whose} used (${usd(m.usedUSD)}: billed, unknown and in flight).${v.mode === "sandbox" ? " Sandbox: simulated money." : ""}`,
     ),
     today,
     h("h3", { class: "section-title" }, "This month"),

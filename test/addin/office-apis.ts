@@ -111,6 +111,7 @@ export const OFFICE_APIS: Record<string, OfficeApi> = {
   "Excel.Range.numberFormat": excel("1.1"),
   "Excel.Range.rowCount": excel("1.1"),
   "Excel.Range.rowIndex": excel("1.1"),
+  "Excel.Range.select": excel("1.1"),
   "Excel.Range.values": excel("1.1"),
   "Excel.Range.worksheet": excel("1.1"),
   "Excel.RangeFormat.autofitColumns": excel("1.2"),

@@ -95,10 +95,12 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     await t?.close();
   });
 
-  test("first run, no token: the Settings tab, saying where the relay prints its token", async () => {
+  test("first run, no token: the Settings tab, saying what to paste, in no developer's words", async () => {
     await page.locator("#panel-settings").waitFor({ state: "visible" });
     expect(await page.locator("#tab-settings").getAttribute("aria-selected")).toBe("true");
-    expect(await text("#settings-first-run")).toMatch(/prints its token the first time it starts.*npx str-relay/s);
+    const firstRun = await text("#settings-first-run");
+    expect(firstRun).toMatch(/Connect to your relay\..*an address and a token\. Paste both below, then Save/s);
+    expect(firstRun).not.toMatch(/npx|npm|terminal/);
     // The labels name the Fluent inputs; the inputs themselves are inside them.
     expect(await page.getByLabel("Relay URL").locator("input").inputValue()).toBe(base);
     expect(await page.getByLabel("Relay token").locator("input").getAttribute("type")).toBe("password");
@@ -286,9 +288,10 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     const billed = ((ROWS - 1 + 2) * 0.2).toFixed(2);
     expect(view).toMatch(new RegExp(`Billed\\s+\\$${billed}\\s+${ROWS + 1} reports, 0 AI steps`));
     expect(view).toMatch(/Unknown outcome\s+\$0\.00/);
-    expect(view).toMatch(/Budget\s+\$1,000\.00/);
+    expect(view).toMatch(/Relay's budget\s+\$1,000\.00/);
+    // The meter is the token's own budget (analyst:500), with its own spend.
     expect(await page.locator("#spend-view [role=meter]").getAttribute("aria-valuenow")).toBe(
-      String(Math.round((Number(billed) / 1000) * 100)),
+      String(Math.round((Number(billed) / 500) * 100)),
     );
     expect(view).toMatch(
       new RegExp(`Your budget\\s+\\$500\\.00\\s+\\$${(500 - Number(billed)).toFixed(2)} left today`),
@@ -338,7 +341,7 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     await page.waitForFunction(() => /Done/.test(document.getElementById("enhance-message")?.textContent ?? ""), null, {
       timeout: 30_000,
     });
-    expect(await text("#enhance-message")).toMatch(/^Done\./);
+    expect(await text("#enhance-message")).toMatch(/^Success:\s+Done\./);
     expect(t.sandboxStats().aiFunctions).toBe(before.aiFunctions + 4);
     expect(await page.locator("#enhance-estimate").isVisible()).toBe(false);
   }, 60_000);

@@ -12,8 +12,9 @@ const { sheetError } = require("../../src/sheet") as typeof import("../../src/sh
 
 /**
  * What a failed call says about its bill, through the real relay and sandbox: the cell (#N/A's
- * message), the task pane (describeError) and the CLI (sheetError(…).detail, its report's error
- * column) say the same, and never "not billed" when nobody knows.
+ * message), the task pane (describeError of a run, in the pane's words, its code last) and the CLI
+ * (sheetError(…).detail, its report's error column) say the same bill, and never "not billed" when
+ * nobody knows.
  */
 describe("a failed call says whether it was billed, the same in the cell, the pane and the CLI", () => {
   let t: TestRelay;
@@ -37,7 +38,7 @@ describe("a failed call says whether it was billed, the same in the cell, the pa
       .catch((e: unknown) => (thrown = e));
     batcher.forget();
     const cell = await excelError(STR.buy([[address]], 450000, 3, 2, 8));
-    return { cell, pane: describeError(thrown), cli: sheetError(thrown).detail };
+    return { cell, pane: describeError(thrown, "may-bill"), cli: sheetError(thrown).detail };
   }
 
   test("the service took the request and the connection broke: billing unknown, and the way to resend says it is billed again", async () => {
@@ -47,7 +48,7 @@ describe("a failed call says whether it was billed, the same in the cell, the pa
     expect(t.sandboxStats().billedCents).toBeGreaterThan(before); // the sandbox did bill it
     // The cell is the recalculation: the relay now refuses to resend on its own.
     expect(cell.message).toMatch(/^\[STR_OUTCOME_UNKNOWN\] Billing unknown: /);
-    expect(pane).toMatch(/^#N\/A \[STR_UPSTREAM_FAILED\] Billing unknown: /);
+    expect(pane).toMatch(/^Billing unknown: .* \(STR_UPSTREAM_FAILED\)$/);
     expect(cli).toMatch(/^\[STR_UPSTREAM_FAILED\] Billing unknown: /);
     for (const text of [cell.message, pane, cli]) {
       expect(text).not.toMatch(/not billed/i);
@@ -61,7 +62,7 @@ describe("a failed call says whether it was billed, the same in the cell, the pa
     const { cell, pane, cli } = await failure("2 Closed Rd, Austin TX");
     expect(t.sandboxStats().billedCents).toBe(before);
     expect(cell.message).toMatch(/^\[STR_UPSTREAM_FAILED\] Not billed: .*billed only if it succeeds/);
-    expect(pane).toMatch(/^#N\/A \[STR_UPSTREAM_FAILED\] Not billed: /);
+    expect(pane).toMatch(/^Not billed: .*billed only if it succeeds.* \(STR_UPSTREAM_FAILED\)$/);
     expect(cli).toMatch(/^\[STR_UPSTREAM_FAILED\] Not billed: /);
   });
 });

@@ -63,11 +63,14 @@ describe("a table with decimal points", () => {
 
 describe("a table whose convention is not known", () => {
   const unknown = { numbers: "unknown" } as const;
-  test.each(["450.000", "$415,000", "1,5", "2.500"])("%p is refused, naming both readings", (input) => {
-    const r = readMoney(input, unknown);
-    expect(r.ok).toBe(false);
-    expect(value(r)).toMatch(/could mean \S+ or \S+/);
-  });
+  test.each(["450.000", "415,000", "1,5", "2.500", "$1,5", "$450.000"])(
+    "%p is refused, naming both readings",
+    (input) => {
+      const r = readMoney(input, unknown);
+      expect(r.ok).toBe(false);
+      expect(value(r)).toMatch(/could mean \S+ or \S+/);
+    },
+  );
   test.each([
     ["415000", 415000],
     ["6.5", 6.5],
@@ -76,6 +79,32 @@ describe("a table whose convention is not known", () => {
     ["415k", 415000],
     [450000, 450000],
   ])("%p reads one way only → %p", (input, expected) => expect(value(readMoney(input, unknown))).toBe(expected));
+});
+
+/**
+ * A currency sign or code before or after commas between groups of three reads as thousands in
+ * every convention: as decimal commas it would be money to the tenth of a cent. Hosts without
+ * ExcelApi 1.11 read tables in the unknown convention (taskpane/excel/number-style.ts), where
+ * "$347,500" was refused.
+ */
+describe("an amount of money with commas between groups of three", () => {
+  test.each<[string, number]>([
+    ["$347,500", 347500],
+    ["$ 347,500", 347500],
+    ["USD 1,234,567", 1234567],
+    ["347,500 USD", 347500],
+    ["-$347,500", -347500],
+    ["($2,100)", -2100],
+    ["$347,500k", 347500000],
+  ])("%p → %p in every convention", (input, expected) => {
+    for (const numbers of ["unknown", "point", "comma"] as const)
+      expect(value(readMoney(input, { numbers }))).toBe(expected);
+    expect(value(readMoney(input))).toBe(expected);
+  });
+  test("without the currency, the same digits still depend on the convention", () => {
+    expect(value(readMoney("347,500", { numbers: "comma" }))).toBe(347.5);
+    expect(value(readMoney("347,500", { numbers: "unknown" }))).toMatch(/could mean/);
+  });
 });
 
 describe("a row of a ;-separated table", () => {

@@ -292,6 +292,11 @@ export function installFakeExcel(seed: FakeSeed): FakeExcel {
       if (!b) throw new Error("ItemNotFound: a null range");
       return b;
     }
+    select(): void {
+      this.ctx.queue.push(() => {
+        selection = { sheet: this.sheetOf(), ...this.bounds() };
+      });
+    }
     #sheet: Worksheet | undefined;
     /** One proxy per range, as Office keeps navigation properties. */
     get worksheet(): Worksheet {

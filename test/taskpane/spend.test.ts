@@ -59,3 +59,33 @@ describe("the Spend tab's breakdown by caller", () => {
     expect(v.own).toBeUndefined();
   });
 });
+
+describe("the Spend tab's meter", () => {
+  test("a token with its own budget: the meter is that budget, with the token's own spend today", () => {
+    const v = spendView(
+      usage([
+        {
+          id: "a1a1a1a1a1a1",
+          label: "alice",
+          you: true,
+          today: period(0.6, { unknownUSD: 0.2, pendingUSD: 0.1 }),
+          month: period(2),
+          budget: { dailyUSD: 1, remainingTodayUSD: 0.1 },
+        },
+        { id: "b2b2b2b2b2b2", you: false, today: period(0.2), month: period(0.8) },
+      ]),
+      new Date(2026, 0, 5, 14, 32),
+    );
+    expect(v.meter).toEqual({ whose: "yours", budgetUSD: 1, usedUSD: 0.9, share: 0.9 });
+    expect(v.asOf).toEqual(new Date(2026, 0, 5, 14, 32));
+  });
+
+  test("a token without one: the relay's budget and all of today's spend", () => {
+    expect(spendView(usage()).meter).toEqual({
+      whose: "relay",
+      budgetUSD: 100,
+      usedUSD: 1.1,
+      share: expect.closeTo(0.011, 6),
+    });
+  });
+});
