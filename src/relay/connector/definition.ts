@@ -21,6 +21,7 @@ export const NOT_FOR_FLOWS: Readonly<Record<string, string>> = {
   "get /healthz": "a probe for load balancers, with no token",
   "get /openapi.json": "the description this connector is made from",
   "get /manifest.xml": "the add-in's manifest, for Excel",
+  "get /manifest.json": "the add-in's unified manifest, for Excel",
   "get /sandbox/{page}": "pages a browser opens from a simulated answer",
 };
 

@@ -1,3 +1,4 @@
+import { ACCENT_COLOR } from "../deployment";
 import { Json } from "../openapi/schemas";
 
 /*
@@ -6,8 +7,8 @@ import { Json } from "../openapi/schemas";
  * the brand colour behind the icon.
  */
 
-/** The icon's tile colour (TEAL in scripts/make-icons.js): the colour the connector's icon sits on. */
-export const BRAND_COLOR = "#0F766E";
+/** The colour the connector's icon sits on: the add-in's. */
+export const BRAND_COLOR = ACCENT_COLOR;
 
 /**
  * `api_key` is the parameter Power Automate fills from an apiKey security definition: what the user

@@ -160,6 +160,18 @@ function addinPaths(): Json {
         },
       },
     },
+    "/manifest.json": {
+      get: {
+        operationId: "getUnifiedManifest",
+        summary: "The add-in's unified manifest (Microsoft 365 app manifest), pointing at this relay (no token)",
+        tags: ["add-in"],
+        security: [],
+        responses: {
+          "200": { description: "The manifest.", content: json({ type: "object" }) },
+          "404": { description: "The add-in is not built here.", content: json(ref("Error")) },
+        },
+      },
+    },
     "/sandbox/{page}": {
       get: {
         operationId: "getSandboxPage",
