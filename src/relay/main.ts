@@ -5,7 +5,7 @@ import { EVENTS } from "./events";
 import { plainHttpAdvice } from "./https-advice";
 import { addinBuilt } from "./routes/addin";
 import { createRelay } from "./server";
-import { resolveTokens } from "./tokens";
+import { markTokenShown, resolveTokens } from "./tokens";
 import { RELAY_VERSION } from "./version";
 
 /*
@@ -48,7 +48,7 @@ async function main(argv: string[]): Promise<void> {
       `Unknown option ${unknown}: str-relay takes only --help and --version (configure it with environment variables).`,
     );
   const config = await withBoundPort(loadConfig(process.env));
-  const { tokens, generated, file } = resolveTokens(config.tokens, config.dataDir);
+  const { tokens, generated, file, unshown } = resolveTokens(config.tokens, config.dataDir);
   const relay = await createRelay({ config, tokens, logger: { level: config.logLevel } });
   await relay.app.listen({ host: config.host, port: config.port });
   const address = relay.app.server.address();
@@ -60,14 +60,15 @@ async function main(argv: string[]): Promise<void> {
       ? "Mode: SANDBOX — no STR_API_KEY is set, so answers are simulated by the embedded sandbox (not market data). Set STR_API_KEY and STR_API_BASE_URL to go live."
       : `Mode: LIVE — relaying to ${config.apiBaseUrl}`,
     `Budget: ${config.budgetUSDPerDay.toFixed(2)} USD a day${config.mode === "sandbox" ? " (simulated)" : ""}; pacing: ${config.upstreamRps} requests a second; store: ${config.databaseUrl ? "Redis + Postgres" : `${config.dataDir}/relay.sqlite`}`,
-    generated
-      ? `Relay token (generated, kept in ${file}): ${tokens[0]}\n  Paste it in the add-in's Settings, or send it as "Authorization: Bearer <token>".`
+    unshown
+      ? `Relay token (generated${generated ? "" : " by an earlier start that did not finish"}, kept in ${file}): ${tokens[0]}\n  Paste it in the add-in's Settings, or send it as "Authorization: Bearer <token>".`
       : file
         ? `Relay token: kept in ${file}`
         : `Relay tokens: ${tokens.length} from RELAY_TOKENS`,
     `Add-in manifest: ${config.publicUrl}/manifest.xml`,
   ];
   process.stderr.write(`${lines.join("\n")}\n`);
+  if (unshown) markTokenShown(config.dataDir);
   const advice = plainHttpAdvice(config, addinBuilt());
   if (advice) process.stderr.write(`${advice}\n`);
   relay.app.log.info(

@@ -11,6 +11,12 @@ import { ensurePrivateDir, ensurePrivateFile } from "./store/private-files";
 
 export const TOKEN_FILE = "relay-token";
 
+/**
+ * Written beside the token once a start has shown it in its banner. A start that generated the
+ * token and then failed (its port in use) never showed it; until this file exists, each start does.
+ */
+export const TOKEN_SHOWN_FILE = "relay-token.shown";
+
 export function generateToken(): string {
   return `rt_${randomBytes(24).toString("base64url")}`;
 }
@@ -19,15 +25,17 @@ export function generateToken(): string {
 export function resolveTokens(
   configured: string[] | undefined,
   dataDir: string,
-): { tokens: string[]; generated: boolean; file: string | undefined } {
-  if (configured && configured.length > 0) return { tokens: configured, generated: false, file: undefined };
+): { tokens: string[]; generated: boolean; file: string | undefined; unshown: boolean } {
+  if (configured && configured.length > 0)
+    return { tokens: configured, generated: false, file: undefined, unshown: false };
   const file = path.join(dataDir, TOKEN_FILE);
+  const unshown = !fs.existsSync(path.join(dataDir, TOKEN_SHOWN_FILE));
   ensurePrivateDir(dataDir);
   try {
     const existing = fs.readFileSync(file, "utf8").trim();
     if (existing.length >= 16) {
       ensurePrivateFile(file);
-      return { tokens: [existing], generated: false, file };
+      return { tokens: [existing], generated: false, file, unshown };
     }
   } catch {
     // No token yet: make one below.
@@ -35,7 +43,13 @@ export function resolveTokens(
   ensurePrivateFile(file);
   const token = generateToken();
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return { tokens: [token], generated: true, file };
+  fs.rmSync(path.join(dataDir, TOKEN_SHOWN_FILE), { force: true });
+  return { tokens: [token], generated: true, file, unshown: true };
+}
+
+/** Records that the kept token was shown in a banner: later starts say where it is, not what. */
+export function markTokenShown(dataDir: string): void {
+  fs.writeFileSync(path.join(dataDir, TOKEN_SHOWN_FILE), "", { mode: 0o600 });
 }
 
 /**
