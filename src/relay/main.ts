@@ -65,10 +65,14 @@ async function main(argv: string[]): Promise<void> {
       : file
         ? `Relay token: kept in ${file}`
         : `Relay tokens: ${tokens.length} from RELAY_TOKENS`,
-    `Add-in manifest: ${config.publicUrl}/manifest.xml`,
+    // Advertised only when served: without a build, /manifest.xml answers 404.
+    addinBuilt()
+      ? `Add-in manifest: ${config.publicUrl}/manifest.xml`
+      : "Add-in manifest: none served here until the add-in is built (npm run build, then restart the relay)",
   ];
-  process.stderr.write(`${lines.join("\n")}\n`);
+  // Marked just before the banner is written: a start stopped as soon as its banner is read still counts as shown.
   if (unshown) markTokenShown(config.dataDir);
+  process.stderr.write(`${lines.join("\n")}\n`);
   const advice = plainHttpAdvice(config, addinBuilt());
   if (advice) process.stderr.write(`${advice}\n`);
   relay.app.log.info(

@@ -52,7 +52,13 @@ describe("str-relay on the command line", () => {
       const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
       expect(port).toBeGreaterThan(0);
       expect(out).toContain(`public URL http://localhost:${port}`);
-      expect(out).toContain(`Add-in manifest: http://localhost:${port}/manifest.xml`);
+      // The manifest is advertised where it is served: a checkout without dist/ answers 404 for it.
+      const built = fs.existsSync(path.resolve(__dirname, "..", "..", "dist", "manifest.xml"));
+      expect(out).toContain(
+        built
+          ? `Add-in manifest: http://localhost:${port}/manifest.xml`
+          : "Add-in manifest: none served here until the add-in is built (npm run build, then restart the relay)",
+      );
       const token = /Relay token \(generated[^)]*\): (\S+)/.exec(out)?.[1];
       expect(token).toMatch(/^rt_/);
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
