@@ -9,13 +9,19 @@ const path = require("node:path");
 const zlib = require("node:zlib");
 
 const OUT_DIR = path.join(__dirname, "..", "assets");
-/** Ribbon and store sizes (manifest: 16/32/80 on the ribbon, 32/64 for IconUrl/HighResolutionIconUrl, 128 for catalogues), and the pane's logo. */
+/**
+ * Ribbon and store sizes (manifest: 16/32/80 on the ribbon, 32/64 for IconUrl/HighResolutionIconUrl, 128 for
+ * catalogues), the pane's logo, and the unified manifest's app icons: a 192-pixel colour one and a 32-pixel
+ * outline, white on transparent (its schema's icons.color and icons.outline).
+ */
 const FILES = [
   ["icon-16.png", 16],
   ["icon-32.png", 32],
   ["icon-64.png", 64],
   ["icon-80.png", 80],
   ["icon-128.png", 128],
+  ["icon-192.png", 192],
+  ["icon-outline-32.png", 32, "outline"],
   ["logo.png", 96],
 ];
 
@@ -46,15 +52,16 @@ function inRoof(x, y) {
 
 const inRect = (r, x, y) => x >= r.x0 && x <= r.x1 && y >= r.y0 && y <= r.y1;
 
-/** The colour and coverage at one sample: the house is white, its door shows the tile. */
-function sample(x, y) {
+/** The colour and coverage at one sample: the house is white, its door shows the tile (the outline has no tile). */
+function sample(x, y, style) {
+  if (style === "outline") return (inRoof(x, y) || inRect(body, x, y)) && !inRect(door, x, y) ? WHITE : null;
   if (!inTile(x, y)) return null;
   if ((inRoof(x, y) || inRect(body, x, y)) && !inRect(door, x, y)) return WHITE;
   return TEAL;
 }
 
 /** RGBA pixels of one size; edges get partial alpha (against the tile) or blended colour (inside it). */
-function draw(size) {
+function draw(size, style) {
   const rgba = Buffer.alloc(size * size * 4);
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
@@ -64,7 +71,7 @@ function draw(size) {
         covered = 0;
       for (let sy = 0; sy < SAMPLES; sy++) {
         for (let sx = 0; sx < SAMPLES; sx++) {
-          const c = sample((px + (sx + 0.5) / SAMPLES) / size, (py + (sy + 0.5) / SAMPLES) / size);
+          const c = sample((px + (sx + 0.5) / SAMPLES) / size, (py + (sy + 0.5) / SAMPLES) / size, style);
           if (!c) continue;
           r += c[0];
           g += c[1];
@@ -126,8 +133,8 @@ function encodePng(size, rgba) {
 }
 
 fs.mkdirSync(OUT_DIR, { recursive: true });
-for (const [name, size] of FILES) {
-  const png = encodePng(size, draw(size));
+for (const [name, size, style] of FILES) {
+  const png = encodePng(size, draw(size, style));
   fs.writeFileSync(path.join(OUT_DIR, name), png);
   process.stdout.write(`assets/${name}: ${size}×${size}, ${png.length} bytes\n`);
 }

@@ -11,6 +11,9 @@ export const DEV_ADDIN_ID = "39acac6d-0984-4a68-83e8-9c01a4d36dbe";
 
 export const ADDIN_NAME = "STR Underwriting";
 
+/** The icons' tile colour (TEAL in scripts/make-icons.js): the unified manifest's accent and the connector's brand colour. */
+export const ACCENT_COLOR = "#0F766E";
+
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /**

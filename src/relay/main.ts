@@ -5,7 +5,7 @@ import { EVENTS } from "./events";
 import { plainHttpAdvice } from "./https-advice";
 import { addinBuilt } from "./routes/addin";
 import { createRelay } from "./server";
-import { resolveTokens } from "./tokens";
+import { markTokenShown, resolveTokens } from "./tokens";
 import { RELAY_VERSION } from "./version";
 import { shownUrl } from "./shown-url";
 
@@ -51,7 +51,7 @@ async function main(argv: string[]): Promise<void> {
       `Unknown option ${unknown}: str-relay takes only --help and --version (configure it with environment variables).`,
     );
   const config = await withBoundPort(loadConfig(process.env));
-  const { tokens, generated, file } = resolveTokens(config.tokens, config.dataDir, {
+  const { tokens, generated, file, unshown } = resolveTokens(config.tokens, config.dataDir, {
     allowOtherOwner: config.dataDirAllowOtherOwner,
   });
   const relay = await createRelay({ config, tokens, logger: { level: config.logLevel } });
@@ -65,13 +65,18 @@ async function main(argv: string[]): Promise<void> {
       ? "Mode: SANDBOX — no STR_API_KEY is set, so answers are simulated by the embedded sandbox (not market data). Set STR_API_KEY to go live."
       : `Mode: LIVE — relaying to ${shownUrl(config.apiBaseUrl ?? "")}`,
     `Budget: ${config.budgetUSDPerDay.toFixed(2)} USD a day${config.mode === "sandbox" ? " (simulated)" : ""}; pacing: ${config.upstreamRps} requests a second; store: ${config.databaseUrl ? "Redis + Postgres" : `${config.dataDir}/relay.sqlite`}`,
-    generated
-      ? `Relay token (generated, kept in ${file}): ${tokens[0]}\n  Paste it in the add-in's Settings, or send it as "Authorization: Bearer <token>".`
+    unshown
+      ? `Relay token (generated${generated ? "" : " by an earlier start that did not finish"}, kept in ${file}): ${tokens[0]}\n  Paste it in the add-in's Settings, or send it as "Authorization: Bearer <token>".`
       : file
         ? `Relay token: kept in ${file}`
         : `Relay tokens: ${tokens.length} from RELAY_TOKENS`,
-    `Add-in manifest: ${shownUrl(config.publicUrl)}/manifest.xml`,
+    // Advertised only when served: without a build, /manifest.xml answers 404.
+    addinBuilt()
+      ? `Add-in manifest: ${shownUrl(config.publicUrl)}/manifest.xml`
+      : "Add-in manifest: none served here until the add-in is built (npm run build, then restart the relay)",
   ];
+  // Marked just before the banner is written: a start stopped as soon as its banner is read still counts as shown.
+  if (unshown) markTokenShown(config.dataDir, { allowOtherOwner: config.dataDirAllowOtherOwner });
   process.stderr.write(`${lines.join("\n")}\n`);
   const advice = plainHttpAdvice(config, addinBuilt());
   if (advice) process.stderr.write(`${advice}\n`);

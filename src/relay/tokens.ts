@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import { PrivateFileRules, ensurePrivateDir, readPrivateFile, writePrivateFile } from "./store/private-files";
 
@@ -10,6 +11,12 @@ import { PrivateFileRules, ensurePrivateDir, readPrivateFile, writePrivateFile }
 
 export const TOKEN_FILE = "relay-token";
 
+/**
+ * Written beside the token once a start has shown it in its banner. A start that generated the
+ * token and then failed (its port in use) never showed it; until this file exists, each start does.
+ */
+export const TOKEN_SHOWN_FILE = "relay-token.shown";
+
 export function generateToken(): string {
   return `rt_${randomBytes(24).toString("base64url")}`;
 }
@@ -19,16 +26,30 @@ export function resolveTokens(
   configured: string[] | undefined,
   dataDir: string,
   rules: PrivateFileRules = {},
-): { tokens: string[]; generated: boolean; file: string | undefined } {
-  if (configured && configured.length > 0) return { tokens: configured, generated: false, file: undefined };
+): { tokens: string[]; generated: boolean; file: string | undefined; unshown: boolean } {
+  if (configured && configured.length > 0)
+    return { tokens: configured, generated: false, file: undefined, unshown: false };
   const file = path.join(dataDir, TOKEN_FILE);
   ensurePrivateDir(dataDir, rules);
+  // Never shown: a start that made it failed before its banner (its port in use, say).
+  const unshown = readPrivateFile(path.join(dataDir, TOKEN_SHOWN_FILE), rules) === undefined;
   // A planted link or another user's file is refused here, not replaced: the operator should know.
   const existing = readPrivateFile(file, rules)?.trim() ?? "";
-  if (existing.length >= 16) return { tokens: [existing], generated: false, file };
+  if (existing.length >= 16) return { tokens: [existing], generated: false, file, unshown };
   const token = generateToken();
-  writePrivateFile(file, `${token}\n`, rules);
-  return { tokens: [token], generated: true, file };
+  writePrivateFile(
+    file,
+    `${token}
+`,
+    rules,
+  );
+  fs.rmSync(path.join(dataDir, TOKEN_SHOWN_FILE), { force: true });
+  return { tokens: [token], generated: true, file, unshown: true };
+}
+
+/** Records that the kept token was shown in a banner: later starts say where it is, not what. */
+export function markTokenShown(dataDir: string, rules: PrivateFileRules = {}): void {
+  writePrivateFile(path.join(dataDir, TOKEN_SHOWN_FILE), "", rules);
 }
 
 /**

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, loadConfig } from "../../src/relay/config";
-import { resolveTokens } from "../../src/relay/tokens";
+import { markTokenShown, resolveTokens } from "../../src/relay/tokens";
 
 describe("relay configuration", () => {
   test("with nothing set: the sandbox on 127.0.0.1:8787, 100 req/s, a 1,000 USD simulated budget, no cache expiry, stale after 30 days", () => {
@@ -155,6 +155,16 @@ describe("the relay token", () => {
     expect(fs.statSync(first.file as string).mode & 0o077).toBe(0);
     const second = resolveTokens(undefined, dir);
     expect(second).toMatchObject({ generated: false, tokens: first.tokens });
+  });
+
+  test("stays to be shown until a start has shown it (one that failed after generating it had not)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "str-token-"));
+    expect(resolveTokens(undefined, dir)).toMatchObject({ generated: true, unshown: true });
+    const again = resolveTokens(undefined, dir);
+    expect(again).toMatchObject({ generated: false, unshown: true });
+    markTokenShown(dir);
+    expect(resolveTokens(undefined, dir)).toMatchObject({ generated: false, unshown: false, tokens: again.tokens });
+    expect(resolveTokens(["a-configured-token-123456"], dir).unshown).toBe(false);
   });
 
   test("configured tokens win and nothing is written", () => {

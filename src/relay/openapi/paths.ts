@@ -7,7 +7,7 @@ function analysisOperation(op: Operation): Json {
   return {
     operationId: isCreate(op) ? `create${op[0]?.toUpperCase()}${op.slice(1)}` : "enhance",
     summary: isCreate(op)
-      ? `Create a ${op} analysis (0.20 USD, plus 0.10 USD per completed AI step)`
+      ? `Create ${/^[aeiou]/.test(op) ? "an" : "a"} ${op} analysis (0.20 USD, plus 0.10 USD per completed AI step)`
       : "Add AI steps to an analysis (0.10 USD per completed step)",
     description:
       "The service's own request body, validated before anything is sent. An identical request is answered from the relay's cache at no cost; send `Cache-Control: no-cache` for a billed refresh.",
@@ -55,7 +55,9 @@ function analysisPaths(): Json {
     "/v1/batch": {
       post: {
         operationId: "batch",
-        summary: "Many analyses in one request, answered as NDJSON lines as they complete (or priced, with dryRun)",
+        summary: "Run many analyses in one request (NDJSON lines as they complete; with dryRun, a price)",
+        description:
+          "Each item is one analysis (`strategy` and that route's `params`), through the same validation, cache, budget and pacing as a single request. Items not done by the relay's deadline answer `202` pending lines, to be asked again.",
         tags: ["analyses"],
         requestBody: { required: true, content: json(ref("BatchRequest")) },
         responses: {
@@ -91,7 +93,8 @@ function analysisPaths(): Json {
     "/v1/analyses/{id}": {
       get: {
         operationId: "getAnalysis",
-        summary: "An analysis this relay stored (free)",
+        summary: "Get an analysis this relay stored (free)",
+        description: "The analysis with that `_id` as the relay last stored it, without calling the service.",
         tags: ["analyses"],
         parameters: [
           { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" } },
@@ -110,7 +113,8 @@ function operationPaths(): Json {
     "/v1/usage": {
       get: {
         operationId: "getUsage",
-        summary: "Today's and this month's spend against the daily budget",
+        summary: "Get today's and this month's spend",
+        description: "Spend by the relay's ledger, against the daily budget, in total and by caller; free.",
         tags: ["operations"],
         responses: {
           "200": { description: "Spend by the relay's ledger.", content: json(ref("UsageAnswer")) },
@@ -166,6 +170,18 @@ function addinPaths(): Json {
         security: [],
         responses: {
           "200": { description: "The manifest.", content: { "application/xml": { schema: { type: "string" } } } },
+          "404": { description: "The add-in is not built here.", content: json(ref("Error")) },
+        },
+      },
+    },
+    "/manifest.json": {
+      get: {
+        operationId: "getUnifiedManifest",
+        summary: "The add-in's unified manifest (Microsoft 365 app manifest), pointing at this relay (no token)",
+        tags: ["add-in"],
+        security: [],
+        responses: {
+          "200": { description: "The manifest.", content: json({ type: "object" }) },
           "404": { description: "The add-in is not built here.", content: json(ref("Error")) },
         },
       },

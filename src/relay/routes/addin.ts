@@ -4,6 +4,7 @@ import { FastifyPluginAsync } from "fastify";
 import { PUBLIC } from "../access";
 import { functionsMetadataFor, manifestFor } from "../addin-files";
 import { RelayError } from "../errors";
+import { unifiedManifestFor } from "../unified-manifest";
 import { RouteContext } from "./context";
 
 /*
@@ -36,6 +37,9 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
   const functionsJson = built
     ? functionsMetadataFor(fs.readFileSync(path.join(distDir, "functions.json"), "utf8"), config.publicUrl)
     : undefined;
+  // The unified (JSON) manifest, from the served XML and functions.json: the same URLs, Id and names.
+  const unifiedManifest =
+    manifest && functionsJson ? `${JSON.stringify(unifiedManifestFor(manifest, functionsJson), null, 2)}\n` : undefined;
 
   // Every route of this plugin, the static files' included, is public.
   app.addHook("onRoute", (route) => {
@@ -49,6 +53,14 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
         "The add-in is not built here: run `npm run build`, then restart the relay.",
       );
     return reply.type("application/xml; charset=utf-8").header("cache-control", "no-cache").send(manifest);
+  });
+  app.get("/manifest.json", PUBLIC, async (_request, reply) => {
+    if (!unifiedManifest)
+      throw new RelayError(
+        "STR_NOT_FOUND",
+        "The add-in is not built here: run `npm run build`, then restart the relay.",
+      );
+    return reply.type("application/json; charset=utf-8").header("cache-control", "no-cache").send(unifiedManifest);
   });
   if (!functionsJson) return;
   // Rewritten like the manifest: its help links point at this relay's help.html.
@@ -64,7 +76,7 @@ export const addinRoutes: FastifyPluginAsync<RouteContext> = async (app, { confi
     // A route for each file built, not one for every path: `/*` would also take the API's paths the
     // router refuses (an over-long id), answering 404 where the relay answers 400 naming the problem.
     wildcard: false,
-    // The manifest and the functions' metadata are served above, rewritten; the built copies still point at the dev server.
-    globIgnore: ["manifest.xml", "functions.json"],
+    // The manifests and the functions' metadata are served above, rewritten; the built copies still point at the dev server.
+    globIgnore: ["manifest.xml", "manifest.json", "functions.json"],
   });
 };
