@@ -1,4 +1,3 @@
-import { PERCENT_FIELD_MAX } from "../contract";
 import {
   CellInput,
   Read,
@@ -12,11 +11,11 @@ import {
   readText,
 } from "./values";
 
-/** A percent field's reader: 1 is 100 % only where the field allows 100 % (readPercent). */
-const percentUpTo =
-  (maxPercent: number) =>
-  (v: CellInput, options: ReadOptions = {}) =>
-    readPercent(v, { ...options, maxPercent });
+/**
+ * A percent column's reader: 1 is 1 % in every column (a Commission of 1 was 100 % while an
+ * Interest rate of 1 was 1 %); a %-formatted 100 % is written 100.
+ */
+const percentColumn = (v: CellInput, options: ReadOptions = {}) => readPercent(v, options);
 
 /**
  * Which column of a user's table holds what: recognised by header, in the words real portfolios
@@ -122,12 +121,12 @@ export const INPUT_FIELDS = {
   },
   interestRatePercentage: {
     label: "Interest rate",
-    read: percentUpTo(PERCENT_FIELD_MAX.interestRatePercentage),
+    read: percentColumn,
     names: ["interest", "interest rate", "rate", "apr", "mortgage rate", "interestratepercentage"],
   },
   downPaymentPercentage: {
     label: "Down payment",
-    read: percentUpTo(PERCENT_FIELD_MAX.downPaymentPercentage),
+    read: percentColumn,
     names: ["down", "down payment", "downpayment", "down payment percent", "dp", "downpaymentpercentage"],
   },
   mortgageLength: {
@@ -150,7 +149,7 @@ export const INPUT_FIELDS = {
   },
   cohostCommissionPercentage: {
     label: "Commission",
-    read: percentUpTo(PERCENT_FIELD_MAX.cohostCommissionPercentage),
+    read: percentColumn,
     names: [
       "commission",
       "cohost commission",

@@ -27,6 +27,8 @@ export const PLAUSIBILITY_RULES: readonly PlausibilityRule[] = [
   { field: "bedrooms", rule: "over 15", unusual: (v) => v > 15 },
   { field: "bathrooms", rule: "over 15", unusual: (v) => v > 15 },
   { field: "accomodates", rule: "over 30 guests", unusual: (v) => v > 30 },
+  // Co-hosts charge 10–30 % of revenue: past half, a fraction was most likely misread.
+  { field: "cohostCommissionPercentage", rule: "over 50 %", unusual: (v) => v > 50 },
   { field: "squareFeet", rule: "under 150 or over 20,000 square feet", unusual: (v) => v < 150 || v > 20_000 },
 ];
 

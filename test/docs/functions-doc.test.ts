@@ -26,6 +26,5 @@ test("SENSITIVITY's metrics are every money, percent and ratio field, and nothin
 test("Percentages says how 0 < x ≤ 1 and a %-formatted 100 % are read", () => {
   const text = section("Percentages");
   expect(text).toContain("0 < x < 1 is a fraction");
-  expect(text).toContain("**Exactly 1**");
-  expect(text).toContain("The field's allowed range decides");
+  expect(text).toContain("**Exactly 1** is 1 % in every percent argument and column");
 });

@@ -1,4 +1,3 @@
-import { PERCENT_FIELD_MAX } from "../../src/contract";
 import { CellInput, INPUT_FIELDS, findWhatIfVariable, readPercent, readValueList } from "../../src/inputs";
 
 /**
@@ -20,22 +19,15 @@ describe("percentages", () => {
     ]);
   });
 
-  test("1 is 100 % where the field allows 100 % (commission), and 1 % where it does not (interest rate, down payment)", () => {
-    expect(PERCENT_FIELD_MAX).toEqual({
-      interestRatePercentage: 15,
-      downPaymentPercentage: 40,
-      cohostCommissionPercentage: 100,
-    });
-    expect(read("cohostCommissionPercentage", 1)).toBe(100);
-    expect(read("cohostCommissionPercentage", "1")).toBe(100);
-    expect(read("cohostCommissionPercentage", "1%")).toBe(1);
-    expect(read("interestRatePercentage", 1)).toBe(1);
-    expect(read("downPaymentPercentage", 1)).toBe(1);
-    // A reader told nothing of the field keeps 1 as 1 %.
+  test("1 is 1 % in every percent column, commission included; 100 % is written 100 or 100%", () => {
+    for (const field of ["cohostCommissionPercentage", "interestRatePercentage", "downPaymentPercentage"] as const) {
+      expect([read(field, 1), read(field, "1"), read(field, "1%")]).toEqual([1, 1, 1]);
+    }
+    expect([read("cohostCommissionPercentage", 100), read("cohostCommissionPercentage", "100%")]).toEqual([100, 100]);
     expect(readPercent(1)).toEqual({ ok: true, value: 1 });
   });
 
-  test("what-if values follow the same rule, by the what-if's own range", () => {
+  test("what-if values, tried over 0–100 %, read a %-formatted 100 % (the number 1) as 100 %", () => {
     expect(readValueList([[1, 0.2]], findWhatIfVariable("commission")!)).toEqual({ ok: true, values: [100, 20] });
     expect(readValueList([[1, 0.2]], findWhatIfVariable("down")!)).toEqual({ ok: true, values: [100, 20] });
     expect(readValueList([[1, 0.065]], findWhatIfVariable("interest rate")!)).toEqual({ ok: true, values: [1, 6.5] });

@@ -28,11 +28,22 @@ describe("plausibility bounds", () => {
     ]);
   });
 
+  test("a commission over half the revenue is unusual", () => {
+    expect(unusualValues({ cohostCommissionPercentage: 25 })).toEqual([]);
+    expect(unusualValues({ cohostCommissionPercentage: 60 }).map((u) => u.rule)).toEqual(["over 50 %"]);
+  });
+
   test("every rule's field is a request field a user can type, and says its bound in words", () => {
     for (const r of PLAUSIBILITY_RULES) {
-      expect(["purchasePriceUSD", "monthlyRentUSD", "bedrooms", "bathrooms", "accomodates", "squareFeet"]).toContain(
-        r.field,
-      );
+      expect([
+        "purchasePriceUSD",
+        "monthlyRentUSD",
+        "bedrooms",
+        "bathrooms",
+        "accomodates",
+        "squareFeet",
+        "cohostCommissionPercentage",
+      ]).toContain(r.field);
       expect(r.rule).toMatch(/\d/);
     }
   });
