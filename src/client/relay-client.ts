@@ -102,7 +102,13 @@ export class RelayClient {
    */
   async batch(
     items: readonly BatchItem[],
-    options: CallOptions & { onLine: (line: BatchLine) => void; maxComparables?: number; priority?: Priority },
+    options: CallOptions & {
+      onLine: (line: BatchLine) => void;
+      maxComparables?: number;
+      priority?: Priority;
+      /** Only answers already made or being made: nothing is sent (BatchRequest.joinOnly). */
+      joinOnly?: boolean;
+    },
   ): Promise<void> {
     let round = items.map((item, index) => ({ item, index }));
     let answeredAt = Date.now();
@@ -159,6 +165,7 @@ export class RelayClient {
       onLine: (line: BatchStreamLine) => void;
       maxComparables?: number;
       priority?: Priority;
+      joinOnly?: boolean;
     },
   ): Promise<void> {
     const controller = new AbortController();
@@ -170,6 +177,7 @@ export class RelayClient {
         items,
         ...(options.maxComparables !== undefined ? { maxComparables: options.maxComparables } : {}),
         ...(options.priority ? { priority: options.priority } : {}),
+        ...(options.joinOnly ? { joinOnly: true } : {}),
       };
       const response = await this.#send("POST", "/v1/batch", body, { signal: controller.signal }, {}, false);
       if (!response.ok)

@@ -84,6 +84,7 @@ export const RelayErrorCode = z.enum([
   "STR_NOT_FOUND",
   "STR_ANALYSIS_NOT_FOUND",
   "STR_OUTCOME_UNKNOWN",
+  "STR_NOT_SENT",
   "STR_BODY_TOO_LARGE",
   "STR_BATCH_TOO_LARGE",
   "STR_UNSUPPORTED_MEDIA_TYPE",
@@ -210,6 +211,12 @@ export const BatchRequest = z.strictObject({
    * str-screen). Without it, a batch of at most FORMULA_BATCH_MAX_ITEMS items is `formula`, a larger one `bulk`.
    */
   priority: Priority.optional(),
+  /**
+   * Answer each item only from the cache or from its call in flight (waiting for it), never send:
+   * what a client that stopped asks for the items whose calls may have been sent meanwhile, to be
+   * told their answers and costs. An item with neither fails with STR_NOT_SENT, free.
+   */
+  joinOnly: z.boolean().optional(),
 });
 export type BatchRequest = z.infer<typeof BatchRequest>;
 

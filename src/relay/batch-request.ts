@@ -34,6 +34,7 @@ export function parseBatch(body: unknown): {
   dryRun: boolean;
   maxComparables: number | undefined;
   priority: Priority;
+  joinOnly: boolean;
 } {
   const count =
     typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items)
@@ -53,7 +54,7 @@ export function parseBatch(body: unknown): {
   }
   const parsed = BatchRequest.safeParse(body);
   if (!parsed.success) {
-    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "maxComparables", "priority"]);
+    const fields = toFieldIssues(parsed.error, ["items", "dryRun", "maxComparables", "priority", "joinOnly"]);
     throw new RelayError(
       "STR_BAD_REQUEST",
       `Invalid batch: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
@@ -90,7 +91,13 @@ export function parseBatch(body: unknown): {
     };
   });
   const priority = parsed.data.priority ?? (items.length <= FORMULA_BATCH_MAX_ITEMS ? "formula" : "bulk");
-  return { items, dryRun: parsed.data.dryRun === true, maxComparables: parsed.data.maxComparables, priority };
+  return {
+    items,
+    dryRun: parsed.data.dryRun === true,
+    maxComparables: parsed.data.maxComparables,
+    priority,
+    joinOnly: parsed.data.joinOnly === true,
+  };
 }
 
 /**

@@ -51,6 +51,8 @@ export interface StreamOptions {
   observe?: { log: FastifyBaseLogger; events: RelayEvents } | undefined;
   /** How long items left pending keep their calls for the caller to ask again. @default PENDING_LEASE_MS */
   pendingLeaseMs?: number | undefined;
+  /** Answer only from the cache or a call in flight, never send (BatchRequest.joinOnly). */
+  joinOnly?: boolean | undefined;
   /** Its items' place in the caller's turn for send slots (parseBatch settles the default). */
   priority?: Priority | undefined;
 }
@@ -154,7 +156,8 @@ class BatchStream {
       }
     };
     this.#checking++;
-    const call: { proposed: string; membership?: Membership } = { proposed: randomUUID() };
+    // The client's name for the call when it gave one (it may ask for the call again by it).
+    const call: { proposed: string; membership?: Membership } = { proposed: item.call ?? randomUUID() };
     this.#calls.set(item.index, call);
     this.#gateway
       .analyze(item.op, item.params, {
@@ -162,6 +165,7 @@ class BatchStream {
         freshSince: item.freshSince,
         call: item.call,
         newCallId: call.proposed,
+        joinOnly: options.joinOnly,
         signal,
         caller: options.caller,
         priority: options.priority,

@@ -60,6 +60,12 @@ export const ERRORS: Readonly<Record<RelayErrorCode, { status: number; meaning: 
       "An earlier call for the same request was sent but its outcome is unknown (the relay timed out or died); it may have been billed.",
     action: "Refresh explicitly (Cache-Control: no-cache, or refresh: true) to send it again.",
   },
+  STR_NOT_SENT: {
+    status: 409,
+    meaning:
+      "Asked with joinOnly: the item has no answer in the cache and no call in flight, so it was not sent (free).",
+    action: "Send it again without joinOnly to buy it.",
+  },
   STR_BODY_TOO_LARGE: {
     status: 413,
     meaning: "The body is larger than the relay accepts.",

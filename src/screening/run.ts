@@ -15,8 +15,11 @@ import { PlannedRow, ScreeningPlan } from "./plan";
 /*
  * The run: refused rows are marked first, then the items go through the relay as POST /v1/batch
  * streams whose lines become row outcomes as they arrive. Stopping (Cancel, Ctrl-C) cuts the stream:
- * the relay drops the items it has not sent, and what arrived is kept. A row the run did not reach
- * is marked, never dropped. Writing the outcomes is the caller's (cells in Excel, a workbook file).
+ * the relay drops the items it has not sent, and what arrived is kept. Items of a cut stream may
+ * have been sent before the stop: each carries the name of its call, and they are asked for once
+ * more with joinOnly (nothing is sent), so a row whose call was billed says so, with its cost. A
+ * row the run did not reach is marked, never dropped. Writing the outcomes is the caller's (cells in
+ * Excel, a workbook file).
  */
 
 /**
@@ -72,20 +75,25 @@ export async function screenRows(
   const cached: number[] = [];
   const toSend: number[] = [];
   plan.items.forEach((_, i) => (hooks.verdicts?.[i] === "cached" ? cached : toSend).push(i));
+  // Each item names its call, to ask for it again after a stop (cut: items that may have been sent).
+  const named = plan.items.map((item) => ({ ...item, call: item.call ?? globalThis.crypto.randomUUID() }));
+  const cut: number[] = [];
   const sendChunk = async (itemIndexes: readonly number[]) => {
-    const failure = await sendBatch(client, plan, itemIndexes, hooks, done, record);
+    const failure = await sendBatch(client, { ...plan, items: named }, itemIndexes, hooks, done, record);
     for (const i of itemIndexes) {
       const r = plan.itemRows[i] as number;
       if (done.has(r)) continue;
-      const stopped = hooks.signal?.aborted === true;
-      const error = stopped
-        ? notReached(hooks.again)
-        : (failure ??
-          new RelayCallError(
-            "STR_RELAY_BAD_ANSWER",
-            `The relay's batch answer ended without this row; ${hooks.again} to fill it in.`,
-          ));
-      record(r, failedOutcome(error, plan.fields, stopped ? "stopped" : "failed"));
+      if (hooks.signal?.aborted === true) {
+        cut.push(i);
+        continue;
+      }
+      const error =
+        failure ??
+        new RelayCallError(
+          "STR_RELAY_BAD_ANSWER",
+          `The relay's batch answer ended without this row; ${hooks.again} to fill it in.`,
+        );
+      record(r, failedOutcome(error, plan.fields, "failed"));
     }
   };
   // Items to create are paced by the relay and take 10–30 s each (AI up to 90 s): they go in big
@@ -97,7 +105,8 @@ export async function screenRows(
   ]);
 
   const stopped = hooks.signal?.aborted === true;
-  // Rows of chunks never started.
+  if (cut.length > 0) await askSentAgain(client, { ...plan, items: named }, cut, hooks, done, record);
+  // Rows of chunks never started, and of cut streams whose calls were never made.
   plan.itemRows.forEach((r) => {
     if (!done.has(r)) record(r, failedOutcome(notReached(hooks.again), plan.fields, "stopped"));
   });
@@ -160,4 +169,41 @@ function notReached(again: string): RelayCallError {
     "STR_CANCELLED",
     `Stopped before this row was answered: ${again} to finish (rows already answered come from the cache, free).`,
   );
+}
+
+/**
+ * After a stop, the items of cut streams asked for once more, joinOnly: the relay sends nothing, and
+ * answers each from its call if one was made (waiting for one still running), so a row billed before
+ * the stop is told so, with its cost. One never sent stays unanswered here (STR_NOT_SENT): the caller
+ * marks it not reached.
+ */
+async function askSentAgain(
+  client: Pick<RelayClient, "batch">,
+  plan: ScreeningPlan,
+  itemIndexes: readonly number[],
+  hooks: RunHooks,
+  done: ReadonlySet<number>,
+  record: (r: number, outcome: RowOutcome, answer?: RelayAnswer) => void,
+): Promise<void> {
+  const rows = itemIndexes.map((i) => plan.itemRows[i] as number);
+  try {
+    await client.batch(
+      itemIndexes.map((i) => plan.items[i] as (typeof plan.items)[number]),
+      {
+        joinOnly: true,
+        maxComparables: hooks.maxComparables,
+        priority: "bulk",
+        onLine: (line) => {
+          const r = rows[line.index];
+          if (r === undefined || done.has(r)) return;
+          const body = line.body as { error?: { code?: string } };
+          if (line.status !== 200 && body.error?.code === "STR_NOT_SENT") return;
+          const { outcome, answer } = lineOutcome(line.body, plan.fields);
+          record(r, outcome, answer);
+        },
+      },
+    );
+  } catch {
+    // The relay cannot say (it is gone): the rows are marked not reached, as before this step.
+  }
 }

@@ -143,6 +143,11 @@ export const ERROR_ADVICE: Readonly<Record<RelayErrorCode | ClientErrorCode, Adv
     billing: "unknown",
     advice: `An identical earlier call was sent and its outcome is unknown: check usage in the STR task pane, then ${RESEND}.`,
   },
+  STR_NOT_SENT: {
+    kind: "notAvailable",
+    billing: "not-billed",
+    advice: "Not sent: it had no answer yet and none was being made. Run it again to buy it.",
+  },
   STR_CALLER_RATE_LIMITED: {
     kind: "notAvailable",
     billing: "not-billed",

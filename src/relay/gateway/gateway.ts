@@ -127,6 +127,7 @@ export class Gateway {
     const ask = {
       refresh,
       freshSince,
+      joinOnly: options.joinOnly === true,
       call: options.call,
       caller: options.caller,
       priority: options.priority,
@@ -158,7 +159,10 @@ export class Gateway {
     op: Operation,
     request: AnyRequest,
     key: string,
-    ask: Pick<AnalyzeOptions, "freshSince" | "call" | "caller" | "priority" | "onWaiting"> & { refresh: boolean },
+    ask: Pick<AnalyzeOptions, "freshSince" | "call" | "caller" | "priority" | "onWaiting"> & {
+      refresh: boolean;
+      joinOnly: boolean;
+    },
     flight: Flight,
   ): Promise<RelayAnswer> {
     // A refresh is satisfied by an answer fetched since it was asked for: by another replica
@@ -170,7 +174,7 @@ export class Gateway {
     const most = maxCharge(op, request);
     // Cheap refusals first, before waiting for the lock.
     if (!ask.refresh) await this.#ledger.refuseUnknownOutcome(key);
-    await this.budget.check(most.cents, ask.caller);
+    if (!ask.joinOnly) await this.budget.check(most.cents, ask.caller);
     // The answer there was before waiting: a refresh finding another one after is another sender's
     // refresh, made meanwhile (told apart by its call, not by clocks that differ across replicas).
     const before = ask.refresh ? (await this.#cache.read(key, { comparables: false }))?.callId : undefined;
@@ -194,6 +198,12 @@ export class Gateway {
           return this.#cache.hit(kept);
         }
       }
+      if (ask.joinOnly)
+        throw new RelayError(
+          "STR_NOT_SENT",
+          "Not sent: only an answer already made or being made was asked for, and there is none. Nothing was billed.",
+          { billing: "not-billed" },
+        );
       // Only a call that will be sent waits for a send slot: under the lock, with the cache and the
       // ledger checked, so a replica that lost the race for this request spends none.
       ask.onWaiting?.();

@@ -71,6 +71,8 @@ export interface AnalyzeOptions {
   call?: string | undefined;
   /** Told of the item's place in its call (single-flight.ts): a batch leases it at its deadline. */
   onJoin?: ((membership: Membership) => void) | undefined;
+  /** Never send: answer from the cache or a call in flight, else STR_NOT_SENT (BatchRequest.joinOnly). */
+  joinOnly?: boolean | undefined;
   /** The name of the call, if this request starts one (single-flight.ts). */
   newCallId?: string | undefined;
 }

@@ -97,7 +97,8 @@ export class SingleFlight {
         controller: new AbortController(),
         members: new Set(),
         sent: false,
-        callId: options.newCallId ?? randomUUID(),
+        // A name already in use here (a client naming two calls alike) is not taken twice.
+        callId: options.newCallId && !this.#byCall.has(options.newCallId) ? options.newCallId : randomUUID(),
         refresh: options.refresh,
       };
       const flight: Flight = {
