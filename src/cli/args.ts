@@ -35,6 +35,8 @@ Options:
   --force             replace OUT when it exists (not needed to refresh the input in place)
   --strategy NAME     buy, arb, owned or cohost, for rows without a strategy column (default buy)
   --refresh           fetch every row again, bypassing the cache (billed)
+  --resend-unknown    send again only the rows whose earlier call has an unknown outcome (the dry
+                      run lists them; billed if the service creates them); the rest as usual
   --refresh-older-than DAYS
                       on a screened workbook, fetch again (billed) only the rows whose analysis was
                       fetched more than DAYS days ago; the others come from the cache, free
@@ -90,6 +92,8 @@ export interface ScreenOptions {
   /** True when --strategy was given (a field list is then checked against it). */
   strategyGiven: boolean;
   refresh: boolean;
+  /** --resend-unknown: rows whose earlier call has an unknown outcome are sent again (a billed refresh of those rows alone). */
+  resendUnknown: boolean;
   /** --refresh-older-than DAYS: only rows fetched more than DAYS days ago are fetched again. */
   refreshOlderThan: number | undefined;
   /** --max-bid RULE: the max-bid column's rule. */
@@ -126,6 +130,7 @@ export const VALUE_OPTIONS = [
 export const FLAG_OPTIONS = [
   "force",
   "refresh",
+  "resend-unknown",
   "dry-run",
   "decimal-comma",
   "decimal-point",
@@ -206,6 +211,7 @@ export function parseArgs(argv: readonly string[]): ScreenOptions {
     strategy: o.strategy ?? "buy",
     strategyGiven: o.strategy !== undefined,
     refresh: o.refresh,
+    resendUnknown: resendUnknownOf(flags, o.refresh),
     ...readDecisionOptions(line.values, o.refresh),
     dryRun: o.dryRun,
     sheet: o.sheet,
@@ -370,6 +376,7 @@ function emptyOptions(): ScreenOptions {
     strategy: "buy",
     strategyGiven: false,
     refresh: false,
+    resendUnknown: false,
     refreshOlderThan: undefined,
     maxBid: undefined,
     enhance: undefined,
@@ -384,4 +391,14 @@ function emptyOptions(): ScreenOptions {
     help: false,
     version: false,
   };
+}
+
+/** --resend-unknown, refused beside --refresh, which already sends every row again. */
+function resendUnknownOf(flags: ReadonlySet<string>, refresh: boolean): boolean {
+  if (!flags.has("resend-unknown")) return false;
+  if (refresh)
+    throw new UsageError(
+      "--resend-unknown cannot be given with --refresh: --refresh already sends every row again; --resend-unknown only the rows whose outcome is unknown",
+    );
+  return true;
 }

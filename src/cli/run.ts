@@ -90,7 +90,13 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       `Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`,
     );
 
-    const estimate = await estimateScreening(target.client, [plan], io.signal);
+    const estimate = await resendUnknownRows(
+      await estimateScreening(target.client, [plan], io.signal),
+      () => estimateScreening(target!.client, [plan], io.signal),
+      plan,
+      options.resendUnknown,
+      say,
+    );
     if (options.dryRun || !output) {
       io.stdout.write(dryRunText(table, plan, estimate, refusedRows(plan)));
       return estimate.invalid + estimate.unusual + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
@@ -230,7 +236,7 @@ function planNotes(plan: Plan, estimate: ScreeningEstimate, say: (line: string) 
   }
   if (estimate.unknownOutcome > 0) {
     say(
-      `Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`,
+      `Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --resend-unknown (those rows alone) or --refresh.`,
     );
   }
 }
@@ -388,7 +394,7 @@ function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid
     pad(
       "Unknown outcome",
       e.unknownOutcome,
-      e.unknownOutcome > 0 ? "sent before with an unknown outcome: only --refresh sends them again" : "",
+      e.unknownOutcome > 0 ? "sent before with an unknown outcome: --resend-unknown sends them again" : "",
     ),
     pad(
       "Estimated cost",
@@ -424,4 +430,24 @@ function listFailures(plan: Plan, outcomes: Outcomes, say: (line: string) => voi
   say(`Failed rows (marked ✖ in the output):`);
   for (const line of failed.slice(0, 10)) say(line);
   if (failed.length > 10) say(`  … and ${failed.length - 10} more (see the STR Warnings sheet)`);
+}
+
+/**
+ * --resend-unknown: the items whose earlier call has an unknown outcome become billed refreshes of
+ * those rows alone, and the plan is priced again (free) so the cost shown includes them.
+ */
+async function resendUnknownRows(
+  estimate: ScreeningEstimate,
+  again: () => Promise<ScreeningEstimate>,
+  plan: Plan,
+  resendUnknown: boolean,
+  say: (line: string) => void,
+): Promise<ScreeningEstimate> {
+  if (!resendUnknown || estimate.unknownOutcome === 0) return estimate;
+  const resent = plan.items.filter((_, i) => estimate.verdicts[i] === "unknown-outcome");
+  for (const item of resent) item.refresh = true;
+  say(
+    `--resend-unknown: ${resent.length} rows whose earlier call has an unknown outcome are sent again (billed if the service creates them).`,
+  );
+  return again();
 }
