@@ -300,7 +300,7 @@ const DailyBudget = z.object({
 
 /** One caller's (relay token's) share of the spend: named by its label and non-secret id, never the token. */
 export const CallerSpend = z.object({
-  /** The token's id (a hash of it, 12 hex digits); null for calls booked to no token (made before the relay recorded callers). */
+  /** The token's id (an HMAC of it keyed by the relay's own secret, 12 hex digits); null for calls booked to no token (made before the relay recorded callers). */
   id: z.string().nullable(),
   /** The label the operator gave the token (RELAY_TOKENS `label:token`). */
   label: z.string().optional(),

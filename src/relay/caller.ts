@@ -2,7 +2,8 @@ import { CallerRule } from "./token-config";
 import { tokenId } from "./tokens";
 
 /**
- * Who is calling: the relay token's stable, non-secret id (tokens.ts `tokenId`), set by the token
+ * Who is calling: the relay token's stable, non-secret id (tokens.ts `tokenId`, keyed by a secret
+ * the store keeps), set by the token
  * check in guards.ts, and the label the operator gave the token (RELAY_TOKENS `label:token`). The
  * pacer shares the account's rate by it, the ledger books spend to it, and the logs name it —
  * never the token itself.
@@ -22,15 +23,23 @@ declare module "fastify" {
 
 /** The configured callers by id: who a token is, and what it may spend a day on its own. */
 export class Callers {
-  readonly #byId: ReadonlyMap<string, CallerRule>;
+  readonly #byId: ReadonlyMap<string, CallerRule & { id: string }>;
+  readonly #secret: string;
 
-  constructor(rules: readonly CallerRule[]) {
-    this.#byId = new Map(rules.map((r) => [r.id, r]));
+  /** `secret` keys the ids (tokens.ts tokenId): the relay keeps it in its store, replicas share it. */
+  constructor(rules: readonly CallerRule[], secret: string) {
+    this.#secret = secret;
+    this.#byId = new Map(rules.map((r) => [tokenId(r.token, secret), { ...r, id: tokenId(r.token, secret) }]));
+  }
+
+  /** A token's id. */
+  idOf(token: string): string {
+    return tokenId(token, this.#secret);
   }
 
   /** The caller a (checked) token stands for. */
   of(token: string): Caller {
-    const id = tokenId(token);
+    const id = this.idOf(token);
     const label = this.#byId.get(id)?.label;
     return label === undefined ? { id } : { id, label };
   }
@@ -45,8 +54,8 @@ export class Callers {
     return usd === undefined ? undefined : Math.round(usd * 100);
   }
 
-  /** Every configured caller, in the order RELAY_TOKENS lists them. */
-  all(): CallerRule[] {
-    return [...this.#byId.values()];
+  /** Every configured caller, in the order RELAY_TOKENS lists them, by id (never the token). */
+  all(): { id: string; label: string | undefined; budgetUSDPerDay: number | undefined }[] {
+    return [...this.#byId.values()].map(({ id, label, budgetUSDPerDay }) => ({ id, label, budgetUSDPerDay }));
   }
 }

@@ -66,6 +66,8 @@ export interface Relay {
   /** The embedded sandbox, when the relay runs without a key and it runs on the relay's thread (embedded-sandbox.ts). */
   sandbox: Sandbox | undefined;
   owner: string;
+  /** Who each token is (its id, label and own budget). */
+  callers: Callers;
   /** Every route registered, with who may reach it (access.ts). */
   routes: readonly RouteEntry[];
   close(): Promise<void>;
@@ -111,7 +113,8 @@ async function buildRelay(
   });
   const app = buildApp(config, redact, options.logger, { ...SERVER_TIMEOUTS, ...options.serverTimeouts });
   const events = new RelayEvents(app.log, metrics);
-  const callers = new Callers(config.callers);
+  // Caller ids are keyed by a secret the store keeps (the first replica's; the rest read it).
+  const callers = new Callers(config.callers, await store.keptSecret("caller-id", randomBytes(32).toString("hex")));
   const gateway = new Gateway({
     callers,
     store,
@@ -144,6 +147,7 @@ async function buildRelay(
     metrics,
     sandbox: embedded?.inThread,
     owner,
+    callers,
     routes,
     async close() {
       if (closed) return;

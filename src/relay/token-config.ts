@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { tokenId } from "./tokens";
 
 /*
  * The callers an operator names beside RELAY_TOKENS: each token may carry a label
@@ -13,9 +12,9 @@ export interface ConfiguredToken {
   label: string | undefined;
 }
 
-/** What the relay knows of one configured token, by its non-secret id (tokens.ts `tokenId`). */
+/** What the relay knows of one configured token (its id is made from it: caller.ts). */
 export interface CallerRule {
-  id: string;
+  token: string;
   label: string | undefined;
   /** Its own daily budget on top of the relay's; undefined: only the relay's. */
   budgetUSDPerDay: number | undefined;
@@ -100,7 +99,7 @@ export function callerRules(
       );
   }
   const rules = (tokens ?? []).map((t) => ({
-    id: tokenId(t.token),
+    token: t.token,
     label: t.label,
     budgetUSDPerDay: t.label === undefined ? undefined : budgets?.get(t.label),
   }));

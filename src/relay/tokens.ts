@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { PrivateFileRules, ensurePrivateDir, readPrivateFile, writePrivateFile } from "./store/private-files";
@@ -66,7 +66,11 @@ export function tokenChecker(tokens: readonly string[]): (presented: string) => 
   };
 }
 
-/** A stable, non-secret name for a token (for per-caller limits and logs). */
-export function tokenId(token: string): string {
-  return createHash("sha256").update(token).digest("hex").slice(0, 12);
+/**
+ * A stable, non-secret name for a token (for per-caller limits, usage and logs): an HMAC keyed by a
+ * secret the relay keeps in its store (store.ts keptSecret), so that an id, which every token sees
+ * in /v1/usage, tells nothing of its token: an unsalted hash let a weak token be guessed offline.
+ */
+export function tokenId(token: string, secret: string): string {
+  return createHmac("sha256", secret).update(token).digest("hex").slice(0, 12);
 }

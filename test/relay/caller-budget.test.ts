@@ -1,4 +1,3 @@
-import { tokenId } from "../../src/relay/tokens";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
 
 const ALICE = "rt_alice_0123456789abcdef";
@@ -46,9 +45,9 @@ describe("a token's own daily budget: past it, that token gets 402 while the oth
 
     const ledger = await t.relay.store.ledger();
     expect(ledger.map((r) => [r.callerLabel, r.callerId])).toEqual([
-      ["alice", tokenId(ALICE)],
-      ["alice", tokenId(ALICE)],
-      ["bob", tokenId(BOB)],
+      ["alice", t.relay.callers.idOf(ALICE)],
+      ["alice", t.relay.callers.idOf(ALICE)],
+      ["bob", t.relay.callers.idOf(BOB)],
     ]);
   });
 

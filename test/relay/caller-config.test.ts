@@ -1,9 +1,13 @@
+import { createHash } from "node:crypto";
 import { ConfigError, loadConfig } from "../../src/relay/config";
 import { Callers } from "../../src/relay/caller";
 import { tokenId } from "../../src/relay/tokens";
 
 const ALICE = "rt_alice_0123456789abcdef";
 const BOB = "rt_bob_0123456789abcdef01";
+/** The key of caller ids, as a relay's store keeps it. */
+const SECRET = "caller-id-secret-for-tests";
+const id = (token: string) => tokenId(token, SECRET);
 
 function problemsOf(env: Record<string, string>): string {
   try {
@@ -23,35 +27,43 @@ describe("token labels and per-token budgets beside RELAY_TOKENS", () => {
     });
     expect(c.tokens).toEqual([ALICE, BOB]);
     expect(c.callers).toEqual([
-      { id: tokenId(ALICE), label: "alice", budgetUSDPerDay: 20 },
-      { id: tokenId(BOB), label: "bob", budgetUSDPerDay: 5.5 },
+      { token: ALICE, label: "alice", budgetUSDPerDay: 20 },
+      { token: BOB, label: "bob", budgetUSDPerDay: 5.5 },
     ]);
-    const callers = new Callers(c.callers);
-    expect(callers.of(ALICE)).toEqual({ id: tokenId(ALICE), label: "alice" });
-    expect(callers.budgetCentsOf(tokenId(BOB))).toBe(550);
+    const callers = new Callers(c.callers, SECRET);
+    expect(callers.of(ALICE)).toEqual({ id: id(ALICE), label: "alice" });
+    expect(callers.budgetCentsOf(id(BOB))).toBe(550);
   });
 
   test("the old format keeps working: tokens without labels, no budgets of their own", () => {
     const c = loadConfig({ RELAY_TOKENS: `${ALICE},${BOB}` });
     expect(c.tokens).toEqual([ALICE, BOB]);
     expect(c.callers.map((r) => r.label)).toEqual([undefined, undefined]);
-    const callers = new Callers(c.callers);
-    expect(callers.of(BOB)).toEqual({ id: tokenId(BOB) });
-    expect(callers.budgetCentsOf(tokenId(BOB))).toBeUndefined();
+    const callers = new Callers(c.callers, SECRET);
+    expect(callers.of(BOB)).toEqual({ id: id(BOB) });
+    expect(callers.budgetCentsOf(id(BOB))).toBeUndefined();
   });
 
   test("labelled and unlabelled tokens mix; only labelled ones can have a budget", () => {
     const c = loadConfig({ RELAY_TOKENS: `${ALICE},bob:${BOB}`, RELAY_TOKEN_BUDGETS_USD_PER_DAY: "bob:0" });
     expect(c.callers).toEqual([
-      { id: tokenId(ALICE), label: undefined, budgetUSDPerDay: undefined },
-      { id: tokenId(BOB), label: "bob", budgetUSDPerDay: 0 },
+      { token: ALICE, label: undefined, budgetUSDPerDay: undefined },
+      { token: BOB, label: "bob", budgetUSDPerDay: 0 },
     ]);
+  });
+
+  test("ids are keyed by the relay's secret: another secret, other ids, and none is a plain hash of its token", () => {
+    const c = loadConfig({ RELAY_TOKENS: ALICE });
+    const ids = [new Callers(c.callers, SECRET).idOf(ALICE), new Callers(c.callers, "another-secret").idOf(ALICE)];
+    expect(ids[0]).not.toBe(ids[1]);
+    expect(ids).not.toContain(createHash("sha256").update(ALICE).digest("hex").slice(0, 12));
+    expect(ids[0]).toMatch(/^[0-9a-f]{12}$/);
   });
 
   test("the generated token (RELAY_TOKENS unset) is a caller without label or budget", () => {
     const c = loadConfig({});
     expect(c.callers).toEqual([]);
-    expect(new Callers(c.callers).of("rt_generated_0123456789")).toEqual({ id: tokenId("rt_generated_0123456789") });
+    expect(new Callers(c.callers, SECRET).of("rt_generated_0123456789")).toEqual({ id: id("rt_generated_0123456789") });
   });
 
   test("every bad entry is named by its place, and no token (nor a part of one) is echoed", () => {

@@ -1,5 +1,4 @@
 import { buildSandbox } from "../../src/sandbox/server";
-import { tokenId } from "../../src/relay/tokens";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 /**
@@ -8,7 +7,6 @@ import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support
  */
 type Line = Record<string, unknown> & { event: string };
 
-const CALLER = tokenId(TEST_TOKEN);
 const lines = (t: TestRelay): Line[] =>
   t.logs
     .join("")
@@ -37,7 +35,7 @@ describe("the relay's log tells what it billed, refused and retried", () => {
       expect.objectContaining({
         level: 30,
         operation: "buy",
-        caller: CALLER,
+        caller: t.relay.callers.idOf(TEST_TOKEN),
         costUSD: 0.2,
         cached: false,
         analysisId: first.json.data._id,
@@ -48,12 +46,17 @@ describe("the relay's log tells what it billed, refused and retried", () => {
     expect(again.json.relay.cached).toBe(true);
     expect(events(t, "call.billed")).toHaveLength(1);
     expect(events(t, "analysis.cached")).toEqual([
-      expect.objectContaining({ operation: "buy", caller: CALLER, costUSD: 0, cached: true }),
+      expect.objectContaining({ operation: "buy", caller: t.relay.callers.idOf(TEST_TOKEN), costUSD: 0, cached: true }),
     ]);
     // One access line a request, by route pattern, with the caller's id and the request id.
     expect(events(t, "http.request")).toEqual([
-      expect.objectContaining({ route: BUY_PATH, status: 200, caller: CALLER, reqId: expect.any(String) }),
-      expect.objectContaining({ route: BUY_PATH, status: 200, caller: CALLER }),
+      expect.objectContaining({
+        route: BUY_PATH,
+        status: 200,
+        caller: t.relay.callers.idOf(TEST_TOKEN),
+        reqId: expect.any(String),
+      }),
+      expect.objectContaining({ route: BUY_PATH, status: 200, caller: t.relay.callers.idOf(TEST_TOKEN) }),
     ]);
     expectClean(t, [sandboxKey(t)]);
   });
@@ -68,13 +71,27 @@ describe("the relay's log tells what it billed, refused and retried", () => {
     expect(limited).toBe(1);
     const refused = events(t, "request.refused");
     expect(refused).toContainEqual(
-      expect.objectContaining({ level: 40, code: "STR_BUDGET_EXCEEDED", reason: "budget", caller: CALLER }),
+      expect.objectContaining({
+        level: 40,
+        code: "STR_BUDGET_EXCEEDED",
+        reason: "budget",
+        caller: t.relay.callers.idOf(TEST_TOKEN),
+      }),
     );
     expect(refused).toContainEqual(
-      expect.objectContaining({ code: "STR_VALIDATION", reason: "validation", caller: CALLER, fields: ["bedrooms"] }),
+      expect.objectContaining({
+        code: "STR_VALIDATION",
+        reason: "validation",
+        caller: t.relay.callers.idOf(TEST_TOKEN),
+        fields: ["bedrooms"],
+      }),
     );
     expect(refused).toContainEqual(
-      expect.objectContaining({ code: "STR_CALLER_RATE_LIMITED", reason: "caller-rate", caller: CALLER }),
+      expect.objectContaining({
+        code: "STR_CALLER_RATE_LIMITED",
+        reason: "caller-rate",
+        caller: t.relay.callers.idOf(TEST_TOKEN),
+      }),
     );
     // The validation line says which field, never what was sent in it.
     expect(t.logs.join("")).not.toContain("many");
@@ -90,7 +107,7 @@ describe("the relay's log tells what it billed, refused and retried", () => {
         level: 50,
         code: "STR_UPSTREAM_FAILED",
         operation: "buy",
-        caller: CALLER,
+        caller: t.relay.callers.idOf(TEST_TOKEN),
         maxUSD: 0.2,
         billing: "unknown",
       }),
@@ -151,7 +168,7 @@ describe("the relay's log tells what it billed, refused and retried", () => {
     expect(summaries).toHaveLength(2);
     // The two identical items share one call: one billed, the other shared at no cost.
     expect(summaries[0]).toMatchObject({
-      caller: CALLER,
+      caller: t.relay.callers.idOf(TEST_TOKEN),
       items: 4,
       byStatus: { "200": 2, "400": 2 },
       byCode: { OK: 2, STR_VALIDATION: 2 },
@@ -175,7 +192,12 @@ describe("the relay's log tells what it billed, refused and retried", () => {
     );
     expect(refused).toContainEqual(expect.objectContaining({ code: "STR_VALIDATION", index: 3 }));
     expect(refused).toContainEqual(
-      expect.objectContaining({ code: "STR_BUDGET_EXCEEDED", reason: "budget", index: 0, caller: CALLER }),
+      expect.objectContaining({
+        code: "STR_BUDGET_EXCEEDED",
+        reason: "budget",
+        index: 0,
+        caller: t.relay.callers.idOf(TEST_TOKEN),
+      }),
     );
     expect(events(t, "call.billed")).toHaveLength(1);
     expectClean(t, [sandboxKey(t)]);

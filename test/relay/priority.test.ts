@@ -1,6 +1,5 @@
 import { FORMULA_BATCH_MAX_ITEMS } from "../../src/contract";
 import { AcquireOptions, LocalPacer, Pacer, Slot, pacingRule } from "../../src/relay/pacer";
-import { tokenId } from "../../src/relay/tokens";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 /** A local pacer that records whose turn, and at what priority, each send slot was asked for. */
@@ -26,10 +25,11 @@ class RecordingPacer implements Pacer {
 describe("each request's place in its caller's turn for send slots", () => {
   let t: TestRelay;
   let pacer: RecordingPacer;
-  const caller = tokenId(TEST_TOKEN);
+  let caller = "";
   beforeEach(async () => {
     pacer = new RecordingPacer();
     t = await startRelay({}, { pacer });
+    caller = t.relay.callers.idOf(TEST_TOKEN);
   });
   afterEach(() => t.close());
 

@@ -1,5 +1,4 @@
 import { UsageAnswer } from "../../src/contract";
-import { tokenId } from "../../src/relay/tokens";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 const ALICE = "rt_alice_0123456789abcdef";
@@ -29,32 +28,34 @@ describe("GET /v1/usage breaks today's and this month's spend down by caller", (
     const answer = UsageAnswer.parse(usage.json);
     for (const token of [ALICE, BOB, CAROL]) expect(usage.text).not.toContain(token);
     const line = (id: string) => answer.callers?.find((c) => c.id === id);
-    expect(line(tokenId(ALICE))).toMatchObject({
+    expect(line(t.relay.callers.idOf(ALICE))).toMatchObject({
       label: "alice",
       you: false,
       today: { reports: 2, costUSD: 0.4, calls: 2 },
       month: { reports: 2, costUSD: 0.4 },
       budget: { dailyUSD: 1, remainingTodayUSD: 0.6 },
     });
-    const bob = line(tokenId(BOB));
+    const bob = line(t.relay.callers.idOf(BOB));
     expect(bob).toMatchObject({ label: "bob", you: true, today: { reports: 1, calls: 1 } });
     expect(bob?.today.costUSD).toBe((t.sandboxStats().billedCents - 40) / 100);
     expect(bob?.budget).toBeUndefined();
     // A configured token that has not spent yet is listed, without a label it was not given.
-    const carol = line(tokenId(CAROL));
+    const carol = line(t.relay.callers.idOf(CAROL));
     expect(carol).toMatchObject({ you: false, today: { calls: 0, costUSD: 0 } });
     expect(carol?.label).toBeUndefined();
     // The lines add up to the totals; most spent first.
     const sum = (answer.callers ?? []).reduce((s, c) => s + c.today.costUSD, 0);
     expect(sum).toBeCloseTo(answer.today.costUSD);
-    expect(answer.callers?.map((c) => c.label ?? c.id)).toEqual(["alice", "bob", tokenId(CAROL)]);
+    expect(answer.callers?.map((c) => c.label ?? c.id)).toEqual(["alice", "bob", t.relay.callers.idOf(CAROL)]);
   });
 
   test("every token sees the whole breakdown; only its own line says you", async () => {
     await t.post(BUY_PATH, buyBody(1), as(ALICE));
     const fromCarol = (await t.get("/v1/usage", as(CAROL))).json as UsageAnswer;
-    expect(fromCarol.callers?.filter((c) => c.you).map((c) => c.id)).toEqual([tokenId(CAROL)]);
-    expect(fromCarol.callers?.map((c) => c.id).sort()).toEqual([ALICE, BOB, CAROL].map(tokenId).sort());
+    expect(fromCarol.callers?.filter((c) => c.you).map((c) => c.id)).toEqual([t.relay.callers.idOf(CAROL)]);
+    expect(fromCarol.callers?.map((c) => c.id).sort()).toEqual(
+      [ALICE, BOB, CAROL].map((x) => t.relay.callers.idOf(x)).sort(),
+    );
   });
 });
 
@@ -65,9 +66,9 @@ describe("a relay with the generated token (RELAY_TOKENS unset)", () => {
       expect((await t.post(BUY_PATH, buyBody(1))).status).toBe(200);
       const answer = UsageAnswer.parse((await t.get("/v1/usage")).json);
       expect(answer.callers).toEqual([
-        { id: tokenId(TEST_TOKEN), you: true, today: answer.today, month: answer.month },
+        { id: t.relay.callers.idOf(TEST_TOKEN), you: true, today: answer.today, month: answer.month },
       ]);
-      expect((await t.relay.store.ledger())[0]?.callerId).toBe(tokenId(TEST_TOKEN));
+      expect((await t.relay.store.ledger())[0]?.callerId).toBe(t.relay.callers.idOf(TEST_TOKEN));
     } finally {
       await t.close();
     }

@@ -97,6 +97,19 @@ export class PostgresLedger {
     return this.#reads.ledger();
   }
 
+  /** The first replica to ask keeps its candidate; the rest read it. */
+  async keptSecret(name: string, candidate: string): Promise<string> {
+    const s = this.#db.s;
+    await this.#db.query(`INSERT INTO ${s}.secrets_v1 (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [
+      name,
+      candidate,
+    ]);
+    const { rows } = await this.#db.query<{ value: string }>(`SELECT value FROM ${s}.secrets_v1 WHERE name = $1`, [
+      name,
+    ]);
+    return (rows[0] as { value: string }).value;
+  }
+
   ping(): Promise<void> {
     return this.#db.ping();
   }

@@ -108,6 +108,11 @@ export const MIGRATIONS: readonly Migration[] = [
         END
         $fn$;`,
   },
+  {
+    version: 5,
+    name: "secrets the relay makes for itself, shared by replicas (the key of caller ids)",
+    sql: (s) => `CREATE TABLE ${s}.secrets_v1 (name text PRIMARY KEY, value text NOT NULL);`,
+  },
 ];
 
 /**

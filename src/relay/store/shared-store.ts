@@ -147,6 +147,10 @@ export class SharedStore implements RelayStore {
     return this.#ledger.ledger();
   }
 
+  keptSecret(name: string, candidate: string): Promise<string> {
+    return this.#ledger.keptSecret(name, candidate);
+  }
+
   async ping(): Promise<void> {
     await Promise.all([this.#cache.ping(), this.#ledger.ping()]);
   }

@@ -34,6 +34,8 @@ const TABLES = `
   CREATE TABLE IF NOT EXISTS spend_v2 (day INTEGER PRIMARY KEY, committed_cents INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS replicas_v1 (owner TEXT PRIMARY KEY, heartbeat_at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS locks_v1 (key TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL);
+  -- Secrets the relay makes for itself (store.ts keptSecret); the file is its owner's only.
+  CREATE TABLE IF NOT EXISTS secrets_v1 (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
 /**

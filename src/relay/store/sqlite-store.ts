@@ -36,6 +36,8 @@ export class SqliteStore implements RelayStore {
   readonly #liveness: SqliteLiveness;
   readonly #releases = new LockReleases();
   readonly #ping;
+  readonly #keepSecret: Database.Statement<[string, string]>;
+  readonly #secret: Database.Statement<[string]>;
   /** Checkpoints the log on its own thread (a file store only). */
   readonly #checkpointer: Checkpointer | undefined;
 
@@ -47,6 +49,8 @@ export class SqliteStore implements RelayStore {
     this.#ledger = new SqliteLedger(db);
     this.#liveness = new SqliteLiveness(db);
     this.#ping = db.prepare("SELECT 1");
+    this.#keepSecret = db.prepare("INSERT INTO secrets_v1 (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING");
+    this.#secret = db.prepare("SELECT value FROM secrets_v1 WHERE name = ?");
     moveCacheV1(db);
     if (file === ":memory:") return;
     this.#checkpointer = new Checkpointer({
@@ -137,6 +141,11 @@ export class SqliteStore implements RelayStore {
 
   async ledger(): Promise<LedgerRow[]> {
     return this.#ledger.ledger();
+  }
+
+  async keptSecret(name: string, candidate: string): Promise<string> {
+    this.#keepSecret.run(name, candidate);
+    return (this.#secret.get(name) as { value: string }).value;
   }
 
   async ping(): Promise<void> {

@@ -183,6 +183,11 @@ export interface RelayStore {
   /** Every ledger row, oldest first (for tests and audits). */
   ledger(): Promise<LedgerRow[]>;
   /** Resolves when every part of the store answers; rejects, naming the part, when one does not (/healthz). */
+  /**
+   * A secret kept in the store under `name`: the first relay to ask keeps its `candidate`, and every
+   * relay sharing the store gets that one (caller ids are keyed by it: caller.ts).
+   */
+  keptSecret(name: string, candidate: string): Promise<string>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
