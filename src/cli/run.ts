@@ -230,7 +230,7 @@ function planNotes(plan: Plan, estimate: ScreeningEstimate, say: (line: string) 
   }
   if (estimate.unknownOutcome > 0) {
     say(
-      `Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --refresh.`,
+      `Note: ${estimate.unknownOutcome} rows are held back by an earlier call: its outcome is unknown (it may have been billed), or it was billed and its answer could not be used. They fail with STR_OUTCOME_UNKNOWN or STR_UPSTREAM_UNUSABLE, nothing billed, unless run with --refresh.`,
     );
   }
 }
@@ -388,7 +388,7 @@ function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid
     pad(
       "Unknown outcome",
       e.unknownOutcome,
-      e.unknownOutcome > 0 ? "sent before with an unknown outcome: only --refresh sends them again" : "",
+      e.unknownOutcome > 0 ? "sent before, outcome unknown or billed unusable: only --refresh sends them again" : "",
     ),
     pad(
       "Estimated cost",

@@ -1,3 +1,4 @@
+import { decodeBody, parseBody } from "./answer-body";
 import { redactParsed } from "./redact";
 
 /*
@@ -129,7 +130,10 @@ export class CallHandler {
     // Scanned before anything reads it: an answer that echoes the key (an error quoting the request,
     // a debug field) must not reach the cache, the store, a log line or a caller. Parsed, it is
     // redacted again: a JSON escape inside the key comes back plain only after the parse.
-    const text = this.#redact(Buffer.concat(this.#chunks).toString("utf8"));
+    const decoded = decodeBody(Buffer.concat(this.#chunks), this.#headers["content-encoding"], MAX_ANSWER_BYTES);
+    const text = this.#redact(
+      decoded.undecodable ? `(a body in ${decoded.undecodable} the relay could not decode)` : decoded.text,
+    );
     this.#finish({
       kind: "answer",
       status: this.#status,
@@ -179,14 +183,4 @@ function notWritten(): UpstreamResult {
       "no connection to the service took the request within the write deadline; it was not sent",
     ),
   };
-}
-
-function parseBody(text: string, contentType: string | undefined): unknown {
-  const looksJson = /json/i.test(contentType ?? "") || /^\s*[[{]/.test(text);
-  if (!looksJson) return text;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
