@@ -1,7 +1,10 @@
 import {
   AnyRequest,
   NO_CHARGE,
+  NormalizedEnvelope,
   Operation,
+  aiChargeEstimated,
+  centsToUSD,
   chargeFor,
   checkUpstreamValues,
   isCreate,
@@ -69,7 +72,22 @@ export function successOutcome(
   // the rule makes the answer unusable, though billed.
   const checked = checkUpstreamValues(envelope);
   if (checked.problem) return unusable(status, charge, checked.problem, body, redact);
-  return { state: charge.cents > 0 ? "billed" : "free", status, charge, envelope: checked.envelope };
+  const envelopeOut = withEstimateNote(checked.envelope, request, charge);
+  return { state: charge.cents > 0 ? "billed" : "free", status, charge, envelope: envelopeOut };
+}
+
+/**
+ * The answer says when its AI charge is an estimate (billing.ts aiChargeEstimated): a note, which
+ * cells, the pane and str-screen show with the warnings.
+ */
+function withEstimateNote(
+  envelope: NormalizedEnvelope,
+  request: AnyRequest,
+  charge: Outcome["charge"],
+): NormalizedEnvelope {
+  if (charge.aiFunctions === 0 || !aiChargeEstimated(request, envelope.warnings)) return envelope;
+  const note = `AI charge estimated: a warning names no AI function, so ${charge.aiFunctions === 1 ? "1 AI function was" : `${charge.aiFunctions} AI functions were`} counted as completed and billed (${centsToUSD(charge.cents).toFixed(2)} USD in all); the service's own bill may be lower`;
+  return { ...envelope, notes: [...envelope.notes, note] };
 }
 
 /** Billed, and nothing to show: kept in the ledger with a sample of the body, told as such. */

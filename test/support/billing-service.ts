@@ -4,8 +4,8 @@ import zlib from "node:zlib";
 import { buildSandbox } from "../../src/sandbox/server";
 
 /**
- * A stand-in for the service that counts exactly what it bills: a create is billed (0.20 USD) the
- * moment it is taken, as the service does, and only then answered, in the way its address names
+ * A stand-in for the service that counts exactly what it bills: a create is billed (0.20 USD, and
+ * 0.10 for each AI function it completes) the moment it is taken, as the service does, and only then answered, in the way its address names
  * ("12 Gzip St" is answered gzipped). The figures are the sandbox's own, so a readable answer is a
  * real analysis. Ways that are not the service answering (a proxy's page, a throttle) bill nothing.
  */
@@ -24,6 +24,8 @@ export const ANSWER_WAYS = [
   "failure",
   "zerowait",
   "trickle",
+  "fewcomps",
+  "codefail",
 ] as const;
 export type AnswerWay = (typeof ANSWER_WAYS)[number];
 
@@ -38,7 +40,19 @@ const BILLS: ReadonlySet<AnswerWay> = new Set([
   "br",
   "nodata",
   "trickle",
+  "fewcomps",
+  "codefail",
 ]);
+
+/**
+ * AI answered by the stand-in itself, over the sandbox's figures: "fewcomps" completes every AI
+ * function asked for and warns of the comparables it found (a warning about no AI function);
+ * "codefail" fails AI comparables, saying so only with a code object.
+ */
+const AI_WARNINGS: Partial<Record<AnswerWay, unknown>> = {
+  fewcomps: "Only 12 comparables found within 3 miles",
+  codefail: { code: "AI_COMPS_FAILED", message: "The step could not complete; standard ones were used" },
+};
 
 export interface BillingService {
   url: string;
@@ -67,7 +81,7 @@ export async function startBillingService(): Promise<BillingService> {
     faults: { aiFailureRate: 0, aiTimeoutRate: 0 },
   });
   const arrived: AnswerWay[] = [];
-  const billed: AnswerWay[] = [];
+  const billed: { way: AnswerWay; cents: number }[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -87,15 +101,20 @@ export async function startBillingService(): Promise<BillingService> {
           .writeHead(200, { "content-type": "application/json" })
           .end('{"success":false,"error":"Could not geocode the address"}');
       }
-      if (BILLS.has(way)) billed.push(way);
+      const asked = JSON.parse(body) as Record<string, unknown>;
+      const ai = [asked.addAIComps === true && way !== "codefail", asked.addAIExpenseEstimates === true].filter(
+        Boolean,
+      );
+      if (BILLS.has(way)) billed.push({ way, cents: 20 + 10 * ai.length });
+      const { addAIComps: _c, addAIExpenseEstimates: _e, ...plain } = asked;
       void sandbox.app
         .inject({
           method: "POST",
           url: req.url ?? "/",
           headers: { "x-service-api-key": BILLING_KEY, "content-type": "application/json" },
-          payload: body,
+          payload: way in AI_WARNINGS ? plain : body,
         })
-        .then((answer) => answerIn(way, answer.body, res, timers));
+        .then((answer) => answerIn(way, withWarning(answer.body, AI_WARNINGS[way]), res, timers));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -103,8 +122,12 @@ export async function startBillingService(): Promise<BillingService> {
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
     arrivals: (way) => count(arrived, way),
-    creates: (way) => count(billed, way),
-    billedCents: () => billed.length * 20,
+    creates: (way) =>
+      count(
+        billed.map((b) => b.way),
+        way,
+      ),
+    billedCents: () => billed.reduce((sum, b) => sum + b.cents, 0),
     close: async () => {
       for (const t of timers) clearInterval(t);
       server.closeAllConnections();
@@ -112,6 +135,12 @@ export async function startBillingService(): Promise<BillingService> {
       await sandbox.app.close();
     },
   };
+}
+
+function withWarning(text: string, warning: unknown): string {
+  if (warning === undefined) return text;
+  const answer = JSON.parse(text) as { warnings?: unknown[] };
+  return JSON.stringify({ ...answer, warnings: [...(answer.warnings ?? []), warning] });
 }
 
 function answerIn(way: AnswerWay, text: string, res: http.ServerResponse, timers: Set<NodeJS.Timeout>): void {
