@@ -90,13 +90,7 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
       `Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`,
     );
 
-    const estimate = await resendUnknownRows(
-      await estimateScreening(target.client, [plan], io.signal),
-      () => estimateScreening(target!.client, [plan], io.signal),
-      plan,
-      options.resendUnknown,
-      say,
-    );
+    const estimate = await estimateRun(target, plan, options.resendUnknown, io, say);
     if (options.dryRun || !output) {
       io.stdout.write(dryRunText(table, plan, estimate, refusedRows(plan)));
       return estimate.invalid + estimate.unusual + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
@@ -236,7 +230,7 @@ function planNotes(plan: Plan, estimate: ScreeningEstimate, say: (line: string) 
   }
   if (estimate.unknownOutcome > 0) {
     say(
-      `Note: ${estimate.unknownOutcome} rows had an earlier call whose outcome is unknown (it may have been billed): they fail with STR_OUTCOME_UNKNOWN unless run with --resend-unknown (those rows alone) or --refresh.`,
+      `Note: ${estimate.unknownOutcome} rows are held back by an earlier call: its outcome is unknown (it may have been billed), or it was billed and its answer could not be used. They fail with STR_OUTCOME_UNKNOWN or STR_UPSTREAM_UNUSABLE, nothing billed, unless run with --resend-unknown (those rows alone) or --refresh.`,
     );
   }
 }
@@ -394,7 +388,7 @@ function dryRunText(table: InputTable, plan: Plan, e: ScreeningEstimate, invalid
     pad(
       "Unknown outcome",
       e.unknownOutcome,
-      e.unknownOutcome > 0 ? "sent before with an unknown outcome: --resend-unknown sends them again" : "",
+      e.unknownOutcome > 0 ? "sent before, outcome unknown or billed unusable: --resend-unknown sends them again" : "",
     ),
     pad(
       "Estimated cost",
@@ -433,16 +427,19 @@ function listFailures(plan: Plan, outcomes: Outcomes, say: (line: string) => voi
 }
 
 /**
- * --resend-unknown: the items whose earlier call has an unknown outcome become billed refreshes of
- * those rows alone, and the plan is priced again (free) so the cost shown includes them.
+ * The relay's dry run of the plan. With --resend-unknown, the items whose earlier call has an
+ * unknown outcome become billed refreshes of those rows alone, and the plan is priced again (free)
+ * so the cost shown includes them.
  */
-async function resendUnknownRows(
-  estimate: ScreeningEstimate,
-  again: () => Promise<ScreeningEstimate>,
+async function estimateRun(
+  target: RelayTarget,
   plan: Plan,
   resendUnknown: boolean,
+  io: RunIO,
   say: (line: string) => void,
 ): Promise<ScreeningEstimate> {
+  const again = () => estimateScreening(target.client, [plan], io.signal);
+  const estimate = await again();
   if (!resendUnknown || estimate.unknownOutcome === 0) return estimate;
   const resent = plan.items.filter((_, i) => estimate.verdicts[i] === "unknown-outcome");
   for (const item of resent) item.refresh = true;

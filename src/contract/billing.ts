@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Warning, warningText } from "./analysis";
+import { readAiWarnings } from "./ai-warnings";
+import { Warning } from "./analysis";
 import { Operation, isCreate } from "./operations";
 
 /*
@@ -48,41 +49,19 @@ export function maxCharge(op: Operation, params: AiFlags): Charge {
   return charge(isCreate(op) ? 1 : 0, requestedAiFunctions(params).length);
 }
 
-// Whole words only: a bare /comp/ would read "could not complete" or "computed" as comparables.
-const MENTIONS: Readonly<Record<AiFunction, RegExp>> = {
-  addAIComps: /\bcomps?\b|\bcomparables?\b/i,
-  addAIExpenseEstimates: /\bexpenses?\b/i,
-};
-const MENTIONS_AI = /\bAI\b|artificial|addAI/i;
+/** Which requested AI functions did not complete, by the warnings that name them (ai-warnings.ts). */
+export function failedAiFunctions(requested: readonly AiFunction[], warnings: readonly Warning[] = []): AiFunction[] {
+  return readAiWarnings(requested, warnings).failed;
+}
 
 /**
- * Which requested AI functions did not complete, read from the warnings (spec: "When an AI step
- * cannot complete, the response still has status 200 … plus a warnings array explaining what
- * was skipped"). A warning naming a function (by its parameter name, else by the words comparables
- * or expenses) marks that function. A warning that speaks of AI without naming one marks one
- * function as failed (we cannot tell which, and the bill is the same). A warning about neither is
- * not about AI and marks nothing.
+ * True when the AI part of a call's charge rests on warnings read as not about a failure (they name
+ * no AI function): the functions are billed as completed, and the service's bill may be lower.
  */
-// Stryker disable next-line ArrayDeclaration: a default warning mentioning neither AI nor a function marks nothing, as no warnings do.
-export function failedAiFunctions(requested: readonly AiFunction[], warnings: readonly Warning[] = []): AiFunction[] {
-  const failed = new Set<AiFunction>();
-  let unattributed = 0;
-  for (const w of warnings) {
-    const text = typeof w === "string" ? w : `${warningText(w)} ${JSON.stringify(w)}`;
-    // A warning that names a function by its parameter name is about that one, whatever else it mentions.
-    const byName = requested.filter((f) => text.includes(f));
-    const named = byName.length > 0 ? byName : requested.filter((f) => MENTIONS[f].test(text));
-    if (named.length > 0) named.forEach((f) => failed.add(f));
-    else if (MENTIONS_AI.test(text)) unattributed++;
-  }
-  for (const f of requested) {
-    if (unattributed === 0) break;
-    if (!failed.has(f)) {
-      failed.add(f);
-      unattributed--;
-    }
-  }
-  return requested.filter((f) => failed.has(f));
+export function aiChargeEstimated(params: AiFlags, warnings: readonly Warning[] = []): boolean {
+  const requested = requestedAiFunctions(params);
+  const reading = readAiWarnings(requested, warnings);
+  return reading.unread > 0 && reading.failed.length < requested.length;
 }
 
 /** What the service bills for one call, given how it ended. */

@@ -12,6 +12,7 @@ export * from "./normalize";
 export * from "./monthly";
 export * from "./units";
 export * from "./upstream-values";
+export * from "./ai-warnings";
 export * from "./billing";
 export * from "./canonical";
 export * from "./catalogue";

@@ -109,8 +109,15 @@ export const ERRORS: Readonly<Record<RelayErrorCode, { status: number; meaning: 
   },
   STR_UPSTREAM_BAD_ANSWER: {
     status: 502,
-    meaning: "The service answered in a form the relay cannot read.",
+    meaning:
+      "Reserved: earlier versions answered it for a billed answer without an analysis, which is now STR_UPSTREAM_UNUSABLE.",
     action: "Retry later; report it if it persists.",
+  },
+  STR_UPSTREAM_UNUSABLE: {
+    status: 502,
+    meaning:
+      "The service billed the call but its answer cannot be used (no analysis, an unusable id, cut short); the relay keeps that outcome and answers it again rather than buy it again.",
+    action: "Refresh explicitly (Cache-Control: no-cache, or refresh: true) to buy it again; report it if it persists.",
   },
   STR_UPSTREAM_TIMEOUT: {
     status: 504,

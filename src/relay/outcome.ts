@@ -2,6 +2,7 @@ import { AnyRequest, Billing, Charge, NO_CHARGE, NormalizedEnvelope, Operation, 
 import { RelayError } from "./errors";
 import { CallState } from "./store/store";
 import { successOutcome } from "./success-outcome";
+import { isUnusableNote } from "./unusable-answer";
 import { UpstreamFailure, UpstreamResult } from "./upstream-call";
 
 /**
@@ -12,7 +13,14 @@ import { UpstreamFailure, UpstreamResult } from "./upstream-call";
  */
 export type Outcome =
   | { state: "billed" | "free"; status: number; charge: Charge; envelope: NormalizedEnvelope }
-  | { state: Exclude<CallState, "pending">; status: number | undefined; charge: Charge; error: RelayError };
+  | {
+      state: Exclude<CallState, "pending">;
+      status: number | undefined;
+      charge: Charge;
+      error: RelayError;
+      /** What the ledger keeps in place of the bare code: a billed, unusable answer's sample (unusable-answer.ts). */
+      ledgerNote?: string;
+    };
 
 /** The ledger's state as what the caller is told of the bill (the error body's `billing`). */
 const BILLING: Readonly<Record<Outcome["state"], Billing>> = {
@@ -22,12 +30,23 @@ const BILLING: Readonly<Record<Outcome["state"], Billing>> = {
   unknown: "unknown",
 };
 
-/**
- * Whether the same request may be sent again without the user asking for it (a refresh): not after
- * a call whose outcome is unknown, which the service may have billed — sending it again could bill twice.
- */
-export function resendAllowed(state: CallState | undefined): boolean {
-  return state !== "unknown";
+/** Why a request's last call holds it back from being sent again without the user asking (a refresh). */
+export type HeldBack =
+  /** The call's outcome is unknown: the service may have billed it, and sending again could bill twice. */
+  | "unknown-outcome"
+  /** The call was billed and its answer could not be used: sending again would buy the same again. */
+  | "unusable";
+
+/** The one rule: what of a request's last call (its ledger state and error) holds it back, if anything. */
+export function heldBack(last: { state: CallState; errorCode?: string | undefined } | undefined): HeldBack | undefined {
+  if (last?.state === "unknown") return "unknown-outcome";
+  if (last?.state === "billed" && isUnusableNote(last.errorCode)) return "unusable";
+  return undefined;
+}
+
+/** Whether the same request may be sent again without the user asking for it (a refresh). */
+export function resendAllowed(last: { state: CallState; errorCode?: string | undefined } | undefined): boolean {
+  return heldBack(last) === undefined;
 }
 
 export function outcomeOf(

@@ -29,6 +29,29 @@ export function backoffMs(attempt: number, policy: RetryPolicy, random: () => nu
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
+/** The longest one throttled attempt waits before the next. */
+export const MAX_SERVICE_WAIT_MS = 60_000;
+
+/** The shortest wait a Retry-After is held to, doubled on each repeat. */
+export const RETRY_AFTER_FLOOR_MS = 1_000;
+
+/**
+ * The wait before attempt `attempt + 1` when the service said Retry-After: what it asked, but never
+ * under 1 s, 2 s, 4 s … on the first, second, third attempt (at most 60 s). A service that answers
+ * "Retry-After: 0" (or a date in the past) to every attempt would otherwise be called back at once,
+ * for as long as the call may last; undefined without the header.
+ */
+export function serviceWaitMs(
+  header: string | undefined,
+  attempt: number,
+  now: number = Date.now(),
+): number | undefined {
+  const asked = retryAfterMs(header, now);
+  if (asked === undefined) return undefined;
+  const floor = RETRY_AFTER_FLOOR_MS * 2 ** Math.min(6, Math.max(0, attempt - 1));
+  return Math.min(MAX_SERVICE_WAIT_MS, Math.max(asked, floor));
+}
+
 /** Retry-After as ms: delta-seconds or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | undefined, now: number = Date.now()): number | undefined {
   if (header === undefined || header.trim() === "") return undefined;
@@ -69,10 +92,10 @@ export function retryVerdict(
   }
   if (result.status === 429) {
     // Throttled calls are refused before any work, and are not billed: always safe to resend.
-    const wait = retryAfterMs(result.headers["retry-after"]) ?? backoffMs(attempt, policy, random);
+    const wait = serviceWaitMs(result.headers["retry-after"], attempt) ?? backoffMs(attempt, policy, random);
     return {
       retry: true,
-      delayMs: Math.min(wait, 60_000),
+      delayMs: Math.min(wait, MAX_SERVICE_WAIT_MS),
       why: "429: the service refused the call unprocessed (throttled calls are not billed)",
     };
   }
@@ -80,7 +103,7 @@ export function retryVerdict(
     return canTryAgain
       ? {
           retry: true,
-          delayMs: retryAfterMs(result.headers["retry-after"]) ?? backoffMs(attempt, policy, random),
+          delayMs: serviceWaitMs(result.headers["retry-after"], attempt) ?? backoffMs(attempt, policy, random),
           why: "503: the service was unavailable and processed nothing (failed requests are not billed)",
         }
       : { retry: false, delayMs: 0, why: `the service stayed unavailable for ${attempt} attempts` };

@@ -1,3 +1,4 @@
+import { decodeBody, parseBody } from "./answer-body";
 import { redactParsed } from "./redact";
 
 /*
@@ -5,7 +6,9 @@ import { redactParsed } from "./redact";
  * Each call reports whether the request was written whole before anything went wrong, because that
  * decides whether it may be retried without billing twice (retry-rule.ts); and a request not
  * written by its write deadline is given up unsent, whenever its connection comes, since the pacer
- * counts its send until then at the latest (pacer.ts).
+ * counts its send until then at the latest (pacer.ts). Each attempt also has a deadline for its
+ * whole answer, headers and body: undici's own timers are idle timers, which an answer trickled a
+ * byte at a time never trips.
  */
 
 /** A finished exchange: the service answered with a status. */
@@ -66,6 +69,8 @@ export class CallHandler {
   #done = false;
   /** Gives the request up if no connection has taken it by its write deadline. */
   readonly #writeTimer: NodeJS.Timeout;
+  /** Ends the attempt at its deadline, however the answer is coming. */
+  readonly #endTimer: NodeJS.Timeout;
   readonly #writeBy: number;
   readonly #resolve: (r: UpstreamResult) => void;
   readonly #onWritten: (() => void) | undefined;
@@ -75,13 +80,14 @@ export class CallHandler {
     resolve: (r: UpstreamResult) => void,
     onWritten: (() => void) | undefined,
     redact: (text: string) => string,
-    writeBy: number,
+    deadlines: { writeBy: number; endBy: number },
   ) {
     this.#resolve = resolve;
     this.#onWritten = onWritten;
     this.#redact = redact;
-    this.#writeBy = writeBy;
-    this.#writeTimer = setTimeout(() => this.#finish(notWritten()), writeBy - performance.now());
+    this.#writeBy = deadlines.writeBy;
+    this.#writeTimer = setTimeout(() => this.#finish(notWritten()), deadlines.writeBy - performance.now());
+    this.#endTimer = setTimeout(() => this.#endNow(), deadlines.endBy - performance.now());
   }
 
   /** undici calls this right before writing the request: aborted here, nothing is written. */
@@ -129,7 +135,10 @@ export class CallHandler {
     // Scanned before anything reads it: an answer that echoes the key (an error quoting the request,
     // a debug field) must not reach the cache, the store, a log line or a caller. Parsed, it is
     // redacted again: a JSON escape inside the key comes back plain only after the parse.
-    const text = this.#redact(Buffer.concat(this.#chunks).toString("utf8"));
+    const decoded = decodeBody(Buffer.concat(this.#chunks), this.#headers["content-encoding"], MAX_ANSWER_BYTES);
+    const text = this.#redact(
+      decoded.undecodable ? `(a body in ${decoded.undecodable} the relay could not decode)` : decoded.text,
+    );
     this.#finish({
       kind: "answer",
       status: this.#status,
@@ -162,10 +171,22 @@ export class CallHandler {
     this.onError(new Error("unexpected upgrade"));
   }
 
+  /** The attempt's deadline: unknown if the request was written whole (it may have been processed), else failed. */
+  #endNow(): void {
+    const failure = new UpstreamFailure(
+      "UPSTREAM_TIMEOUT",
+      this.#sent,
+      "the service did not answer whole within the relay's time limit",
+    );
+    this.#finish({ kind: "failure", failure });
+    this.#abort?.(failure);
+  }
+
   #finish(result: UpstreamResult): void {
     if (this.#done) return;
     this.#done = true;
     clearTimeout(this.#writeTimer);
+    clearTimeout(this.#endTimer);
     this.#resolve(result);
   }
 }
@@ -179,14 +200,4 @@ function notWritten(): UpstreamResult {
       "no connection to the service took the request within the write deadline; it was not sent",
     ),
   };
-}
-
-function parseBody(text: string, contentType: string | undefined): unknown {
-  const looksJson = /json/i.test(contentType ?? "") || /^\s*[[{]/.test(text);
-  if (!looksJson) return text;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }

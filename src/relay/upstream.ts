@@ -17,7 +17,7 @@ export interface UpstreamOptions {
   apiKey: string;
   /** The header the key goes in. */
   apiKeyHeader: string;
-  /** How long to wait for an answer once sent (spec: at least 300 s). */
+  /** How long one attempt may take, its whole answer read (spec: at least 300 s). */
   timeoutMs: number;
   /** Most connections open at once. */
   connections: number;
@@ -59,8 +59,9 @@ export class Upstream {
   call(op: Operation, body: unknown, onWritten?: () => void): Promise<UpstreamResult> {
     const payload = JSON.stringify(body);
     return new Promise<UpstreamResult>((resolve) => {
-      const writeBy = performance.now() + this.#writeDeadlineMs;
-      const handler = new CallHandler(resolve, onWritten, this.#options.redact, writeBy);
+      const now = performance.now();
+      const deadlines = { writeBy: now + this.#writeDeadlineMs, endBy: now + this.#options.timeoutMs };
+      const handler = new CallHandler(resolve, onWritten, this.#options.redact, deadlines);
       this.#pool.dispatch(
         {
           method: "POST",

@@ -192,6 +192,11 @@ export const ERROR_ADVICE: Readonly<Record<RelayErrorCode | ClientErrorCode, Adv
     advice:
       "The service billed the report but answered without an analysis: recalculate later (a new call, billed again); report it if it persists.",
   },
+  STR_UPSTREAM_UNUSABLE: {
+    kind: "notAvailable",
+    billing: "billed",
+    advice: `The service billed the report but its answer could not be used; it is not bought again on its own: ${RESEND}, and report it if it persists.`,
+  },
   STR_UPSTREAM_TIMEOUT: {
     kind: "notAvailable",
     billing: "unknown",
@@ -217,6 +222,10 @@ export const ERROR_ADVICE: Readonly<Record<RelayErrorCode | ClientErrorCode, Adv
 
 /** Codes whose bill depends on the call: what to say when the relay says how it ended (the error's `billing`). */
 export const WHEN_RELAY_SAYS: Readonly<Partial<Record<RelayErrorCode, Partial<Record<Billing, string>>>>> = {
+  // Asked again: the earlier, billed answer is told, and nothing more is bought.
+  STR_UPSTREAM_UNUSABLE: {
+    "not-billed": `An identical earlier call was billed but its answer could not be used; nothing was sent again: ${RESEND}.`,
+  },
   STR_UPSTREAM_FAILED: {
     "not-billed":
       "The service failed or could not be reached: recalculate later; a new try is billed only if it succeeds.",

@@ -448,7 +448,7 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
           [
             "Unknown outcome",
             String(e.unknownOutcome),
-            "sent before, outcome unknown: only a refresh sends them again",
+            "sent before, outcome unknown or billed unusable: only a refresh sends them again",
           ] as const,
         ]
       : []),

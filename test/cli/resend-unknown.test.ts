@@ -36,7 +36,7 @@ describe("str-screen --resend-unknown", () => {
 
     const dry = await screen([csv, "--dry-run"], env());
     expect(dry.stdout).toMatch(
-      /Unknown outcome\s+2\s+sent before with an unknown outcome: --resend-unknown sends them again/,
+      /Unknown outcome\s+2\s+sent before, outcome unknown or billed unusable: --resend-unknown sends them again/,
     );
     const priced = await screen([csv, "--dry-run", "--resend-unknown"], env());
     expect(priced.stdout).toMatch(/To create\s+2/);

@@ -2,6 +2,7 @@ import {
   AiFunction,
   Charge,
   NO_CHARGE,
+  aiChargeEstimated,
   centsToUSD,
   charge,
   chargeFor,
@@ -146,122 +147,93 @@ describe("failures are free", () => {
   );
 });
 
-describe("reading which AI function failed from the warnings", () => {
+describe("reading which AI function failed from the warnings: only a warning that names it", () => {
   test.each([
-    ["the function's name", COMPS_US_ONLY, ["addAIComps"]],
-    ["comparables in words", "AI comparables need at least 8 photos", ["addAIComps"]],
-    ["comps in words", "Could not select comps", ["addAIComps"]],
-    ["expenses in words", "Expense estimation timed out", ["addAIExpenseEstimates"]],
-    ["the expense function's name", EXPENSES_TIMED_OUT, ["addAIExpenseEstimates"]],
-  ])("a string warning naming %s marks that function", (_name, warning, failed) => {
+    ["its parameter name", COMPS_US_ONLY, ["addAIComps"]],
+    ["the expense function's parameter name", EXPENSES_TIMED_OUT, ["addAIExpenseEstimates"]],
+    ["'AI comparables'", "AI comparables need at least 8 photos", ["addAIComps"]],
+    ["'AI comps'", "AI comps unavailable for this market", ["addAIComps"]],
+    ["'AI-selected comparables'", "AI-selected comparables could not be chosen", ["addAIComps"]],
+    ["'AI expense estimates'", "AI expense estimates timed out", ["addAIExpenseEstimates"]],
+    ["'AI expenses'", "AI expenses skipped", ["addAIExpenseEstimates"]],
+  ])("a string warning naming it by %s marks that function", (_name, warning, failed) => {
     expect(failedAiFunctions(BOTH_FNS, [warning])).toEqual(failed);
   });
 
-  // A warning that says only "comp" or "comparable" still marks comparables: missed, the ledger would
-  // charge 0.10 USD more than the service billed.
+  // Before, these were guessed from their words: a warning about the comparables found (which every
+  // analysis has) un-billed a completed AI step, and the ledger told less than the service billed.
   test.each([
-    ["comp", "Could not find a comp within 5 miles", ["addAIComps"]],
-    ["comparable", "No comparable listing found", ["addAIComps"]],
-    ["COMPS in capitals", "COMPS UNAVAILABLE", ["addAIComps"]],
-    ["Comparables", "Comparables skipped", ["addAIComps"]],
-    ["expense", "Expense model unavailable", ["addAIExpenseEstimates"]],
-  ])("a string warning saying only %s marks that function", (_word, warning, failed) => {
-    expect(failedAiFunctions(BOTH_FNS, [warning])).toEqual(failed);
-  });
-
-  test("a create billed after a warning saying only 'comp' charges the report and the expenses: 30 cents", () => {
-    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: ["Could not find a comp"] })).toEqual({
-      reports: 1,
-      aiFunctions: 1,
-      cents: 30,
-    });
-    expect(chargeFor("enhance", BOTH, { succeeded: true, hasData: true, warnings: ["No comparable found"] })).toEqual({
-      reports: 0,
-      aiFunctions: 1,
-      cents: 10,
-    });
-  });
-
-  test.each([
-    "Compact layout assumed",
-    "Comparison with last year unavailable",
-    "Company records incomplete",
+    "Only 12 comparables found within 3 miles",
+    "Could not find a comp within 5 miles",
+    "Expense model unavailable",
     "Expensive area: taxes estimated high",
-    "Email notification failed",
+    "AI unavailable",
+    "The AI step timed out",
     "AIR conditioning assumed",
-    "Said to be near the lake",
-    "Autocomp disabled",
-    "Incomparable lake views",
-    "Comparableness scored low",
-    "Subexpenses grouped",
-  ])("a word only starting like comp, expense or AI marks nothing: %j", (warning) => {
-    expect(failedAiFunctions(BOTH_FNS, [warning])).toEqual([]);
-  });
-
-  test.each([
-    ["AI in capitals", "AI unavailable"],
-    ["ai in lower case", "the ai step was skipped"],
-    ["artificial", "Artificial intelligence step skipped"],
-    ["addAI", "addAIFloorPlan is not supported"],
-  ])("a warning speaking of AI by %s without naming a function marks one", (_how, warning) => {
-    expect(failedAiFunctions(["addAIComps"], [warning])).toEqual(["addAIComps"]);
-  });
-
-  test("unattributed AI warnings mark no more functions than were requested", () => {
-    expect(failedAiFunctions(["addAIComps"], ["AI step failed", "AI step timed out"])).toEqual(["addAIComps"]);
-    expect(failedAiFunctions(BOTH_FNS, [EXPENSES_FAILED, "An AI step failed"])).toEqual(BOTH_FNS);
-  });
-
-  test("a function named by its parameter name is the only one marked, whatever else the warning says", () => {
-    expect(failedAiFunctions(BOTH_FNS, ["addAIExpenseEstimates skipped: comparables were fine"])).toEqual([
-      "addAIExpenseEstimates",
-    ]);
-  });
-
-  test("'could not complete' in an expense warning does not mark comparables", () => {
-    expect(failedAiFunctions(BOTH_FNS, [EXPENSES_FAILED])).toEqual(["addAIExpenseEstimates"]);
-  });
-
-  test("an object warning is read by its text and its fields", () => {
-    const byField = { function: "addAIExpenseEstimates", code: "AI_STEP_TIMEOUT", message: "timed out after 90 s" };
-    const byMessage = { code: "E1", message: "AI comparables skipped for a non-US address" };
-    expect(failedAiFunctions(BOTH_FNS, [byField])).toEqual(["addAIExpenseEstimates"]);
-    expect(failedAiFunctions(BOTH_FNS, [byMessage])).toEqual(["addAIComps"]);
-  });
-
-  test("an object warning with a 'could not complete' message names only its own function", () => {
-    const w = { function: "addAIExpenseEstimates", code: "AI_STEP_FAILED", message: EXPENSES_FAILED };
-    expect(failedAiFunctions(BOTH_FNS, [w])).toEqual(["addAIExpenseEstimates"]);
-  });
-
-  test("a warning about AI that names no function marks one requested function", () => {
-    expect(failedAiFunctions(BOTH_FNS, ["The AI service is unavailable"])).toHaveLength(1);
-    expect(failedAiFunctions(["addAIExpenseEstimates"], ["The AI step timed out"])).toEqual(["addAIExpenseEstimates"]);
-  });
-
-  test("two unattributed AI warnings mark two functions; an attributed one leaves the other for them", () => {
-    expect(failedAiFunctions(BOTH_FNS, ["AI step failed", "AI step timed out"])).toEqual(BOTH_FNS);
-    expect(failedAiFunctions(BOTH_FNS, [COMPS_FAILED, "An AI step timed out"])).toEqual(BOTH_FNS);
-  });
-
-  test.each([
+    "addAIFloorPlan is not supported",
     "Property tax estimated from the county average",
-    "Occupancy computed from listings nearby",
-    "Report generation completed with a complimentary upgrade",
-    "Address geocoded approximately",
-  ])("a warning unrelated to AI marks nothing: %j", (warning) => {
+  ])("a warning that names no AI function marks nothing: %j", (warning) => {
     expect(failedAiFunctions(BOTH_FNS, [warning])).toEqual([]);
     expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: [warning] }).cents).toBe(40);
   });
 
+  test("'Only 12 comparables found within 3 miles' bills a completed AI comparables step, as an estimate", () => {
+    const warnings = ["Only 12 comparables found within 3 miles"];
+    expect(chargeFor("buy", COMPS, { succeeded: true, hasData: true, warnings })).toEqual({
+      reports: 1,
+      aiFunctions: 1,
+      cents: 30,
+    });
+    expect(aiChargeEstimated(COMPS, warnings)).toBe(true);
+  });
+
+  test("a warning object is read by its fields: a code naming the function un-bills it", () => {
+    const byCode = { code: "AI_COMPS_FAILED", message: "Could not complete" };
+    expect(failedAiFunctions(BOTH_FNS, [byCode])).toEqual(["addAIComps"]);
+    expect(chargeFor("buy", BOTH, { succeeded: true, hasData: true, warnings: [byCode] }).cents).toBe(30);
+    expect(failedAiFunctions(BOTH_FNS, [{ code: "ai-expenses-timeout", message: "x" }])).toEqual([
+      "addAIExpenseEstimates",
+    ]);
+    expect(failedAiFunctions(BOTH_FNS, [{ code: "AI_EXPENSE_ESTIMATES_FAILED" }])).toEqual(["addAIExpenseEstimates"]);
+    expect(failedAiFunctions(BOTH_FNS, [{ code: "ADDAICOMPS_SKIPPED" }])).toEqual(["addAIComps"]);
+  });
+
+  test("a warning object's function field decides before its code and its text", () => {
+    // The sandbox's object warnings (src/sandbox/server.ts warningOf): function, code, message.
+    const sandbox = { function: "addAIExpenseEstimates", code: "AI_STEP_TIMEOUT", message: EXPENSES_TIMED_OUT };
+    expect(failedAiFunctions(BOTH_FNS, [sandbox])).toEqual(["addAIExpenseEstimates"]);
+    const mixed = { function: "addAIComps", code: "AI_EXPENSES_FAILED", message: "AI expenses too" };
+    expect(failedAiFunctions(BOTH_FNS, [mixed])).toEqual(["addAIComps"]);
+    expect(
+      failedAiFunctions(BOTH_FNS, [{ code: "E1", message: "AI comparables skipped for a non-US address" }]),
+    ).toEqual(["addAIComps"]);
+  });
+
+  test("a code or text that names no function marks nothing", () => {
+    expect(failedAiFunctions(BOTH_FNS, [{ code: "AI_STEP_FAILED", message: "the AI step failed" }])).toEqual([]);
+    expect(failedAiFunctions(BOTH_FNS, [{ code: "COMPS_FEW", message: "few comparables" }])).toEqual([]);
+  });
+
+  test("a function named by its parameter name is the only one marked, whatever else the warning says", () => {
+    expect(failedAiFunctions(BOTH_FNS, ["addAIExpenseEstimates skipped: AI comparables were fine"])).toEqual([
+      "addAIExpenseEstimates",
+    ]);
+    expect(failedAiFunctions(BOTH_FNS, [EXPENSES_FAILED])).toEqual(["addAIExpenseEstimates"]);
+  });
+
   test("only requested functions can fail", () => {
-    expect(failedAiFunctions(["addAIExpenseEstimates"], [EXPENSES_FAILED])).toEqual(["addAIExpenseEstimates"]);
+    expect(failedAiFunctions(["addAIExpenseEstimates"], [EXPENSES_FAILED, COMPS_FAILED])).toEqual([
+      "addAIExpenseEstimates",
+    ]);
     expect(failedAiFunctions([], [COMPS_FAILED, EXPENSES_FAILED])).toEqual([]);
   });
 
-  test("no warnings, no failures", () => {
-    expect(failedAiFunctions(BOTH_FNS)).toEqual([]);
-    expect(failedAiFunctions(BOTH_FNS, [])).toEqual([]);
+  test("the charge is an estimate only when a warning names no function and some function is billed", () => {
+    expect(aiChargeEstimated(BOTH, [])).toBe(false);
+    expect(aiChargeEstimated(BOTH, [COMPS_FAILED])).toBe(false);
+    expect(aiChargeEstimated(BOTH, [COMPS_FAILED, "Address geocoded approximately"])).toBe(true);
+    expect(aiChargeEstimated(BOTH, [COMPS_FAILED, EXPENSES_FAILED, "Address geocoded approximately"])).toBe(false);
+    expect(aiChargeEstimated({}, ["Address geocoded approximately"])).toBe(false);
   });
 });
 

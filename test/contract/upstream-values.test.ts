@@ -65,7 +65,7 @@ describe("the service's ids and links at the boundary", () => {
     }
   });
 
-  test("the relay books an answer with a bad id as billed and unusable (STR_UPSTREAM_BAD_ANSWER)", () => {
+  test("the relay books an answer with a bad id as billed and unusable (STR_UPSTREAM_UNUSABLE)", () => {
     const request = { fullAddress: "12 Main St, Austin TX" } as unknown as AnyRequest;
     const bad = outcomeOf(
       "buy",
@@ -73,7 +73,7 @@ describe("the service's ids and links at the boundary", () => {
       { kind: "answer", status: 200, headers: {}, body: { success: true, data: { _id: "=1+1" } } },
       (t) => t,
     );
-    expect(bad).toMatchObject({ state: "billed", charge: { cents: 20 }, error: { code: "STR_UPSTREAM_BAD_ANSWER" } });
+    expect(bad).toMatchObject({ state: "billed", charge: { cents: 20 }, error: { code: "STR_UPSTREAM_UNUSABLE" } });
     expect("error" in bad && bad.error.message).not.toContain("=1+1");
     const good = outcomeOf(
       "buy",

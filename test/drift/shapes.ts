@@ -251,11 +251,20 @@ export const SHAPES: Record<string, Shape> = {
   },
   "empty data": {
     answer: () => ok({}),
-    expect: { kind: "error", code: "STR_UPSTREAM_BAD_ANSWER", message: /without an analysis/ },
+    // Quoted when it comes, and when asked again (the billed, unusable answer kept, not bought again).
+    expect: {
+      kind: "error",
+      code: "STR_UPSTREAM_UNUSABLE",
+      message: /(with no analysis|could not be used) \(\{"success":true,"data":\{\}\}\)/,
+    },
   },
   "data that is not an analysis": {
     answer: () => ok({ status: "queued", jobId: "j1" }),
-    expect: { kind: "error", code: "STR_UPSTREAM_BAD_ANSWER", message: /without an analysis/ },
+    expect: {
+      kind: "error",
+      code: "STR_UPSTREAM_UNUSABLE",
+      message: /(with no analysis|could not be used) \(.*"status":"queued"/,
+    },
   },
   "analysis wrapped in data.analysis": {
     answer: (id) => ok({ analysis: live(id) }),

@@ -55,7 +55,7 @@ describe("a service that echoes the key in every JSON escaping gets it nowhere",
     answers.push(again.text, stored.text, (await t.get("/v1/analyses")).text);
     // An answer whose id is the key, escaped.
     const idEcho = await t.post(BUY_PATH, { ...buyBody(2), fullAddress: "2 Id Echo St, Austin TX" });
-    expect(idEcho.json.error.code).toBe("STR_UPSTREAM_BAD_ANSWER");
+    expect(idEcho.json.error.code).toBe("STR_UPSTREAM_UNUSABLE");
     answers.push(idEcho.text, (await t.get("/v1/analyses")).text, (await t.get("/v1/usage")).text);
     // Each call met a 429 with the key as its Retry-After first.
     expect(service.received()).toBe(4);

@@ -6,7 +6,8 @@ import { UpstreamFailure, UpstreamFailureCode, UpstreamResult } from "../../src/
  * What each way a call can end means for money: the state the ledger records, the cents it holds
  * against the budget (billed: what was billed; unknown: the most the call could have cost; free and
  * failed: nothing), and whether the same request may be sent again without the user asking.
- * Only "unknown" stops an automatic resend, so a status booked as anything else is sent again.
+ * "unknown" stops an automatic resend, and so does a billed answer the relay could not use (it is
+ * kept as the request's outcome); anything else is sent again.
  */
 
 const KEY = "sk_live_secret";
@@ -157,50 +158,85 @@ const ROWS: Record<string, Omit<Row, "name">> = {
     result: answer(200, { success: true, note: KEY }),
     state: "billed",
     held: 40,
-    resend: true,
-    code: "STR_UPSTREAM_BAD_ANSWER",
+    resend: false,
+    code: "STR_UPSTREAM_UNUSABLE",
     message:
-      /^The service answered 200 without an analysis \(\{"success":true,"note":"\[REDACTED\]"\}\); the report was billed\.$/,
+      /^The service answered 200 with no analysis \(\{"success":true,"note":"\[REDACTED\]"\}\); the report was billed, and the relay keeps this outcome/,
   }),
-  "200 create with a text body": after({
+  "200 create with a text body (not the service's envelope)": after({
     op: "arb",
     request: plainCohost,
     result: answer(200, "OK"),
-    state: "billed",
-    held: 20,
+    state: "failed",
+    held: 0,
     resend: true,
-    code: "STR_UPSTREAM_BAD_ANSWER",
-    message: /^The service answered 200 without an analysis \(OK\); the report was billed\.$/,
+    code: "STR_UPSTREAM_FAILED",
+    message: /^The service's address answered 200 with something that is not the service's answer \(OK\): a proxy/,
+  }),
+  "200 create with a proxy's HTML page": after({
+    op: "buy",
+    request: buy,
+    result: answer(200, "<html><body>Sign in to the guest network</body></html>"),
+    state: "failed",
+    held: 0,
+    resend: true,
+    code: "STR_UPSTREAM_FAILED",
+  }),
+  "200 create with JSON that is not the envelope (a proxy's)": after({
+    op: "buy",
+    request: buy,
+    result: answer(200, { message: "Request blocked" }),
+    state: "failed",
+    held: 0,
+    resend: true,
+    code: "STR_UPSTREAM_FAILED",
   }),
   "200 create with an empty body": after({
     op: "owned",
     request: plainCohost,
     result: answer(200, undefined),
-    state: "billed",
-    held: 20,
+    state: "failed",
+    held: 0,
     resend: true,
-    code: "STR_UPSTREAM_BAD_ANSWER",
-    message: /^The service answered 200 without an analysis \(\); the report was billed\.$/,
+    code: "STR_UPSTREAM_FAILED",
   }),
-  "200 create with a 120-character body (shown whole)": after({
+  "200 create cut short after success: true": after({
+    op: "buy",
+    request: buy,
+    result: answer(200, '{"success":true,"data":{"_id":"an_1","ratePerNi'),
+    state: "billed",
+    held: 40,
+    resend: false,
+    code: "STR_UPSTREAM_UNUSABLE",
+    message: /an answer cut short \(\{"success":true,"data":\{"_id":"an_1","ratePerNi\)/,
+  }),
+  "200 create cut short after success: false": after({
+    op: "buy",
+    request: buy,
+    result: answer(200, '{"success":false,"error":"no geoc'),
+    state: "failed",
+    held: 0,
+    resend: true,
+    code: "STR_UPSTREAM_FAILED",
+  }),
+  "200 create cut short before it said anything": after({
+    op: "buy",
+    request: buy,
+    result: answer(200, '{"warn'),
+    state: "unknown",
+    held: 40,
+    resend: false,
+    code: "STR_UPSTREAM_FAILED",
+  }),
+  "200 create without an analysis, its sample cut to 117 characters and ...": after({
     op: "buy",
     request: plainCohost,
-    result: answer(200, "a".repeat(120)),
+    result: answer(200, { success: true, note: "a".repeat(100) }),
     state: "billed",
     held: 20,
-    resend: true,
-    code: "STR_UPSTREAM_BAD_ANSWER",
-    message: new RegExp(`\\(a{120}\\)`),
-  }),
-  "200 create with a 121-character body (cut to 117 and ...)": after({
-    op: "buy",
-    request: plainCohost,
-    result: answer(200, "a".repeat(121)),
-    state: "billed",
-    held: 20,
-    resend: true,
-    code: "STR_UPSTREAM_BAD_ANSWER",
-    message: new RegExp(`\\(a{117}\\.\\.\\.\\)`),
+    resend: false,
+    code: "STR_UPSTREAM_UNUSABLE",
+    message: /\(\{"success":true,"note":"a{93}\.\.\.\)/,
   }),
   "200 create with empty data (no analysis)": after({
     op: "buy",
@@ -208,8 +244,8 @@ const ROWS: Record<string, Omit<Row, "name">> = {
     result: answer(200, { success: true, data: {} }),
     state: "billed",
     held: 20,
-    resend: true,
-    code: "STR_UPSTREAM_BAD_ANSWER",
+    resend: false,
+    code: "STR_UPSTREAM_UNUSABLE",
   }),
   "200 create with data that holds no analysis field": after({
     op: "buy",
@@ -217,8 +253,8 @@ const ROWS: Record<string, Omit<Row, "name">> = {
     result: answer(200, { success: true, data: { status: "queued" } }),
     state: "billed",
     held: 20,
-    resend: true,
-    code: "STR_UPSTREAM_BAD_ANSWER",
+    resend: false,
+    code: "STR_UPSTREAM_UNUSABLE",
   }),
   "200 create with its analysis wrapped in data.analysis": after({
     op: "buy",
@@ -546,7 +582,8 @@ describe("the billing outcome of every way a call to the service can end", () =>
       expect(outcome.state).toBe(row.state);
       expect(outcome.status).toBe(row.result.kind === "answer" ? row.result.status : undefined);
       expect(outcome.charge.cents).toBe(row.held);
-      expect(resendAllowed(outcome.state)).toBe(row.resend);
+      const errorCode = "error" in outcome ? (outcome.ledgerNote ?? outcome.error.code) : undefined;
+      expect(resendAllowed({ state: outcome.state, errorCode })).toBe(row.resend);
       if (row.code) {
         expect("error" in outcome && outcome.error.code).toBe(row.code);
         expect("error" in outcome && outcome.error.billing).toBe(TOLD[row.state]);
@@ -614,8 +651,15 @@ describe("a resend without a refresh", () => {
     ["failed", true],
     ["unknown", false],
   ] as const)("after a call in state %p is allowed: %p", (state, allowed) =>
-    expect(resendAllowed(state)).toBe(allowed),
+    expect(resendAllowed(state === undefined ? undefined : { state })).toBe(allowed),
   );
+
+  test("after a billed call whose answer could not be used: not allowed; a billed call with another error: allowed", () => {
+    expect(resendAllowed({ state: "billed", errorCode: 'STR_UPSTREAM_UNUSABLE {"success":true}' })).toBe(false);
+    expect(resendAllowed({ state: "billed", errorCode: "STR_UPSTREAM_UNUSABLE" })).toBe(false);
+    expect(resendAllowed({ state: "failed", errorCode: "STR_UPSTREAM_UNUSABLE" })).toBe(true);
+    expect(resendAllowed({ state: "billed", errorCode: "STR_UPSTREAM_UNUSABLEX" })).toBe(true);
+  });
 });
 
 describe("the service's error text", () => {

@@ -43,7 +43,10 @@ function answerWith(escaped: string, place: number): string {
 
 async function handOn(raw: string, key: string, headers: string[] = []): Promise<UpstreamResult> {
   return new Promise((resolve) => {
-    const handler = new CallHandler(resolve, undefined, makeRedactor([key]), performance.now() + 60_000);
+    const handler = new CallHandler(resolve, undefined, makeRedactor([key]), {
+      writeBy: performance.now() + 60_000,
+      endBy: performance.now() + 60_000,
+    });
     handler.onConnect(() => undefined);
     handler.onRequestSent();
     handler.onHeaders(200, ["content-type", "application/json", ...headers]);

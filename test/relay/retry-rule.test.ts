@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_POLICY, backoffMs, retryAfterMs, retryVerdict } from "../../src/relay/retry-rule";
+import { DEFAULT_RETRY_POLICY, backoffMs, retryAfterMs, retryVerdict, serviceWaitMs } from "../../src/relay/retry-rule";
 import { UpstreamFailure, UpstreamResult } from "../../src/relay/upstream-call";
 
 const answer = (status: number, headers: Record<string, string> = {}): UpstreamResult => ({
@@ -36,6 +36,20 @@ describe("retry only where the service cannot have billed", () => {
   test("429 is always retried, after Retry-After when given", () => {
     expect(retryVerdict(answer(429, { "retry-after": "2" }), 1, policy)).toMatchObject({ retry: true, delayMs: 2000 });
     expect(retryVerdict(answer(429), 50, policy).retry).toBe(true);
+  });
+
+  test("a Retry-After below 1 s counts as 1 s, and each repeat waits twice as long, at most 60 s", () => {
+    for (const header of ["0", "-5", "0.2", new Date(0).toUTCString()]) {
+      expect([header, retryVerdict(answer(429, { "retry-after": header }), 1, policy).delayMs]).toEqual([header, 1000]);
+    }
+    const zero = (attempt: number) => retryVerdict(answer(429, { "retry-after": "0" }), attempt, policy).delayMs;
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 20].map(zero)).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000, 60_000,
+    ]);
+    // What the service asks for stands when it is longer; a 503's Retry-After has the same floor.
+    expect(serviceWaitMs("30", 2)).toBe(30_000);
+    expect(retryVerdict(answer(503, { "retry-after": "0" }), 2, policy).delayMs).toBe(2000);
+    expect(serviceWaitMs(undefined, 3)).toBeUndefined();
   });
 
   test("503 is retried up to maxAttempts; every other status is final", () => {

@@ -233,6 +233,14 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     if (!second.ok) throw new Error("refused");
     await store.finishCall(second.id, end("billed", 20));
     expect((await store.lastCall("key-7"))?.state).toBe("billed");
+    // A billed answer the relay could not use: its code and sample come back with the last call.
+    const third = await store.reserveCall(call(7), 1000, DAY);
+    if (!third.ok) throw new Error("refused");
+    await store.finishCall(third.id, end("billed", 20, { errorCode: 'STR_UPSTREAM_UNUSABLE {"success":true}' }));
+    expect(await store.lastCall("key-7")).toMatchObject({
+      state: "billed",
+      errorCode: 'STR_UPSTREAM_UNUSABLE {"success":true}',
+    });
   });
 
   /** Beats `owner` for `ms`, steadily for an interval of `intervalMs` (twice as often, so a busy machine's delays do not break the run). */

@@ -1,6 +1,6 @@
 import { AnyRequest, Operation, maxCharge } from "../../contract";
 import { AnswerCache, cacheKeyOf } from "./answer-cache";
-import { Ledger, mayHaveBilled } from "./ledger";
+import { Ledger, holdsBack } from "./ledger";
 import type { Plan } from "./options";
 
 /*
@@ -34,7 +34,8 @@ export async function planRequest(
     const hit = await deps.cache.read(key, { comparables: false });
     if (hit && (since === undefined || hit.fetchedAt >= since)) return { verdict: "cached", key };
     const last = await deps.ledger.lastCall(key);
-    if (mayHaveBilled(last)) return { verdict: "unknown-outcome", key };
+    // Held back (an unknown outcome, or a billed answer that could not be used): not sent unless refreshed.
+    if (holdsBack(last)) return { verdict: "unknown-outcome", key };
     if (since === undefined && (await deps.cache.fromLedger(key, last))) return { verdict: "cached", key };
   }
   return { verdict: "create", key, charge: maxCharge(op, request) };

@@ -2,9 +2,10 @@ import { Operation } from "../../contract";
 import type { Caller } from "../caller";
 import { RelayError } from "../errors";
 import { RelayMetrics } from "../metrics";
-import { Outcome, resendAllowed } from "../outcome";
+import { HeldBack, Outcome, heldBack } from "../outcome";
 import { CallEnd, LastCall, RelayStore } from "../store/store";
 import { Budget } from "./budget";
+import { unusableRepeat } from "../unusable-answer";
 import { StoreCall } from "./store-call";
 
 /**
@@ -34,14 +35,16 @@ export class Ledger {
   }
 
   /**
-   * Refuses to send a request whose last call may have billed without the relay knowing. Under
-   * the request's lock a pending last call counts too: no live replica can be sending it (the lock
-   * says so), so its sender died or lost the lock mid-call, and its outcome is unknown even before
-   * the heartbeats say so. Returns the last call, for the caller to look at further.
+   * Refuses to send a request its last call holds back (holdsBack): one that may have billed
+   * without the relay knowing answers STR_OUTCOME_UNKNOWN; one billed with an unusable answer
+   * answers that outcome again (STR_UPSTREAM_UNUSABLE, nothing billed now). Returns the last call,
+   * for the caller to look at further.
    */
   async refuseUnknownOutcome(key: string, underLock = false): Promise<LastCall | undefined> {
     const last = await this.lastCall(key);
-    if (mayHaveBilled(last, underLock)) {
+    const reason = holdsBack(last, underLock);
+    if (reason === "unusable") throw unusableRepeat(last?.errorCode);
+    if (reason) {
       throw new RelayError(
         "STR_OUTCOME_UNKNOWN",
         "An earlier call for this request was sent but its outcome is unknown (it may have been billed). Refresh explicitly to send it again.",
@@ -91,7 +94,7 @@ export class Ledger {
       reports: unknown ? 0 : outcome.charge.reports,
       aiFunctions: unknown ? 0 : outcome.charge.aiFunctions,
       analysisId: "envelope" in outcome ? (outcome.envelope.data?._id ?? undefined) : undefined,
-      errorCode: "error" in outcome ? outcome.error.code : undefined,
+      errorCode: "error" in outcome ? (outcome.ledgerNote ?? outcome.error.code) : undefined,
       finishedAt: Date.now(),
     };
     try {
@@ -120,7 +123,13 @@ export class Ledger {
   }
 }
 
-/** True when a request's last call may have billed without the relay knowing. */
-export function mayHaveBilled(last: LastCall | undefined, underLock = false): boolean {
-  return !resendAllowed(last?.state) || (underLock && last?.state === "pending");
+/**
+ * Why a request is not sent again on the relay's own, after its last call (outcome.ts heldBack).
+ * Under the request's lock a pending last call counts as unknown: no live replica can be sending
+ * it (the lock says so), so its sender died or lost the lock mid-call, and its outcome is unknown
+ * even before the heartbeats say so.
+ */
+export function holdsBack(last: LastCall | undefined, underLock = false): HeldBack | undefined {
+  if (underLock && last?.state === "pending") return "unknown-outcome";
+  return heldBack(last);
 }

@@ -94,8 +94,9 @@ export class PostgresLedgerReads {
       op: Operation;
       analysis_id: string | null;
       finished_at: string | null;
+      error_code: string | null;
     }>(
-      `SELECT DISTINCT ON (cache_key) cache_key, state, op, analysis_id, finished_at FROM ${this.#db.s}.ledger_v1 WHERE cache_key = ANY($1::text[]) ORDER BY cache_key, id DESC`,
+      `SELECT DISTINCT ON (cache_key) cache_key, state, op, analysis_id, finished_at, error_code FROM ${this.#db.s}.ledger_v1 WHERE cache_key = ANY($1::text[]) ORDER BY cache_key, id DESC`,
       [keys],
     );
     return new Map(
@@ -106,6 +107,7 @@ export class PostgresLedgerReads {
           op: r.op,
           analysisId: r.analysis_id ?? undefined,
           finishedAt: r.finished_at === null ? undefined : Number(r.finished_at),
+          errorCode: r.error_code ?? undefined,
         },
       ]),
     );

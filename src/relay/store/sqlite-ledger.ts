@@ -39,8 +39,16 @@ export class SqliteLedger {
     );
     this.#lastCall = db.prepare<
       [string],
-      { state: CallState; op: string; analysis_id: string | null; finished_at: number | null }
-    >("SELECT state, op, analysis_id, finished_at FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1");
+      {
+        state: CallState;
+        op: string;
+        analysis_id: string | null;
+        finished_at: number | null;
+        error_code: string | null;
+      }
+    >(
+      "SELECT state, op, analysis_id, finished_at, error_code FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
+    );
     this.#usage = db.prepare<[number], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM ledger_v2 WHERE started_at >= ?`);
     this.#rows = db.prepare<[], LedgerDbRow>("SELECT * FROM ledger_v2 ORDER BY id");
     this.#reserve = db.transaction(this.#reserveIn.bind(this));
@@ -81,6 +89,7 @@ export class SqliteLedger {
         op: r.op as Operation,
         analysisId: r.analysis_id ?? undefined,
         finishedAt: r.finished_at ?? undefined,
+        errorCode: r.error_code ?? undefined,
       }
     );
   }

@@ -96,6 +96,8 @@ export interface LastCall {
   op: Operation;
   analysisId: string | undefined;
   finishedAt: number | undefined;
+  /** Its error code, with a billed unusable answer's sample after it (unusable-answer.ts). */
+  errorCode?: string | undefined;
 }
 
 export interface UsageTotals {
