@@ -111,11 +111,8 @@ export interface ScreeningProgress {
   cached: number;
   /** Rows without figures: refused for bad values, or failed at the relay. */
   failed: number;
-  /**
-   * Rows held back as unusual, never sent: the user's to check, not failures. Optional while a
-   * portfolio refresh sums its tables' counts without it (taskpane/refresh.ts).
-   */
-  held?: number;
+  /** Rows held back as unusual, never sent: the user's to check, not failures. */
+  held: number;
   warnings: number;
   spentUSD: number;
   /** Rows a cancelled run never reached (not counted as done). */

@@ -228,6 +228,21 @@ describeWithChromium("the pane's states as an investor meets them", () => {
     expect(await text("#spend-as-of")).toMatch(/^As of \d{1,2}:\d{2}\s?[AP]M\.$/);
   }, 30_000);
 
+  test("the budget used up: a refresh of the screened deals is not offered either; the plan says why", async () => {
+    await select("Deals");
+    await page.locator("#tab-refresh").click();
+    await page.locator("#refresh-find").click();
+    await page.locator("#refresh-plan").waitFor({ state: "visible" });
+    expect(await text("#refresh-plan-list")).toMatch(/Screened tables\s+1\s+3 rows/);
+    expect(await page.locator("#refresh-run").isVisible()).toBe(false);
+    expect(await text("#refresh-plan-note")).toMatch(
+      /This run may cost up to \$0\.60; \$0\.00 of today's budget is left, so it is not offered\.\s+Nothing new can be bought today/,
+    );
+    expect(await bars("#refresh-plan-note")).toEqual([
+      { intent: "warning", icon: "bar__icon bar__icon--warning", spoken: "Warning:" },
+    ]);
+  }, 30_000);
+
   test("new settings whose test fails are not saved: the working token stays", async () => {
     await page.locator("#tab-settings").click();
     await page.getByLabel("Relay URL").locator("input").fill("http://127.0.0.1:9");
