@@ -152,7 +152,7 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     const gate = new RefreshGate();
     gate.open([canonicalRequest("buy", body(1))]);
     // Asked with another spelling of the same place: the same canonical request.
-    const spelled = { ...body(1), fullAddress: body(1).fullAddress.toUpperCase() };
+    const spelled = { ...body(1), fullAddress: String(body(1).fullAddress).toUpperCase() };
     const [refreshed, repeat, other] = await Promise.all([
       batcher.request("buy", () => spelled, { gate }),
       batcher.request("buy", body(1), { gate }),
