@@ -105,8 +105,8 @@ async function findPlan(tab: RefreshTab): Promise<void> {
     const nothing = noFormulas === true && plan.jobs.length === 0;
     const offered = refreshOffer(plan).offered;
     el.run.textContent = `Refresh — up to ${usd(total)}`;
-    enable(el.run, !nothing);
-    show(el.run, offered);
+    // Nothing to refresh, or more than the budget: no button (a disabled one reads as a broken promise).
+    show(el.run, offered && !nothing);
     show(el.planBox, true);
     if (!nothing && offered) el.run.focus();
     else if (plan.olderThan)
