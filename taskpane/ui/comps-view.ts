@@ -6,6 +6,7 @@ import { analysisAtSelection } from "../excel/selected";
 import { wholeUSD } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, h, say, show } from "./dom";
+import { seasonChart } from "./season-chart";
 
 /**
  * The Comparables tab: the listings behind the analysis in the selected cell, with a photo, revenue,
@@ -18,6 +19,7 @@ export function mountComps(ctx: PaneContext): void {
     view: byId("comps-view"),
     title: byId("comps-title"),
     chart: byId("comps-chart"),
+    season: byId("comps-season"),
     insert: byId("comps-insert"),
     list: byId("comps-list"),
     message: byId("comps-message"),
@@ -34,6 +36,7 @@ export function mountComps(ctx: PaneContext): void {
       ctx.setMode(current.sandbox ? "sandbox" : "live");
       el.title.textContent = `${current.address ?? "Analysis"} · ${current.comparables.length} comparables · analysis ${current.id} (from ${selected.where})${current.sandbox ? " · simulated data" : ""}`;
       el.chart.replaceChildren(percentileChart(current.percentiles));
+      el.season.replaceChildren(seasonChart(current.season, { id: "comps-season-chart", sandbox: current.sandbox }));
       el.list.replaceChildren(...current.comparables.map(comparableItem));
       enable(el.insert, current.comparables.length > 0);
       show(el.view, true);

@@ -128,6 +128,26 @@ describeWithChromium("the pane's states as an investor meets them", () => {
     expect(shown).toMatch(/Cap rate\s+-?\d+\.\d%/);
     expect(await page.locator("#start-result .chart svg rect").count()).toBe(4);
     expect(await page.locator("#start-result .comps li").count()).toBeGreaterThan(0);
+    // Seasonality: twelve bars hidden from screen readers, a table of the months for them, the sandbox said.
+    expect(await page.locator("#start-season svg rect").count()).toBe(12);
+    expect(await page.locator("#start-season svg").getAttribute("aria-hidden")).toBe("true");
+    expect(await page.locator("#start-season table th[scope=row]").allInnerTexts()).toEqual([
+      "Jan",
+      "Feb",
+      "Mar",
+      "Apr",
+      "May",
+      "Jun",
+      "Jul",
+      "Aug",
+      "Sep",
+      "Oct",
+      "Nov",
+      "Dec",
+    ]);
+    expect(await page.locator("#start-season figcaption").innerText()).toMatch(
+      /^Revenue by month: high [A-Z][a-z]{2}, low [A-Z][a-z]{2} · SANDBOX: simulated data$/,
+    );
   }, 60_000);
 
   test("a sample table to try screening: inserted on a sheet of its own, selected, read by the Screen tab", async () => {

@@ -248,6 +248,11 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
         .every((i) => i.complete && i.naturalWidth > 0),
     );
     expect(await page.locator("#comps-chart svg rect").count()).toBe(4);
+    // Twelve months: bars for sight, the same months as a table for screen readers, marked simulated.
+    expect(await page.locator("#comps-season-chart svg rect").count()).toBe(12);
+    expect(await page.locator("#comps-season-chart svg").getAttribute("aria-hidden")).toBe("true");
+    expect(await page.locator("#comps-season-chart table tbody tr").count()).toBe(12);
+    expect(await page.locator("#comps-season-chart figcaption").innerText()).toMatch(/SANDBOX: simulated data$/);
     expect(await page.locator("#comps-chart svg").getAttribute("aria-label")).toMatch(
       /^Annual revenue: 25th percentile \$[\d,.]+, median \$[\d,.]+, 75th percentile/,
     );
