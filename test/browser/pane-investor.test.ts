@@ -166,6 +166,25 @@ describeWithChromium("the pane's states as an investor meets them", () => {
     expect(await page.locator("#screen-estimate-list dt:text-is('Invalid rows') + dd .figure").innerText()).toBe("0");
   }, 30_000);
 
+  test("loan terms for rows without them: a bad one said under the form when Estimate is clicked, nothing priced; fixed, priced", async () => {
+    await readTable("Deals");
+    await page.locator("#screen-loan-box summary").click();
+    await page.getByLabel("Down payment %").fill("lots");
+    await page.getByLabel("Interest %").fill("6.5%");
+    await page.locator("#screen-dry-run").click();
+    await page.locator("#screen-loan-error").waitFor({ state: "visible" });
+    expect(await text("#screen-loan-error")).toMatch(/^Down payment must be .*; got "lots"$/);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("screen-loan-down");
+    expect(await page.locator("#screen-estimate").isVisible()).toBe(false);
+
+    await page.getByLabel("Down payment %").fill("20%");
+    expect(await page.locator("#screen-loan-error").isVisible()).toBe(false);
+    await page.locator("#screen-dry-run").click();
+    await page.locator("#screen-estimate").waitFor({ state: "visible", timeout: 5_000 });
+    for (const label of ["Down payment %", "Interest %"]) await page.getByLabel(label).fill("");
+    await page.locator("#screen-loan-box summary").click();
+  }, 30_000);
+
   test("a max-bid typo: said once, under the field, when Estimate is clicked; fixed, one click on Estimate prices the run", async () => {
     const arrivals = t.sandboxStats().arrivals;
     await readTable("Deals");
