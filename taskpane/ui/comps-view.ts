@@ -23,11 +23,14 @@ export function mountComps(ctx: PaneContext): void {
     insert: byId("comps-insert"),
     list: byId("comps-list"),
     message: byId("comps-message"),
+    /** Beside the button, so the outcome is seen where the click was (at 320 px the list runs past the fold). */
+    inserted: byId("comps-insert-message"),
   };
   let current: ComparablesView | undefined;
 
   el.show.addEventListener("click", async () => {
     say(el.message, undefined);
+    say(el.inserted, undefined);
     enable(el.show, false);
     try {
       const selected = await analysisAtSelection(ctx.run);
@@ -52,17 +55,19 @@ export function mountComps(ctx: PaneContext): void {
   el.insert.addEventListener("click", async () => {
     if (!current) return;
     enable(el.insert, false);
+    say(el.inserted, undefined);
     try {
       const inserted = await insertComparablesSheet(ctx.run, current.analysis, current.warnings);
       say(
-        el.message,
+        el.inserted,
         "success",
         `Inserted ${inserted.rows} comparables as a table on sheet ${inserted.sheetName}, with a chart of the revenue percentiles.`,
       );
     } catch (error) {
-      say(el.message, "error", describeError(error));
+      say(el.inserted, "error", describeError(error));
     } finally {
       enable(el.insert, true);
+      el.inserted.scrollIntoView?.({ block: "nearest" });
     }
   });
 }

@@ -260,8 +260,12 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
 
     await page.locator("#comps-insert").click();
     await page.waitForFunction(() =>
-      /Inserted \d+ comparables/.test(document.getElementById("comps-message")?.textContent ?? ""),
+      /Inserted \d+ comparables/.test(document.getElementById("comps-insert-message")?.textContent ?? ""),
     );
+    // The confirmation is where the click was, in view at 320 px, not under the listings past the fold.
+    const box = await page.locator("#comps-insert-message").boundingBox();
+    const viewport = page.viewportSize();
+    expect(box && viewport && box.y >= 0 && box.y + box.height <= viewport.height).toBe(true);
     const names = await excel<string[]>("excel.sheetNames()");
     expect(names.at(-1)).toMatch(/^Comps [0-9a-f]{12}$/);
     expect(await excel<unknown[]>("excel.tables")).toHaveLength(1);
