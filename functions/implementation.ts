@@ -500,9 +500,8 @@ function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy |
 }
 
 function ask(op: Operation, request: RequestSource, call: Call): Promise<SessionAnswer> {
-  // The refresh gate is asked when Excel makes the call: it is open only while the pane recalculates.
-  const refresh = refreshGate.admits();
-  const options = { refresh, freshSince: refresh ? refreshGate.freshSince : undefined, cancelable: call.cancelable };
+  // The batcher asks the refresh gate when it reads the call: only the requests the pane priced are refreshes.
+  const options = { gate: refreshGate, cancelable: call.cancelable };
   // Synchronously when the connection is ready: the call is queued in the tick Excel made it.
   const connection = addinConnection();
   const ready = connection.ready;

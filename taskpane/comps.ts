@@ -3,6 +3,7 @@ import { Analysis, Comparable } from "../src/contract";
 import { analysisOf, warningTexts } from "../src/sheet";
 import { PaneError } from "./errors";
 import { PercentilePoint, revenuePercentiles } from "./excel/comparables-sheet";
+import { Seasonality, seasonalityOf } from "./seasonality";
 
 /**
  * The comparables viewer's data: the stored analysis (GET /v1/analyses/:id, from the relay's store:
@@ -15,6 +16,8 @@ export interface ComparablesView {
   sandbox: boolean;
   warnings: string[];
   percentiles: PercentilePoint[];
+  /** The twelve months, or that the service gave none. */
+  season: Seasonality;
   comparables: Comparable[];
   analysis: Analysis;
 }
@@ -36,6 +39,7 @@ export async function loadComparables(
     sandbox: answer.relay.sandbox,
     warnings: warningTexts(answer),
     percentiles: revenuePercentiles(analysis),
+    season: seasonalityOf(analysis),
     comparables: (analysis.comparables ?? []) as Comparable[],
     analysis,
   };

@@ -1,5 +1,5 @@
 import { DryRunTotals, RelayClient, dryRunAll, noDryRun } from "../src/client";
-import { BatchItem, Operation, PRICE_CENTS, centsToUSD } from "../src/contract";
+import { AnyRequest, BatchItem, Operation, canonicalRequest, centsToUSD } from "../src/contract";
 import { BilledFunction, billedCallRequest } from "../src/inputs";
 import { ArgumentExpression, formulaCalls } from "./excel/formula-arguments";
 import { ExcelRun } from "./excel/host";
@@ -9,8 +9,10 @@ import { FormulaCell } from "./excel/scope";
  * What the STR.* formulas in a scope would send: each billed call's arguments read as Excel passes
  * them (literals from the text, references from the sheet) and made into its request by the code
  * the functions themselves use (src/inputs/billed-calls.ts), then priced by the relay's own dry run —
- * duplicates, the cache and the ledger included. A call whose arguments the pane cannot read (an
- * expression, a name) is priced at its most and counted apart, so the estimate never errs low.
+ * duplicates, the cache and the ledger included. Their canonical requests are what the refresh gate
+ * admits (src/client/addin.ts), so what is bought is what was priced. A call whose arguments the pane
+ * cannot read (an expression, a name) cannot be priced, so it is not refreshed: counted apart, it
+ * recalculates as any other call does, from the caches.
  */
 export type FormulaRequest = { cell: FormulaCell; fn: BilledFunction } & (
   | { kind: "request"; op: Operation; params: Record<string, unknown> }
@@ -94,10 +96,10 @@ function holdsExcelError(value: unknown): boolean {
 }
 
 export interface FormulaEstimate {
-  /** Billed calls: distinct requests to send, plus those that cannot be read. */
+  /** Billed calls: distinct requests to send. */
   calls: number;
   costUSD: number;
-  /** Calls whose arguments could not be read, priced at their most. */
+  /** Calls whose arguments could not be read: not refreshed, and not priced. */
   unread: number;
   /** Calls the functions refuse before sending (#VALUE!): free. */
   invalid: number;
@@ -105,9 +107,15 @@ export interface FormulaEstimate {
   dryRun: DryRunTotals;
 }
 
-/** The most one call whose arguments are unknown can cost: a report and both AI steps (an enhance: the AI steps). */
-export function mostCents(fn: BilledFunction): number {
-  return (fn === "ENHANCE" ? 0 : PRICE_CENTS.report) + 2 * PRICE_CENTS.aiFunction;
+/**
+ * The canonical requests the refresh gate admits: one per distinct request read (identical formulas
+ * send one call), none for a call that could not be read or is refused before sending.
+ */
+export function pricedRequests(requests: readonly FormulaRequest[]): string[] {
+  const keys = requests.flatMap((r) =>
+    r.kind === "request" ? [canonicalRequest(r.op, r.params as unknown as AnyRequest)] : [],
+  );
+  return [...new Set(keys)];
 }
 
 /** The batch items the formulas' requests make; `freshSince` (epoch ms) as the refresh gate sends it. */
@@ -126,12 +134,10 @@ export async function estimateFormulas(
   const items = batchItems(requests, options.refresh, options.freshSince);
   // No request to price: the tables' dry run already says what is left of the budget.
   const dryRun = items.length > 0 ? await dryRunAll(client, items, options.signal) : noDryRun();
-  const unread = requests.filter((r) => r.kind === "unread");
-  const cents = Math.round(dryRun.estimatedCostUSD * 100) + unread.reduce((n, r) => n + mostCents(r.fn), 0);
   return {
-    calls: dryRun.toCreate + unread.length,
-    costUSD: centsToUSD(cents),
-    unread: unread.length,
+    calls: dryRun.toCreate,
+    costUSD: centsToUSD(Math.round(dryRun.estimatedCostUSD * 100)),
+    unread: requests.filter((r) => r.kind === "unread").length,
     invalid: requests.filter((r) => r.kind === "invalid").length,
     dryRun,
   };

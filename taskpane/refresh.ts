@@ -6,16 +6,24 @@ import { DestinationCheck, Placement, checkDestination, destinationOf, placeBloc
 import { ExcelRun } from "./excel/host";
 import { SupportsApi, workbookNumberStyle } from "./excel/number-style";
 import { cutoffOf, rowsFetchedBefore } from "./aged";
+import { RunOffer, runOffer } from "./run-offer";
 import { EnhanceRetry, planEnhanceRetry } from "./enhance-retry";
-import { FormulaEstimate, FormulaRequest, estimateFormulas, readFormulaRequests } from "./formula-requests";
+import {
+  FormulaEstimate,
+  FormulaRequest,
+  estimateFormulas,
+  pricedRequests,
+  readFormulaRequests,
+} from "./formula-requests";
 import { RefreshScope, RefreshTargets, ScreenedTable, findRefreshTargets } from "./excel/scope";
 import { Estimate, RunResult, ScreeningJob, ScreeningProgress, estimate, planScreening, runScreening } from "./screen";
 
 /**
  * Refreshing a portfolio: in a scope (selection, sheet, workbook), the STR.* formulas and the
  * screened tables are found, their cost shown, and — once the user confirms — run again past every
- * cache. Formulas are recalculated with the refresh gate open (every STR call made meanwhile is a
- * billed refresh), and the gate closes as soon as they have all called; screened tables go through
+ * cache. Formulas are recalculated with the refresh gate open for the requests priced (each is
+ * bought once; any other STR call is an ordinary one), and the gate closes as soon as they have all
+ * been made; screened tables go through
  * the screening run again with `refresh` on each item, into their own result columns.
  */
 export interface RefreshPlan {
@@ -96,6 +104,25 @@ export async function planRefresh(
 }
 
 /**
+ * Whether the pane offers the refresh: as a screening run (run-offer.ts), over the formulas' calls
+ * and the tables' rows together. The relay would refuse every call past the budget, so a refresh
+ * the budget left cannot cover is not offered; the plan says why and what to do instead.
+ */
+export function refreshOffer(plan: Pick<RefreshPlan, "formulas" | "tables">): RunOffer {
+  return runOffer(
+    {
+      items: plan.formulas.dryRun.items + plan.tables.items,
+      toCreate: plan.formulas.calls + plan.tables.toCreate,
+      estimatedCostUSD: centsToUSD(
+        Math.round(plan.formulas.costUSD * 100) + Math.round(plan.tables.estimatedCostUSD * 100),
+      ),
+      budgetRemainingUSD: plan.tables.budgetRemainingUSD,
+    },
+    { one: "call or row", many: "calls and rows" },
+  );
+}
+
+/**
  * Whether rewriting each table's block would cover anything of the user's: the block is rewritten as
  * wide as its fields need, which is wider than the earlier block when its Warnings column was removed,
  * and a user's column may sit there now.
@@ -139,28 +166,34 @@ export function strategyOfBlock(table: Pick<ScreenedTable, "block">): Strategy |
 export interface FormulaRefreshOptions {
   /** Answers fetched since this time (epoch ms) satisfy the refresh, free (RefreshPlan.olderThan). */
   freshSince?: number;
-  /** Close the gate when no STR call has come for this long after the recalculation was sent. @default 2000 */
+  /** Stop waiting when no priced call has come for this long after the recalculation was sent. @default 2000 */
   quietMs?: number;
-  /** Close it after this long whatever happens. @default 120000 */
+  /** Close the gate after this long whatever happens. @default 120000 */
   maxMs?: number;
   signal?: AbortSignal;
 }
 
 /**
- * Recalculates the ranges holding the formulas with the gate open, and closes it once every formula
- * cell has called (or the calls stop coming): ordinary recalculation must not bill a moment longer
- * than the refresh needs. Resolves with the calls the gate let through.
+ * Recalculates the ranges holding the formulas with the gate open for the requests the pane priced
+ * (pricedRequests), and closes it once each has been made (the gate closes itself then) or the calls
+ * stop coming. Any other STR call Excel makes meanwhile — the rest of the range, dependent or volatile
+ * cells elsewhere — is an ordinary call, answered from the caches: only what was priced is bought.
+ * Resolves with the priced requests sent again, and those never made (their cells did not call).
  */
 export async function recalculateFormulas(
   run: ExcelRun,
   gate: RefreshGate,
   targets: RefreshTargets,
+  requests: readonly FormulaRequest[],
   options: FormulaRefreshOptions = {},
-): Promise<{ calls: number }> {
-  if (targets.formulas.length === 0) return { calls: 0 };
+): Promise<{ calls: number; notMade: number }> {
+  const priced = pricedRequests(requests);
+  if (targets.formulas.length === 0 || priced.length === 0) return { calls: 0, notMade: 0 };
   const quietMs = options.quietMs ?? 2000;
-  const maxMs = options.maxMs ?? 120_000;
-  gate.open(maxMs, Date.now(), options.freshSince);
+  gate.open(priced, {
+    maxMs: options.maxMs ?? 120_000,
+    ...(options.freshSince === undefined ? {} : { freshSince: options.freshSince }),
+  });
   try {
     await run(async (context) => {
       for (const { sheetId, bounds } of targets.recalculate) {
@@ -171,23 +204,16 @@ export async function recalculateFormulas(
       }
       await context.sync();
     });
-    const expected = targets.formulas.reduce((n, f) => n + f.calls.length, 0);
-    const started = Date.now();
-    let last = gate.calls;
+    let last = gate.admitted;
     let lastChange = Date.now();
-    while (
-      gate.calls < expected &&
-      Date.now() - lastChange < quietMs &&
-      Date.now() - started < maxMs &&
-      !options.signal?.aborted
-    ) {
+    while (gate.isOpen() && Date.now() - lastChange < quietMs && !options.signal?.aborted) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      if (gate.calls !== last) {
-        last = gate.calls;
+      if (gate.admitted !== last) {
+        last = gate.admitted;
         lastChange = Date.now();
       }
     }
-    return { calls: gate.calls };
+    return { calls: gate.admitted, notMade: priced.length - gate.admitted };
   } finally {
     gate.close();
   }
@@ -204,6 +230,7 @@ export async function refreshTables(
     done: 0,
     cached: 0,
     failed: 0,
+    held: 0,
     warnings: 0,
     spentUSD: 0,
     stopped: 0,
@@ -221,6 +248,8 @@ export async function refreshTables(
         total.done = before.done + p.done;
         total.cached = before.cached + p.cached;
         total.failed = before.failed + p.failed;
+        // Rows held back as unusual are neither failed nor done: the user's to check.
+        total.held = before.held + p.held;
         total.warnings = before.warnings + p.warnings;
         total.stopped = before.stopped + p.stopped;
         total.spentUSD = centsToUSD(Math.round(before.spentUSD * 100) + Math.round(p.spentUSD * 100));

@@ -1,6 +1,6 @@
 import { RelayClient } from "../src/client";
 import { FieldInfo, MaxBidRule, Strategy, isMaxBidField, maxBidField } from "../src/contract";
-import { CellInput, ColumnMapping, NumberStyle } from "../src/inputs";
+import { CellInput, ColumnMapping, INPUT_FIELDS, NumberStyle } from "../src/inputs";
 import {
   NotEnhanced,
   PlannedRow,
@@ -63,6 +63,33 @@ export interface PlanOptions {
   acceptUnusual?: boolean;
   /** A "Max bid" column after the fields: STR.MAXBID of each row's analysis, free. */
   maxBid?: MaxBidRule | undefined;
+  /** Loan terms for rows without them (readLoanTerms). */
+  loanTerms?: LoanTerms | undefined;
+}
+
+/** The Screen tab's loan terms, as request fields: down payment and interest in percent, mortgage years. */
+export type LoanTerms = Partial<Record<(typeof LOAN_FIELDS)[number], number>>;
+
+export const LOAN_FIELDS = ["downPaymentPercentage", "interestRatePercentage", "mortgageLength"] as const;
+
+/**
+ * The loan terms as typed ("20%", "6.5", "30"), read as a table's column of that field is read;
+ * blank fields are no default. Each bad one is named with its rule.
+ */
+export function readLoanTerms(
+  texts: Partial<Record<(typeof LOAN_FIELDS)[number], string>>,
+  numbers: NumberStyle,
+): { ok: true; terms: LoanTerms } | { ok: false; issues: string[] } {
+  const terms: LoanTerms = {};
+  const issues: string[] = [];
+  for (const field of LOAN_FIELDS) {
+    const text = texts[field]?.trim() ?? "";
+    if (text === "") continue;
+    const read = INPUT_FIELDS[field].read(text, { numbers });
+    if (!read.ok) issues.push(`${INPUT_FIELDS[field].label} must be ${read.message}; got "${text}"`);
+    else if (typeof read.value === "number") terms[field] = read.value;
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, terms };
 }
 
 export function planScreening(table: TableInput, mapping: ColumnMapping, options: PlanOptions): ScreeningJob {
@@ -72,6 +99,7 @@ export function planScreening(table: TableInput, mapping: ColumnMapping, options
     numbers: options.numbers,
     acceptUnusual: options.acceptUnusual === true,
     ...(options.refresh ? { refresh: true } : {}),
+    ...(options.loanTerms && Object.keys(options.loanTerms).length > 0 ? { defaults: options.loanTerms } : {}),
   });
   const chosen = resultFields(planned.strategy, { chosen: options.fields });
   const fields = options.maxBid ? [...chosen.filter((f) => !isMaxBidField(f)), maxBidField(options.maxBid)] : chosen;
@@ -111,11 +139,8 @@ export interface ScreeningProgress {
   cached: number;
   /** Rows without figures: refused for bad values, or failed at the relay. */
   failed: number;
-  /**
-   * Rows held back as unusual, never sent: the user's to check, not failures. Optional while a
-   * portfolio refresh sums its tables' counts without it (taskpane/refresh.ts).
-   */
-  held?: number;
+  /** Rows held back as unusual, never sent: the user's to check, not failures. */
+  held: number;
   warnings: number;
   spentUSD: number;
   /** Rows a cancelled run never reached (not counted as done). */

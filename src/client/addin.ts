@@ -1,3 +1,4 @@
+import { RefreshAdmission } from "./batcher";
 import { RelayConnection } from "./connection";
 import { memoryStorage, officeRuntimeStorage } from "./settings";
 
@@ -37,45 +38,68 @@ export function addinConnection(): RelayConnection {
 }
 
 /**
- * An explicit, billed refresh of formulas: the task pane opens the gate for the cells it is about
- * to recalculate, and every STR.* call made while it is open goes past the caches. It closes by
- * itself, so a forgotten gate can never turn ordinary recalculation into billing.
+ * An explicit, billed refresh of formulas: the task pane opens the gate with the canonical requests
+ * of the calls it priced (src/contract/canonical.ts), and the batcher asks it about each call as it
+ * reads it. A priced request goes past the caches once; every other STR.* call Excel makes
+ * meanwhile, anywhere in the workbook, is an ordinary one (free from the caches). The gate closes
+ * once each priced request has been made, or after `maxMs` whatever happens, so a forgotten gate
+ * can never turn ordinary recalculation into billing.
  */
-export class RefreshGate {
+export class RefreshGate implements RefreshAdmission {
+  /** Priced requests not made yet. */
+  readonly #waiting = new Set<string>();
+  #admitted = 0;
   #openUntil = 0;
-  #calls = 0;
   #freshSince: number | undefined;
 
   /**
-   * Opens the gate for `ms` milliseconds. With `freshSince` (epoch ms) an answer fetched since then
-   * satisfies the refresh, free: only what is older is bought again.
+   * Opens the gate for the `priced` canonical requests, for at most `maxMs` milliseconds. With
+   * `freshSince` (epoch ms) an answer fetched since then satisfies the refresh, free: only what is
+   * older is bought again.
    */
-  open(ms: number, now: number = Date.now(), freshSince?: number): void {
-    this.#openUntil = now + ms;
-    this.#calls = 0;
-    this.#freshSince = freshSince;
-  }
-
-  /** The refresh's cutoff while open: answers fetched since then are not bought again. */
-  get freshSince(): number | undefined {
-    return this.#openUntil > 0 ? this.#freshSince : undefined;
+  open(priced: Iterable<string>, options: { maxMs?: number; now?: number; freshSince?: number } = {}): void {
+    this.#waiting.clear();
+    for (const canonical of priced) this.#waiting.add(canonical);
+    this.#admitted = 0;
+    this.#openUntil = this.#waiting.size > 0 ? (options.now ?? Date.now()) + (options.maxMs ?? 120_000) : 0;
+    this.#freshSince = options.freshSince;
   }
 
   close(): void {
+    this.#waiting.clear();
     this.#openUntil = 0;
     this.#freshSince = undefined;
   }
 
-  /** True while open; counts the calls it let through. */
-  admits(now: number = Date.now()): boolean {
-    if (now >= this.#openUntil) return false;
-    this.#calls++;
-    return true;
+  /**
+   * A call's canonical request: a refresh (with the refresh's cutoff) if it is one the pane priced
+   * and not made yet, else undefined (an ordinary call). The last priced request closes the gate.
+   */
+  admit(canonical: string, now: number = Date.now()): { freshSince: number | undefined } | undefined {
+    if (now >= this.#openUntil) {
+      if (this.#openUntil > 0) this.close();
+      return undefined;
+    }
+    if (!this.#waiting.delete(canonical)) return undefined;
+    this.#admitted++;
+    const admitted = { freshSince: this.#freshSince };
+    if (this.#waiting.size === 0) this.close();
+    return admitted;
   }
 
-  /** Calls let through since it was last opened. */
-  get calls(): number {
-    return this.#calls;
+  /** True while some priced request has not been made and the time limit has not passed. */
+  isOpen(now: number = Date.now()): boolean {
+    return now < this.#openUntil && this.#waiting.size > 0;
+  }
+
+  /** Priced requests made (each once) since the gate was last opened. */
+  get admitted(): number {
+    return this.#admitted;
+  }
+
+  /** Priced requests not made yet (0 once closed). */
+  get waiting(): number {
+    return this.#waiting.size;
   }
 }
 

@@ -68,8 +68,18 @@ export interface Cancelable {
   onCanceled?: (() => void) | undefined;
 }
 
+/**
+ * Decides, from a call's canonical request, whether it is a refresh (the add-in's RefreshGate): asked
+ * once per call, when the batcher reads it, since only then is its request known.
+ */
+export interface RefreshAdmission {
+  admit(canonical: string): { freshSince: number | undefined } | undefined;
+}
+
 export interface RequestOptions {
   refresh?: boolean;
+  /** Asked about a call that is not a refresh already: it may make it one (see RefreshAdmission). */
+  gate?: RefreshAdmission | undefined;
   /** With `refresh`: an answer fetched since this time (epoch ms) satisfies it (see RefreshGate). */
   freshSince?: number | undefined;
   /** The call's cancel hook: usually the function's invocation itself. */
@@ -88,6 +98,7 @@ interface Call {
   source: RequestSource;
   refresh: boolean;
   freshSince: number | undefined;
+  gate: RefreshAdmission | undefined;
   resolve: (answer: SessionAnswer) => void;
   reject: (error: unknown) => void;
   cancelable: Cancelable | undefined;
@@ -132,6 +143,8 @@ export class BatchingClient {
   readonly #gathering = new Map<string, Entry>();
   /** Calls whose batch has gone and not yet answered them. */
   readonly #sent = new Map<string, Entry>();
+  /** Refreshes gathered or sent and not settled, by canonical request (the calls of a request meanwhile join them). */
+  readonly #refreshing = new Map<string, Entry>();
   #windowTimer: ReturnType<typeof setTimeout> | undefined;
   /** Batches sent so far (for tests and the pane's diagnostics). */
   batchesSent = 0;
@@ -152,6 +165,7 @@ export class BatchingClient {
         source,
         refresh: options.refresh === true,
         freshSince: options.refresh === true ? options.freshSince : undefined,
+        gate: options.refresh === true ? undefined : options.gate,
         resolve,
         reject,
         cancelable: options.cancelable,
@@ -230,9 +244,21 @@ export class BatchingClient {
   /** A call read: answered from the session, or joined to the item for its request (gathered or already sent). */
   #gather(call: Call, request: AnyRequest): void {
     const canonical = canonicalRequest(call.op, request);
+    const admitted = call.gate?.admit(canonical);
+    if (admitted) {
+      call.refresh = true;
+      call.freshSince = admitted.freshSince;
+    }
     const since = call.freshSince === undefined ? undefined : new Date(call.freshSince).toISOString();
     const key = call.refresh ? `${canonical}#refresh${since ?? ""}` : canonical;
     if (!call.refresh) {
+      // A refresh of the same request on its way answers it: its answer is newer than the session's.
+      const refreshing = this.#refreshing.get(canonical);
+      if (refreshing) {
+        refreshing.waiters.push(call);
+        this.#hook(call, () => this.#cancel(refreshing, call));
+        return;
+      }
       const remembered = this.#session.get(canonical);
       if (remembered) {
         this.#unhook(call);
@@ -257,6 +283,7 @@ export class BatchingClient {
         settled: false,
       };
       this.#gathering.set(key, entry);
+      if (call.refresh) this.#refreshing.set(canonical, entry);
     }
     const target = entry;
     this.#hook(call, () => this.#cancel(target, call));
@@ -323,6 +350,7 @@ export class BatchingClient {
   #settle(entry: Entry, each: (w: Call) => void): void {
     entry.settled = true;
     this.#sent.delete(entry.key);
+    this.#forgetRefresh(entry);
     for (const w of entry.waiters) {
       this.#unhook(w);
       each(w);
@@ -351,11 +379,16 @@ export class BatchingClient {
     if (!entry.batch) {
       // Not sent yet: the item leaves the batch.
       this.#gathering.delete(entry.key);
+      this.#forgetRefresh(entry);
       return;
     }
     // Sent: abandon the batch only when nobody waits for any of its items.
     if (entry.batch.entries.every((e) => e.settled || e.waiters.length === 0))
       entry.batch.controller.abort(cancelled());
+  }
+
+  #forgetRefresh(entry: Entry): void {
+    if (this.#refreshing.get(entry.canonical) === entry) this.#refreshing.delete(entry.canonical);
   }
 
   #remember(key: string, answer: RelayAnswer): void {

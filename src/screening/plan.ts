@@ -66,6 +66,11 @@ export interface PlanOptions {
   numbers: NumberStyle;
   /** The user confirmed: rows outside the plausibility bounds are sent too. */
   acceptUnusual?: boolean;
+  /**
+   * Values for rows without them (the pane's loan terms: down payment, interest, mortgage years):
+   * a row's own column wins, and a strategy that takes no such field is sent without it.
+   */
+  defaults?: Record<string, unknown>;
 }
 
 export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, options: PlanOptions): PlannedRows {
@@ -79,6 +84,7 @@ export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, op
       strategy: options.strategy,
       headers: options.headers,
       numbers: options.numbers,
+      ...(options.defaults ? { extra: options.defaults } : {}),
     });
     if (read.kind === "blank") rows.push({ sheetRow, property, kind: "blank" });
     else if (read.kind === "invalid") {

@@ -6,6 +6,7 @@ import { analysisAtSelection } from "../excel/selected";
 import { wholeUSD } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, h, say, show } from "./dom";
+import { seasonChart } from "./season-chart";
 
 /**
  * The Comparables tab: the listings behind the analysis in the selected cell, with a photo, revenue,
@@ -18,14 +19,18 @@ export function mountComps(ctx: PaneContext): void {
     view: byId("comps-view"),
     title: byId("comps-title"),
     chart: byId("comps-chart"),
+    season: byId("comps-season"),
     insert: byId("comps-insert"),
     list: byId("comps-list"),
     message: byId("comps-message"),
+    /** Beside the button, so the outcome is seen where the click was (at 320 px the list runs past the fold). */
+    inserted: byId("comps-insert-message"),
   };
   let current: ComparablesView | undefined;
 
   el.show.addEventListener("click", async () => {
     say(el.message, undefined);
+    say(el.inserted, undefined);
     enable(el.show, false);
     try {
       const selected = await analysisAtSelection(ctx.run);
@@ -34,6 +39,7 @@ export function mountComps(ctx: PaneContext): void {
       ctx.setMode(current.sandbox ? "sandbox" : "live");
       el.title.textContent = `${current.address ?? "Analysis"} · ${current.comparables.length} comparables · analysis ${current.id} (from ${selected.where})${current.sandbox ? " · simulated data" : ""}`;
       el.chart.replaceChildren(percentileChart(current.percentiles));
+      el.season.replaceChildren(seasonChart(current.season, { id: "comps-season-chart", sandbox: current.sandbox }));
       el.list.replaceChildren(...current.comparables.map(comparableItem));
       enable(el.insert, current.comparables.length > 0);
       show(el.view, true);
@@ -49,17 +55,19 @@ export function mountComps(ctx: PaneContext): void {
   el.insert.addEventListener("click", async () => {
     if (!current) return;
     enable(el.insert, false);
+    say(el.inserted, undefined);
     try {
       const inserted = await insertComparablesSheet(ctx.run, current.analysis, current.warnings);
       say(
-        el.message,
+        el.inserted,
         "success",
         `Inserted ${inserted.rows} comparables as a table on sheet ${inserted.sheetName}, with a chart of the revenue percentiles.`,
       );
     } catch (error) {
-      say(el.message, "error", describeError(error));
+      say(el.inserted, "error", describeError(error));
     } finally {
       enable(el.insert, true);
+      el.inserted.scrollIntoView?.({ block: "nearest" });
     }
   });
 }

@@ -146,3 +146,20 @@ export function inputValue(el: HTMLElement): string {
 export function setInputValue(el: HTMLElement, value: string): void {
   (el as HTMLElement & { value: string }).value = value;
 }
+
+/**
+ * Fluent's text input puts the focus on an <input> in its shadow root, named only by text slotted
+ * into the text input itself: a fluent-field's label names the host, and screen readers met an
+ * unnamed edit field (axe-core: label; Chromium's accessibility tree: a textbox with no name). Each
+ * field's label text goes into its text input as well, where the input's own label (hidden by
+ * CSS, ::part(label)) names it.
+ */
+export function nameTextInputs(root: ParentNode = document): void {
+  for (const field of root.querySelectorAll("fluent-field")) {
+    const label = field.querySelector(':scope > [slot="label"]');
+    const input = field.querySelector(':scope > fluent-text-input[slot="input"]');
+    const text = label?.textContent?.trim();
+    if (!input || !text || input.querySelector(":scope > .field-name")) continue;
+    input.append(h("span", { class: "field-name" }, text));
+  }
+}

@@ -2,7 +2,7 @@ import { RefreshGate, RelayConnection, SettingsStorage } from "../../src/client"
 import { ExcelRun, UndoGroup, ungrouped } from "../excel/host";
 import { mountComps } from "./comps-view";
 import { PaneContext, TabId } from "./context";
-import { byId, show } from "./dom";
+import { byId, nameTextInputs, show } from "./dom";
 import { mountRefresh } from "./refresh-view";
 import { mountScreen } from "./screen-view";
 import { mountSettings } from "./settings-view";
@@ -38,6 +38,7 @@ export async function mountPane(deps: {
     },
   };
 
+  nameTextInputs();
   mountStart(ctx);
   mountScreen(ctx);
   mountRefresh(ctx);

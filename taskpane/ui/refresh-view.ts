@@ -11,11 +11,12 @@ import {
   placeTables,
   planRefresh,
   recalculateFormulas,
+  refreshOffer,
   refreshTables,
 } from "../refresh";
 import { budgetLeftFigure, usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
-import { byId, enable, figures, h, inputValue, say, show } from "./dom";
+import { byId, enable, figures, h, inputValue, messageBar, say, show } from "./dom";
 import { outcomeMessage, progressBinding } from "./progress-view";
 
 type Elements = ReturnType<typeof elements>;
@@ -102,10 +103,12 @@ async function findPlan(tab: RefreshTab): Promise<void> {
     // With "older than", formulas whose answers are all newer have nothing to buy.
     const noFormulas = plan.targets.formulas.length === 0 || (plan.olderThan && plan.formulas.calls === 0);
     const nothing = noFormulas === true && plan.jobs.length === 0;
+    const offered = refreshOffer(plan).offered;
     el.run.textContent = `Refresh — up to ${usd(total)}`;
-    enable(el.run, !nothing);
+    // Nothing to refresh, or more than the budget: no button (a disabled one reads as a broken promise).
+    show(el.run, offered && !nothing);
     show(el.planBox, true);
-    if (!nothing) el.run.focus();
+    if (!nothing && offered) el.run.focus();
     else if (plan.olderThan)
       say(el.message, "info", `Nothing in ${scopeText(scope, plan)} is older than ${plan.olderThan.days} days.`);
     else say(el.message, "info", `No STR formulas and no screened tables in ${scopeText(scope, plan)}.`);
@@ -119,7 +122,7 @@ async function findPlan(tab: RefreshTab): Promise<void> {
 async function runPlan(tab: RefreshTab): Promise<void> {
   const { ctx, el } = tab;
   const current = tab.plan;
-  if (!current || tab.running) return;
+  if (!current || tab.running || !refreshOffer(current).offered) return;
   const controller = new AbortController();
   tab.running = controller;
   forget(tab);
@@ -158,11 +161,25 @@ async function runPlan(tab: RefreshTab): Promise<void> {
 /** Recalculates the plan's formulas past the cache (only what aged, with "older than"); says what was sent. */
 async function refreshFormulas(tab: RefreshTab, plan: RefreshPlan, signal: AbortSignal): Promise<string> {
   say(tab.el.message, "info", `Recalculating ${plan.targets.formulas.length} STR formulas past the cache…`);
-  const { calls } = await recalculateFormulas(tab.ctx.run, tab.ctx.gate, plan.targets, {
+  const { calls, notMade } = await recalculateFormulas(tab.ctx.run, tab.ctx.gate, plan.targets, plan.formulaRequests, {
     signal,
     ...(plan.olderThan ? { freshSince: plan.olderThan.freshSince } : {}),
   });
-  return `${calls} STR formula ${calls === 1 ? "call was" : "calls were"} sent again; the cells update as the answers arrive.`;
+  return formulaRefreshText(calls, notMade, plan.formulas.unread);
+}
+
+/** What the formulas' refresh did: the priced calls sent again, those whose cells never called, those not priced. */
+function formulaRefreshText(calls: number, notMade: number, unread: number): string {
+  const parts = [
+    `${calls} STR formula ${calls === 1 ? "call was" : "calls were"} sent again; the cells update as the answers arrive.`,
+  ];
+  if (notMade > 0)
+    parts.push(`${notMade} priced ${notMade === 1 ? "call was" : "calls were"} not made by Excel, so not bought.`);
+  if (unread > 0)
+    parts.push(
+      `${unread} ${unread === 1 ? "call" : "calls"} with arguments the pane cannot read ${unread === 1 ? "was" : "were"} not refreshed.`,
+    );
+  return parts.join(" ");
 }
 
 /** Runs the tables again into their blocks, as one undo step where Excel can group it, with progress. */
@@ -260,15 +277,8 @@ function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): vo
   ]);
   const notes: HTMLElement[] = [];
   for (const s of plan.skipped) notes.push(h("p", { class: "inline-error" }, `${s.address} is left out: ${s.reason}.`));
-  if (plan.formulaCostUSD + tables.estimatedCostUSD > tables.budgetRemainingUSD) {
-    notes.push(
-      h(
-        "p",
-        { class: "inline-error" },
-        "The cost is more than the budget left today for this token: calls past it fail with STR_BUDGET_EXCEEDED (the relay's budget) or STR_CALLER_BUDGET_EXCEEDED (the token's own) and are not billed.",
-      ),
-    );
-  }
+  const offer = refreshOffer(plan);
+  if (!offer.offered) notes.push(messageBar("warning", h("strong", {}, offer.reason), " ", offer.advice));
   note.replaceChildren(...notes);
 }
 
@@ -280,7 +290,7 @@ function formulaCostNote(plan: RefreshPlan): string | undefined {
     `the relay's price of the ${dryRun.toCreate} ${dryRun.toCreate === 1 ? "request" : "requests"} they send`,
   ];
   if (dryRun.duplicates > 0) parts.push(`${dryRun.duplicates} identical, sent once`);
-  if (unread > 0) parts.push(`${unread} with arguments the pane cannot read, at their most`);
+  if (unread > 0) parts.push(`${unread} with arguments the pane cannot read: not priced, not refreshed`);
   if (invalid > 0) parts.push(`${invalid} with bad arguments (#VALUE!), not sent`);
   return parts.join("; ");
 }

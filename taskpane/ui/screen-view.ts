@@ -32,7 +32,16 @@ import {
 } from "../excel/destination";
 import { workbookNumberStyle } from "../excel/number-style";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
-import { Estimate, SEND_UNUSUAL_LABEL, ScreeningJob, estimate, planScreening, runScreening } from "../screen";
+import {
+  Estimate,
+  LoanTerms,
+  SEND_UNUSUAL_LABEL,
+  ScreeningJob,
+  estimate,
+  planScreening,
+  readLoanTerms,
+  runScreening,
+} from "../screen";
 import { RunOffer, runOffer } from "../run-offer";
 import { runSummary } from "../run-summary";
 import { budgetLeftFigure, usd } from "../spend";
@@ -80,6 +89,11 @@ function screenElements() {
     fields: byId("screen-fields"),
     maxBid: byId<HTMLInputElement>("screen-max-bid"),
     maxBidError: byId("screen-max-bid-error"),
+    loanBox: byId<HTMLDetailsElement>("screen-loan-box"),
+    loanDown: byId<HTMLInputElement>("screen-loan-down"),
+    loanInterest: byId<HTMLInputElement>("screen-loan-interest"),
+    loanYears: byId<HTMLInputElement>("screen-loan-years"),
+    loanError: byId("screen-loan-error"),
     dryRun: byId("screen-dry-run"),
     estimateBox: byId("screen-estimate"),
     estimateList: byId("screen-estimate-list"),
@@ -150,6 +164,7 @@ function planOf(el: ScreenView["el"], state: State): ScreeningJob | undefined {
     numbers: state.numbers,
     acceptUnusual: state.acceptUnusual,
     maxBid: state.maxBid?.ok ? state.maxBid.rule : undefined,
+    loanTerms: loanTermsOf(el, state.numbers).terms,
     ...(chosen ? { fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) } : {}),
   });
 }
@@ -228,6 +243,28 @@ function wireTable(view: ScreenView): void {
     if (!el.maxBidError.hidden) showMaxBidError(el, state.maxBid);
     view.invalidate();
   });
+  // As the max bid: an error line goes as soon as the terms read, and none appears on blur.
+  for (const input of [el.loanDown, el.loanInterest, el.loanYears])
+    input.addEventListener("input", () => {
+      if (!el.loanError.hidden && loanTermsOf(el, state.numbers).issues.length === 0) show(el.loanError, false);
+      view.invalidate();
+    });
+}
+
+/** The loan terms typed, read (readLoanTerms): the terms when all read, else what is wrong. */
+function loanTermsOf(
+  el: Pick<ScreenView["el"], "loanDown" | "loanInterest" | "loanYears">,
+  numbers: NumberStyle,
+): { terms: LoanTerms | undefined; issues: string[] } {
+  const read = readLoanTerms(
+    {
+      downPaymentPercentage: el.loanDown.value,
+      interestRatePercentage: el.loanInterest.value,
+      mortgageLength: el.loanYears.value,
+    },
+    numbers,
+  );
+  return read.ok ? { terms: read.terms, issues: [] } : { terms: undefined, issues: read.issues };
 }
 
 /** The dry run: what the run would send and cost, and what of the user's is in the way. */
@@ -242,6 +279,13 @@ function wireEstimate(view: ScreenView): void {
     if (state.maxBid?.ok === false) {
       showMaxBidError(el, state.maxBid);
       return el.maxBid.focus();
+    }
+    const loan = loanTermsOf(el, state.numbers);
+    el.loanError.textContent = loan.issues.join(". ");
+    show(el.loanError, loan.issues.length > 0);
+    if (loan.issues.length > 0) {
+      el.loanBox.open = true;
+      return el.loanDown.focus();
     }
     enable(el.dryRun, false);
     try {

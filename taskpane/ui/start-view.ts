@@ -14,6 +14,8 @@ import {
 } from "../single-analysis";
 import { budgetLeftFigure, usd, wholeUSD } from "../spend";
 import { percentileChart } from "./comps-view";
+import { seasonChart } from "./season-chart";
+import { seasonalityOf } from "../seasonality";
 import { revenuePercentiles } from "../excel/comparables-sheet";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, inputValue, messageBar, say, show } from "./dom";
@@ -155,6 +157,8 @@ function renderResult(r: PropertyResult): HTMLElement[] {
       : []),
     h("h3", { class: "section-title" }, "Annual revenue by percentile"),
     h("div", { class: "chart" }, percentileChart(revenuePercentiles(r.analysis))),
+    h("h3", { class: "section-title" }, "Seasonality"),
+    seasonChart(seasonalityOf(r.analysis), { id: "start-season", sandbox: r.answer.relay.sandbox }),
     ...(comps.length > 0
       ? [
           h("h3", { class: "section-title", id: "start-comps-title" }, "Nearest comparables"),

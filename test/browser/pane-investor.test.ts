@@ -128,6 +128,26 @@ describeWithChromium("the pane's states as an investor meets them", () => {
     expect(shown).toMatch(/Cap rate\s+-?\d+\.\d%/);
     expect(await page.locator("#start-result .chart svg rect").count()).toBe(4);
     expect(await page.locator("#start-result .comps li").count()).toBeGreaterThan(0);
+    // Seasonality: twelve bars hidden from screen readers, a table of the months for them, the sandbox said.
+    expect(await page.locator("#start-season svg rect").count()).toBe(12);
+    expect(await page.locator("#start-season svg").getAttribute("aria-hidden")).toBe("true");
+    expect(await page.locator("#start-season table th[scope=row]").allInnerTexts()).toEqual([
+      "Jan",
+      "Feb",
+      "Mar",
+      "Apr",
+      "May",
+      "Jun",
+      "Jul",
+      "Aug",
+      "Sep",
+      "Oct",
+      "Nov",
+      "Dec",
+    ]);
+    expect(await page.locator("#start-season figcaption").innerText()).toMatch(
+      /^Revenue by month: high [A-Z][a-z]{2}, low [A-Z][a-z]{2} · SANDBOX: simulated data$/,
+    );
   }, 60_000);
 
   test("a sample table to try screening: inserted on a sheet of its own, selected, read by the Screen tab", async () => {
@@ -144,6 +164,25 @@ describeWithChromium("the pane's states as an investor meets them", () => {
     // Every sample row reads ("$489,000" included, on a host without ExcelApi 1.11).
     expect(await page.locator("#screen-estimate-list dt:text-is('Rows to send') + dd .figure").innerText()).toBe("6");
     expect(await page.locator("#screen-estimate-list dt:text-is('Invalid rows') + dd .figure").innerText()).toBe("0");
+  }, 30_000);
+
+  test("loan terms for rows without them: a bad one said under the form when Estimate is clicked, nothing priced; fixed, priced", async () => {
+    await readTable("Deals");
+    await page.locator("#screen-loan-box summary").click();
+    await page.getByLabel("Down payment %").fill("lots");
+    await page.getByLabel("Interest %").fill("6.5%");
+    await page.locator("#screen-dry-run").click();
+    await page.locator("#screen-loan-error").waitFor({ state: "visible" });
+    expect(await text("#screen-loan-error")).toMatch(/^Down payment must be .*; got "lots"$/);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("screen-loan-down");
+    expect(await page.locator("#screen-estimate").isVisible()).toBe(false);
+
+    await page.getByLabel("Down payment %").fill("20%");
+    expect(await page.locator("#screen-loan-error").isVisible()).toBe(false);
+    await page.locator("#screen-dry-run").click();
+    await page.locator("#screen-estimate").waitFor({ state: "visible", timeout: 5_000 });
+    for (const label of ["Down payment %", "Interest %"]) await page.getByLabel(label).fill("");
+    await page.locator("#screen-loan-box summary").click();
   }, 30_000);
 
   test("a max-bid typo: said once, under the field, when Estimate is clicked; fixed, one click on Estimate prices the run", async () => {
@@ -226,6 +265,21 @@ describeWithChromium("the pane's states as an investor meets them", () => {
     expect(await meter.getAttribute("aria-valuetext")).toBe("100% of your $1.00 daily budget used");
     expect(await text("#spend-view")).toMatch(/Your budget\s+\$1\.00\s+\$0\.00 left today/);
     expect(await text("#spend-as-of")).toMatch(/^As of \d{1,2}:\d{2}\s?[AP]M\.$/);
+  }, 30_000);
+
+  test("the budget used up: a refresh of the screened deals is not offered either; the plan says why", async () => {
+    await select("Deals");
+    await page.locator("#tab-refresh").click();
+    await page.locator("#refresh-find").click();
+    await page.locator("#refresh-plan").waitFor({ state: "visible" });
+    expect(await text("#refresh-plan-list")).toMatch(/Screened tables\s+1\s+3 rows/);
+    expect(await page.locator("#refresh-run").isVisible()).toBe(false);
+    expect(await text("#refresh-plan-note")).toMatch(
+      /This run may cost up to \$0\.60; \$0\.00 of today's budget is left, so it is not offered\.\s+Nothing new can be bought today/,
+    );
+    expect(await bars("#refresh-plan-note")).toEqual([
+      { intent: "warning", icon: "bar__icon bar__icon--warning", spoken: "Warning:" },
+    ]);
   }, 30_000);
 
   test("new settings whose test fails are not saved: the working token stays", async () => {

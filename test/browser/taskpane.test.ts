@@ -248,6 +248,11 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
         .every((i) => i.complete && i.naturalWidth > 0),
     );
     expect(await page.locator("#comps-chart svg rect").count()).toBe(4);
+    // Twelve months: bars for sight, the same months as a table for screen readers, marked simulated.
+    expect(await page.locator("#comps-season-chart svg rect").count()).toBe(12);
+    expect(await page.locator("#comps-season-chart svg").getAttribute("aria-hidden")).toBe("true");
+    expect(await page.locator("#comps-season-chart table tbody tr").count()).toBe(12);
+    expect(await page.locator("#comps-season-chart figcaption").innerText()).toMatch(/SANDBOX: simulated data$/);
     expect(await page.locator("#comps-chart svg").getAttribute("aria-label")).toMatch(
       /^Annual revenue: 25th percentile \$[\d,.]+, median \$[\d,.]+, 75th percentile/,
     );
@@ -255,8 +260,12 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
 
     await page.locator("#comps-insert").click();
     await page.waitForFunction(() =>
-      /Inserted \d+ comparables/.test(document.getElementById("comps-message")?.textContent ?? ""),
+      /Inserted \d+ comparables/.test(document.getElementById("comps-insert-message")?.textContent ?? ""),
     );
+    // The confirmation is where the click was, in view at 320 px, not under the listings past the fold.
+    const box = await page.locator("#comps-insert-message").boundingBox();
+    const viewport = page.viewportSize();
+    expect(box && viewport && box.y >= 0 && box.y + box.height <= viewport.height).toBe(true);
     const names = await excel<string[]>("excel.sheetNames()");
     expect(names.at(-1)).toMatch(/^Comps [0-9a-f]{12}$/);
     expect(await excel<unknown[]>("excel.tables")).toHaveLength(1);

@@ -19,9 +19,9 @@ test("two copies of the module (two bundles) share one connection and one refres
   expect(functionsBundle).not.toBe(paneBundle);
   expect(paneBundle.addinConnection()).toBe(functionsBundle.addinConnection());
   expect(paneBundle.refreshGate).toBe(functionsBundle.refreshGate);
-  // The pane opens the gate; the functions' copy sees it open.
-  paneBundle.refreshGate.open(60_000);
-  expect(functionsBundle.refreshGate.admits()).toBe(true);
+  // The pane opens the gate for what it priced; the functions' copy admits it.
+  paneBundle.refreshGate.open(["buy:a", "buy:b"]);
+  expect(functionsBundle.refreshGate.admit("buy:a")).toEqual({ freshSince: undefined });
   paneBundle.refreshGate.close();
-  expect(functionsBundle.refreshGate.admits()).toBe(false);
+  expect(functionsBundle.refreshGate.admit("buy:b")).toBeUndefined();
 });

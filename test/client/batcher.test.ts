@@ -1,5 +1,5 @@
-import { BatchingClient, Cancelable, RelayCallError, RelayClient } from "../../src/client";
-import { BatchLine, BuyRequest, EnhanceRequest } from "../../src/contract";
+import { BatchingClient, Cancelable, RefreshGate, RelayCallError, RelayClient } from "../../src/client";
+import { BatchLine, BuyRequest, EnhanceRequest, canonicalRequest } from "../../src/contract";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 /** Resolves in a later task: the calls made so far have been read (the batcher reads them in the next one). */
@@ -144,6 +144,24 @@ describe("calls made together go as one batch, and a recalculation sends nothing
     const refreshed = await batcher.request("buy", body(1), { refresh: true });
     expect(refreshed.data?._id).not.toBe(first.data?._id);
     expect((await batcher.request("buy", body(1))).data?._id).toBe(refreshed.data?._id);
+  });
+
+  test("a gate makes a call a refresh by its canonical request; the same request asked meanwhile joins it, once", async () => {
+    const [a, b] = [await batcher.request("buy", body(1)), await batcher.request("buy", body(2))];
+    const before = t.sandboxStats().reports;
+    const gate = new RefreshGate();
+    gate.open([canonicalRequest("buy", body(1))]);
+    // Asked with another spelling of the same place: the same canonical request.
+    const spelled = { ...body(1), fullAddress: String(body(1).fullAddress).toUpperCase() };
+    const [refreshed, repeat, other] = await Promise.all([
+      batcher.request("buy", () => spelled, { gate }),
+      batcher.request("buy", body(1), { gate }),
+      batcher.request("buy", body(2), { gate }),
+    ]);
+    expect(t.sandboxStats().reports - before).toBe(1);
+    expect(refreshed.data?._id).not.toBe(a.data?._id);
+    expect(repeat.data?._id).toBe(refreshed.data?._id);
+    expect(other.data?._id).toBe(b.data?._id);
   });
 
   test("a bad item fails alone with the relay's error", async () => {

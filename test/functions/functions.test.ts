@@ -1,5 +1,7 @@
 import { excelError, installCustomFunctionsRuntime, invocation } from "../support/custom-functions";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
+import { canonicalRequest } from "../../src/contract";
+import { billedCallRequest } from "../../src/inputs";
 
 installCustomFunctionsRuntime();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -154,11 +156,13 @@ describe("the STR.* functions, end to end through the real relay and sandbox", (
     expect(e.message).toMatch(/STR_CANCELLED/);
   });
 
-  test("the refresh gate makes the next calls billed refreshes, then closes by itself", async () => {
+  test("the refresh gate makes the priced call a billed refresh, once, then closes by itself", async () => {
     const first = cell(await STR.buy(ADDRESS, 450000, 3, 2, 8), "Analysis id");
-    refreshGate.open(1000);
+    const built = billedCallRequest("BUY", [ADDRESS, 450000, 3, 2, 8]);
+    if (!built.ok) throw new Error("the test's request is valid");
+    refreshGate.open([canonicalRequest(built.op, built.request)]);
     const refreshed = await STR.buy(ADDRESS, 450000, 3, 2, 8);
-    refreshGate.close();
+    expect(refreshGate.isOpen()).toBe(false);
     expect(cell(refreshed, "Analysis id")).not.toBe(first);
     expect(cell(refreshed, "Cached")).toMatch(/^No/);
     expect(cell(await STR.buy(ADDRESS, 450000, 3, 2, 8), "Analysis id")).toBe(cell(refreshed, "Analysis id"));

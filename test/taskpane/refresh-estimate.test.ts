@@ -84,7 +84,7 @@ describe("the refresh estimate of STR formulas, against the ledger", () => {
 
     const before = await spentCents();
     const billedBefore = t.sandboxStats().billedCents;
-    await recalculateFormulas(wb.run, refreshGate, plan.targets, { quietMs: 500 });
+    await recalculateFormulas(wb.run, refreshGate, plan.targets, plan.formulaRequests, { quietMs: 500 });
     await Promise.allSettled(answers);
     expect(answers).toHaveLength(7);
     expect((await spentCents()) - before).toBe(Math.round(plan.formulaCostUSD * 100));
@@ -159,7 +159,7 @@ describe("the refresh estimate of STR formulas, against the ledger", () => {
     expect(plan.formulaCostUSD).toBe(0.2);
     const before = await spentCents();
     const arrivals = t.sandboxStats().arrivals;
-    await recalculateFormulas(wb.run, refreshGate, plan.targets, {
+    await recalculateFormulas(wb.run, refreshGate, plan.targets, plan.formulaRequests, {
       quietMs: 500,
       freshSince: plan.olderThan?.freshSince,
     });

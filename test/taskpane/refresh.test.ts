@@ -3,7 +3,7 @@ import { DryRunAnswer, fieldsOf } from "../../src/contract";
 import { defaultScreeningFields, excelDateTime, resultBlockHeader } from "../../src/sheet";
 import { findRefreshTargets } from "../../taskpane/excel/scope";
 import { formulaCalls } from "../../taskpane/excel/formula-arguments";
-import { estimateFormulas, readFormulaRequests } from "../../taskpane/formula-requests";
+import { estimateFormulas, pricedRequests, readFormulaRequests } from "../../taskpane/formula-requests";
 import {
   checkTableDestinations,
   coveredCells,
@@ -140,7 +140,7 @@ describe("what a refresh costs, before anything is sent", () => {
     ]);
   });
 
-  test("formulas: priced by the relay's dry run of those requests; unreadable arguments at the most, invalid ones free", async () => {
+  test("formulas: priced by the relay's dry run of those requests; unreadable arguments not refreshed, invalid ones free", async () => {
     const cell = (formula: string) => ({
       sheetId: "{Other}",
       sheetName: "Other",
@@ -189,8 +189,8 @@ describe("what a refresh costs, before anything is sent", () => {
     expect(asked).toEqual([
       [{ strategy: "buy", params: expect.objectContaining({ purchasePriceUSD: 400000 }), refresh: true }],
     ]);
-    // 0.20 from the relay, 0.40 for the BUY it cannot read, 0.20 for the ENHANCE.
-    expect(est).toMatchObject({ calls: 3, costUSD: 0.8, unread: 2, invalid: 1 });
+    // 0.20 from the relay; the BUY and the ENHANCE it cannot read are not priced, and not refreshed.
+    expect(est).toMatchObject({ calls: 1, costUSD: 0.2, unread: 2, invalid: 1 });
   });
 
   test("formula text: arguments split at top-level commas only; literals, references and the rest told apart", () => {
@@ -335,38 +335,44 @@ describe("refresh older than N days", () => {
 
   test("the gate carries the cutoff to the functions while open, and forgets it when closed", () => {
     const gate = new RefreshGate();
-    gate.open(1000, Date.now(), 123);
-    expect(gate.freshSince).toBe(123);
+    gate.open(["buy:a", "buy:b"], { freshSince: 123 });
+    expect(gate.admit("buy:a")).toEqual({ freshSince: 123 });
     gate.close();
-    expect(gate.freshSince).toBeUndefined();
+    expect(gate.admit("buy:b")).toBeUndefined();
   });
 });
 
 describe("refreshing formulas through the gate", () => {
-  test("the gate is open while Excel recalculates and closes once every formula has called", async () => {
+  test("the gate admits each priced request once, nothing else, and the wait ends once all were made", async () => {
     const gate = new RefreshGate();
-    const seen: boolean[] = [];
-    // Excel runs the functions after the recalculation: each asks the gate, a little later.
+    const seen: [string, boolean][] = [];
+    let priced: string[] = [];
+    // Excel runs the functions after the recalculation: each asks the gate, a little later; a call
+    // the pane did not price (elsewhere in the workbook) and a repeat are ordinary calls.
     const wb = workbook(undefined, () => {
-      for (let i = 0; i < 3; i++) setTimeout(() => seen.push(gate.admits()), 5 + i * 5);
+      const asked = ["buy:{other}", ...priced, priced[0] ?? ""];
+      asked.forEach((c, i) => setTimeout(() => seen.push([c, gate.admit(c) !== undefined]), 5 + i * 5));
     });
     const targets = await findRefreshTargets(wb.run, "sheet");
-    const started = Date.now();
-    const { calls } = await recalculateFormulas(wb.run, gate, targets, { quietMs: 5000 });
-    expect(calls).toBe(3);
-    expect(seen).toEqual([true, true, true]);
-    // Closed as soon as the third call came, not after the quiet period.
-    expect(Date.now() - started).toBeLessThan(1000);
-    expect(gate.admits()).toBe(false);
+    const requests = await readFormulaRequests(wb.run, targets.formulas);
+    priced = pricedRequests(requests);
+    expect(priced).toHaveLength(3);
+    // A quiet period past the test's own timeout: only the last priced call can end the wait.
+    const result = await recalculateFormulas(wb.run, gate, targets, requests, { quietMs: 60_000 });
+    expect(result).toEqual({ calls: 3, notMade: 0 });
+    expect(seen.slice(0, 4).map(([, admitted]) => admitted)).toEqual([false, true, true, true]);
+    expect(gate.isOpen()).toBe(false);
     expect(wb.calculated).toEqual(["Portfolio!0,0,13,21"]);
   });
 
-  test("calls that never come: the gate closes after the quiet period", async () => {
+  test("priced calls that never come: the wait ends after the quiet period and the gate is closed", async () => {
     const gate = new RefreshGate();
     const wb = workbook();
     const targets = await findRefreshTargets(wb.run, "sheet");
-    const { calls } = await recalculateFormulas(wb.run, gate, targets, { quietMs: 100 });
-    expect(calls).toBe(0);
-    expect(gate.admits()).toBe(false);
+    const requests = await readFormulaRequests(wb.run, targets.formulas);
+    const result = await recalculateFormulas(wb.run, gate, targets, requests, { quietMs: 100 });
+    expect(result).toEqual({ calls: 0, notMade: 3 });
+    expect(gate.isOpen()).toBe(false);
+    expect(gate.admit(pricedRequests(requests)[0] ?? "")).toBeUndefined();
   });
 });

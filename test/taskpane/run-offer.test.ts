@@ -1,3 +1,5 @@
+import { noDryRun } from "../../src/client";
+import { refreshOffer } from "../../taskpane/refresh";
 import { runOffer } from "../../taskpane/run-offer";
 
 /** A run the budget left today cannot cover is not offered; the estimate says why and what to do. */
@@ -30,5 +32,38 @@ describe("whether the pane offers a priced run", () => {
       { one: "row", many: "rows" },
     );
     expect(enhance.offered === false && enhance.advice).toMatch(/covers about 1 new row:/);
+  });
+});
+
+describe("whether the pane offers a priced refresh", () => {
+  const plan = (formulaUSD: number, tableUSD: number, budgetRemainingUSD: number) => ({
+    formulas: {
+      calls: Math.round(formulaUSD / 0.2),
+      costUSD: formulaUSD,
+      unread: 0,
+      invalid: 0,
+      dryRun: { ...noDryRun(), items: Math.round(formulaUSD / 0.2), toCreate: Math.round(formulaUSD / 0.2) },
+    },
+    tables: {
+      ...noDryRun(),
+      items: Math.round(tableUSD / 0.2),
+      toCreate: Math.round(tableUSD / 0.2),
+      estimatedCostUSD: tableUSD,
+      budgetRemainingUSD,
+      unusual: 0,
+    },
+  });
+
+  test("formulas and tables together within the budget: offered", () => {
+    expect(refreshOffer(plan(0.6, 1.4, 2))).toEqual({ offered: true });
+  });
+
+  test("formulas and tables together past the budget, though each alone fits: not offered, and why", () => {
+    const offer = refreshOffer(plan(0.6, 1.4, 1.5));
+    expect(offer).toMatchObject({
+      offered: false,
+      reason: "This run may cost up to $2.00; $1.50 of today's budget is left, so it is not offered.",
+    });
+    expect(offer.offered === false && offer.advice).toMatch(/covers about 7 new calls and rows/);
   });
 });

@@ -2,7 +2,8 @@ import { AddressInfo } from "node:net";
 import { RelayClient } from "../../src/client";
 import { recognizeColumns } from "../../src/inputs";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
-import { estimate, planScreening, runScreening } from "../../taskpane/screen";
+import { refreshTables } from "../../taskpane/refresh";
+import { ScreeningProgress, estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import { mockWorkbook } from "./office-mock";
 
@@ -60,5 +61,18 @@ describe("unusual rows in the pane", () => {
     const confirmed = planScreening(table, mapping, { strategy: "buy", numbers: "point", acceptUnusual: true });
     expect(confirmed.rows.map((r) => r.kind)).toEqual(["request", "request", "request"]);
     expect(await estimate(client, [confirmed])).toMatchObject({ items: 3, unusual: 0 });
+  }, 60_000);
+
+  test("a refresh of two such tables sums the held rows apart from the failed ones", async () => {
+    const wb = mockWorkbook({ sheets: [{ name: "Deals", grid: GRID }] });
+    const table = await readSelectedTable(wb.run);
+    const job = planScreening(table, recognizeColumns(table.headers), { strategy: "buy", numbers: "point" });
+    const seen: ScreeningProgress[] = [];
+    const result = await refreshTables({ client, run: wb.run }, [job, job], {
+      sandbox: true,
+      onProgress: (p) => seen.push(p),
+    });
+    expect(result.progress).toMatchObject({ total: 6, done: 6, failed: 0, held: 4 });
+    expect(seen.at(-1)).toMatchObject({ held: 4, failed: 0 });
   }, 60_000);
 });
