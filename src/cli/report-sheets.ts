@@ -120,7 +120,7 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
         // Text needs no format; leaving it off keeps thousands of rows quick to write.
         else if (typeof value === "string")
           cells.push({ value, ...(column.unit === "url" && isWebAddress(value) ? { link: value } : {}) });
-        else cells.push({ value, format: unitFormat(column.unit, outcome.currency) });
+        else cells.push({ value, format: unitFormat(column.unit, outcome.currency, value) });
       });
       cells.push(warnings);
       yield cells;

@@ -1,6 +1,6 @@
 import { ProjectionSummary, ProjectionYear, UNIT_FORMATS, Unit } from "../contract";
 import { BLANK, CellRow, FormattedCell, Grid, cell, text } from "./cells";
-import { cellValue } from "./values";
+import { cellValue, unitFormat } from "./values";
 
 /*
  * STR.PROJECTION's spill: the summary first, two columns of label and value, so that each of its
@@ -65,7 +65,10 @@ export function projectionGrid(years: readonly ProjectionYear[], summary: Projec
   for (const [key, label, unit] of SUMMARY_ROWS) {
     const value = summary[key];
     rows.push(
-      pad([text(label), value === undefined ? text(NO_IRR_TEXT) : cell(cellValue(value, unit), UNIT_FORMATS[unit])]),
+      pad([
+        text(label),
+        value === undefined ? text(NO_IRR_TEXT) : cell(cellValue(value, unit), unitFormat(unit, undefined, value)),
+      ]),
     );
   }
   rows.push(pad([]));
