@@ -31,6 +31,7 @@ import {
 } from "./report-sheets";
 import { RunSummary } from "./summary";
 import { TempBeside, atomically } from "./atomic-file";
+import { calculateOnLoad, streamCalculateOnLoad } from "./full-calc";
 
 /*
  * Writes the output workbook: the user's columns untouched, the result block beside them, then the
@@ -135,6 +136,7 @@ export class NewWorkbook {
     // Seen by `finish`; until then a failed write must not end the run.
     this.#closed.catch(() => undefined);
     this.#book = new Writer({ stream, useStyles: true, useSharedStrings: false });
+    streamCalculateOnLoad(this.#book);
     this.#sheet = addMainSheet(this.#book, source);
     this.#rows = mainSheetRowCells(source);
     this.#isFinal = rowIsFinal(source.plan, source.outcomes);
@@ -276,6 +278,7 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
     if (earlier && isReportSheet(kind, firstRowOf(earlier))) book.removeWorksheet(earlier.id);
   }
   await writeReportSheets(book, w, false);
+  calculateOnLoad(book);
   await atomically(out, (temp) => book.xlsx.writeFile(temp));
 }
 
