@@ -75,9 +75,14 @@ describe("screening the messy CSV portfolio", () => {
       "Annual revenue, median",
       "Nightly rate, median",
       "Occupancy, median",
-      "Year-one revenue",
+      // A mixed table: every strategy's own columns, blank where a strategy has no such figure.
+      "Monthly rent",
       "Year-one cash flow",
       "Cash-on-cash return",
+      "Cap rate",
+      "Total cash invested",
+      "Co-host commission",
+      "Host return",
       "Report",
       "Analysis id",
       "Warnings (sandbox: simulated data)",
@@ -111,8 +116,17 @@ describe("screening the messy CSV portfolio", () => {
   test("every strategy of the per-row column is screened: buy, arbitrage, owned, co-host, and lat,lng as the location", () => {
     const status = columnOf(ws, 1, "STR status");
     for (const r of [3, 5, 6, 9, 10, 16]) expect([r, ws.getRow(r).getCell(status).value]).toEqual([r, "Created"]);
-    // Co-host answers have no cash flow: its cell is empty, not 0.
-    expect(ws.getRow(10).getCell(columnOf(ws, 1, "Year-one cash flow")).value).toBeNull();
+    // Co-host answers have no cash flow: its cell is empty, not 0; its commission and return are there.
+    const at = (r: number, label: string) => ws.getRow(r).getCell(columnOf(ws, 1, label)).value;
+    expect(at(10, "Year-one cash flow")).toBeNull();
+    expect(typeof at(10, "Co-host commission")).toBe("number");
+    expect(typeof at(10, "Host return")).toBe("number");
+    expect(at(10, "Cap rate")).toBeNull();
+    // A buy row has its cap rate and cash invested, no commission; the arbitrage row its rent.
+    expect(typeof at(3, "Cap rate")).toBe("number");
+    expect(typeof at(3, "Total cash invested")).toBe("number");
+    expect(at(3, "Co-host commission")).toBeNull();
+    expect(at(5, "Monthly rent")).toBe(2100);
   });
 
   test("bad rows are kept in place and marked with their error, naming the user's column", () => {

@@ -106,7 +106,7 @@ describe("refreshing a portfolio workbook in place", () => {
       env,
     );
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/earlier results in columns M–W are replaced/);
+    expect(r.stderr).toMatch(/earlier results in columns M–AA are replaced/);
     book = await readWorkbook(file);
     ws = sheet(book, "Portfolio");
     const header = rowValues(ws, 3);
