@@ -46,8 +46,53 @@ describe("screening the messy CSV portfolio", () => {
     expect(first.stderr).toMatch(/row 7: \[STR_VALIDATION\] List Price \(\$\) must be an amount/);
   });
 
+  test("STR Monthly: twelve months of each analysed row, in calendar order, with its warnings", () => {
+    const ws = sheet(book, "STR Monthly");
+    expect(rowValues(ws, 1)).toEqual([
+      "Row",
+      "Property",
+      "Strategy",
+      "Analysis id",
+      "Month",
+      "Nightly rate",
+      "Occupancy",
+      "Revenue",
+      "Warnings",
+    ]);
+    const rows = Array.from({ length: ws.rowCount - 1 }, (_, k) => rowValues(ws, k + 2));
+    const first = rows.filter((r) => r[0] === 2);
+    expect(first).toHaveLength(12);
+    expect(first[0]?.slice(1, 3)).toEqual(["12 Main St, Austin TX", "buy"]);
+    expect(first.map((r) => r[4])).toEqual([
+      "Jan",
+      "Feb",
+      "Mar",
+      "Apr",
+      "May",
+      "Jun",
+      "Jul",
+      "Aug",
+      "Sep",
+      "Oct",
+      "Nov",
+      "Dec",
+    ]);
+    for (const r of first) {
+      expect(typeof r[5]).toBe("number");
+      expect(r[6] as number).toBeGreaterThan(0);
+      expect(r[6] as number).toBeLessThan(1);
+      expect(typeof r[7]).toBe("number");
+      expect(r[8]).toMatch(/SANDBOX/);
+    }
+    expect(ws.getRow(2).getCell(7).numFmt).toBe("0.0%");
+    expect(ws.getRow(2).getCell(8).numFmt).toBe("$#,##0");
+    // Every created row has its months; failed rows have none.
+    expect(new Set(rows.map((r) => r[0])).size).toBe(9);
+    expect(rows.filter((r) => r[0] === 7)).toEqual([]);
+  });
+
   test("writes the input sheet, then Comparables, Warnings and Summary", () => {
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Screening", "STR Comparables", "STR Warnings", "STR Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual(["Screening", "STR Comparables", "STR Monthly", "STR Warnings", "STR Summary"]);
   });
 
   test("keeps the input columns as they were, then the results under a bold header", () => {
