@@ -30,9 +30,10 @@ const DECISION_PATHS = [
 ] as const;
 
 const PERCENTILE_COLUMNS: readonly [PercentileKey, string][] = [
-  ["p25", "p25 (bear)"],
-  ["p50", "p50 (base)"],
-  ["p75", "p75 (bull)"],
+  // Short enough for a default-width column.
+  ["p25", "p25 bear"],
+  ["p50", "p50 base"],
+  ["p75", "p75 bull"],
   ["p90", "p90"],
   ["avg", "Average"],
 ];

@@ -12,15 +12,15 @@ import { WARNING_MARK } from "./warnings";
  *   Mode            Sandbox (simulated data) | Live          (a what-if: "What-if", and what it changed)
  *   <the decision: address, purchase price, loan amount, monthly mortgage payment, year-one revenue,
  *    cash flow, cash-on-cash, cap rate, DSCR, break-even occupancy — those of the strategy>
- *   Warnings        None | 2: see the ⚠ rows at the end
+ *   Warnings (⚠ rows at the end)   2     (a count: the words are in the label column, which a reader widens)
  *
- *   Percentiles     p25 (bear)  p50 (base)  p75 (bull)  p90  Average
+ *   Percentiles     p25 bear  p50 base  p75 bull  p90  Average
  *   Annual revenue  …
  *   Nightly rate    …
  *   Occupancy       …
  *
  *   <every other field of the strategy, in catalogue order>
- *   Fetched         1-Jun-25    14:03      (one Excel date, shown in two cells that fit default widths)
+ *   Fetched         6/1/25      14:03      (one Excel date, shown in two cells that fit default widths)
  *   Cached          Yes: … | No: …
  *   ⚠ Warning       one row per warning
  *
@@ -37,7 +37,7 @@ import { WARNING_MARK } from "./warnings";
 export const CARD_LABELS = {
   mode: "Mode",
   whatIf: "What-if",
-  warnings: "Warnings",
+  warnings: `Warnings (${WARNING_MARK} rows at the end)`,
   noAnalysis: "Analysis",
   fetched: "Fetched",
   cached: "Cached",
@@ -97,14 +97,9 @@ function modeRow(answer: SessionAnswer, whatIf: readonly string[] | undefined): 
   return cardRow(text(CARD_LABELS.whatIf), mode, text(`Changed: ${changed}`));
 }
 
+/** A number, not a sentence, in the value column: text there is cut at a default column's width. */
 function warningsRow(count: number): CellRow {
-  const summary =
-    count === 0
-      ? "None"
-      : count === 1
-        ? `1: see the ${WARNING_MARK} row at the end`
-        : `${count}: see the ${WARNING_MARK} rows at the end`;
-  return cardRow(text(CARD_LABELS.warnings), text(summary));
+  return cardRow(text(CARD_LABELS.warnings), cell(count, "0"));
 }
 
 function fetchedRow(fetchedAt: string, utcOffsetMinutes: number | undefined): CellRow {

@@ -110,7 +110,7 @@ describe("the card leads with the decision", () => {
       "Cap rate",
       "DSCR",
       "Break-even occupancy",
-      "Warnings",
+      CARD_LABELS.warnings,
     ]);
     // The price read back from the taxes (375 a month at 1 %) and the 30-year annuity on 80 % of it.
     expect(valueOf(card, "Purchase price")).toEqual({ value: 450000, format: "$#,##0" });
@@ -129,7 +129,7 @@ describe("the card leads with the decision", () => {
       "Year-one cash flow",
       "Cash-on-cash return",
       "Break-even occupancy",
-      "Warnings",
+      CARD_LABELS.warnings,
     ]);
   });
 
@@ -139,9 +139,9 @@ describe("the card leads with the decision", () => {
     expect(card[top - 1]).toEqual(BLANK_ROW);
     expect(card[top]?.map((c) => c.value)).toEqual([
       PERCENTILES_LABEL,
-      "p25 (bear)",
-      "p50 (base)",
-      "p75 (bull)",
+      "p25 bear",
+      "p50 base",
+      "p75 bull",
       "p90",
       "Average",
     ]);
@@ -184,7 +184,9 @@ describe("missing figures", () => {
     expect(valueOf(sparse, "Cap rate")).toEqual({ value: 0.04, format: "0.0%" });
     // Same strategy, same rows: references into a card survive a refresh.
     expect(labels(sparse).slice(0, -2)).toEqual(labels(full).slice(0, labels(sparse).length - 2));
-    expect(sparse.flat().some((c) => c.value === 0)).toBe(false);
+    // No figure is 0 for a missing one (the warnings row counts warnings: 0 is its real count).
+    const figures = sparse.filter((row) => row[0]?.value !== CARD_LABELS.warnings);
+    expect(figures.flat().some((c) => c.value === 0)).toBe(false);
   });
 
   test("a warnings-only answer says there is no analysis and still shows its warnings", () => {
@@ -207,9 +209,10 @@ describe("warnings, mode and freshness are visible", () => {
   });
 
   test("the row after the decision counts the warnings, so they are seen without scrolling", () => {
-    expect(valueOf(analysisCard(buyAnswer), "Warnings")).toEqual({ value: "3: see the ⚠ rows at the end" });
-    expect(analysisCard(buyAnswer)[11]?.[0]).toEqual({ value: "Warnings" });
-    expect(valueOf(analysisCard(arbAnswer), "Warnings")).toEqual({ value: "None" });
+    expect(CARD_LABELS.warnings).toBe("Warnings (⚠ rows at the end)");
+    expect(valueOf(analysisCard(buyAnswer), CARD_LABELS.warnings)).toEqual({ value: 3, format: "0" });
+    expect(analysisCard(buyAnswer)[11]?.[0]).toEqual({ value: CARD_LABELS.warnings });
+    expect(valueOf(analysisCard(arbAnswer), CARD_LABELS.warnings)).toEqual({ value: 0, format: "0" });
   });
 
   test("a sandbox answer says its data is simulated, in the first row", () => {
@@ -226,8 +229,8 @@ describe("warnings, mode and freshness are visible", () => {
       { value: serial, format: CARD_DATE_FORMAT },
       { value: serial, format: CARD_TIME_FORMAT },
     ]);
-    // "1-Jun-25" and "14:03": nothing wider than a default column's eight digits.
-    expect([CARD_DATE_FORMAT, CARD_TIME_FORMAT]).toEqual(["d-mmm-yy", "h:mm"]);
+    // "6/1/25" and "14:03": never wider than a default column (yyyy-mm-dd hh:mm shows #######).
+    expect([CARD_DATE_FORMAT, CARD_TIME_FORMAT]).toEqual(["m/d/yy", "h:mm"]);
     expect(valueOf(card, CARD_LABELS.cached)?.value).toBe("No: fetched now, cost $0.20");
     expect(valueOf(analysisCard(arbAnswer), CARD_LABELS.cached)?.value).toMatch(/^Yes: .*not billed/);
   });
