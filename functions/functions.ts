@@ -36,7 +36,7 @@ import * as implementation from "./implementation";
  * @param options Optional parameters as a two-column name/value range or "name=value; …" text, e.g. "interestRatePercentage=6.5; addAIComps=TRUE".
  * @param fields Field paths or labels for one screening row, e.g. "revenue.p50, yearOneCashFlowUSD"; omit for the full card.
  * @param invocation Supplied by Excel.
- * @returns The analysis as a label/value card, or one row of the requested fields, with the service's warnings.
+ * @returns The analysis as a card leading with the decision (price, loan, payment, cash flow, returns, DSCR), then the percentiles, or one row of the requested fields, with the service's warnings.
  */
 export function buy(
   location: unknown[][],
@@ -64,7 +64,7 @@ export function buy(
  * @param options Optional parameters as a two-column name/value range or "name=value; …" text, e.g. "purchasePriceUSD=450000; addAIComps=TRUE".
  * @param fields Field paths or labels for one screening row, e.g. "revenue.p50, yearOneCashFlowUSD"; omit for the full card.
  * @param invocation Supplied by Excel.
- * @returns The analysis as a label/value card, or one row of the requested fields, with the service's warnings.
+ * @returns The analysis as a card leading with the decision (price, loan, payment, cash flow, returns, DSCR), then the percentiles, or one row of the requested fields, with the service's warnings.
  */
 export function arb(
   location: unknown[][],
@@ -96,7 +96,7 @@ export function arb(
  * @param options Optional parameters as a two-column name/value range or "name=value; …" text, e.g. "monthlyRentUSD=2400; addAIExpenseEstimates=TRUE".
  * @param fields Field paths or labels for one screening row, e.g. "revenue.p50, yearOneCashFlowUSD"; omit for the full card.
  * @param invocation Supplied by Excel.
- * @returns The analysis as a label/value card, or one row of the requested fields, with the service's warnings.
+ * @returns The analysis as a card leading with the decision (price, loan, payment, cash flow, returns, DSCR), then the percentiles, or one row of the requested fields, with the service's warnings.
  */
 export function owned(
   location: unknown[][],
@@ -141,7 +141,7 @@ export function owned(
  * @param options Optional parameters as a two-column name/value range or "name=value; …" text, e.g. "squareFeet=1400; addAIComps=TRUE".
  * @param fields Field paths or labels for one screening row, e.g. "revenue.p50, yearOneCohostCommissionUSD"; omit for the full card.
  * @param invocation Supplied by Excel.
- * @returns The analysis as a label/value card, or one row of the requested fields, with the service's warnings.
+ * @returns The analysis as a card leading with the decision (price, loan, payment, cash flow, returns, DSCR), then the percentiles, or one row of the requested fields, with the service's warnings.
  */
 export function cohost(
   location: unknown[][],
@@ -222,7 +222,7 @@ export function monthly(analysisId: unknown, invocation?: CustomFunctions.Cancel
  * @param scenario Revenue scenario: p25 (bear), p50, p75 (bull), p90 or avg of the comparables; omit for the analysis's own projection.
  * @param fields Field paths or labels for one row, e.g. "yearOneCashFlowUSD, DSCR"; omit for the full card.
  * @param invocation Supplied by Excel.
- * @returns The recomputed analysis as a card, or one row of the requested fields.
+ * @returns The recomputed analysis as a card headed What-if with what it changed, or one row of the requested fields.
  */
 export function whatif(
   analysisId: unknown,
@@ -258,7 +258,7 @@ export function whatif(
  * @param columnValues The column variable's values: a row of cells, or text such as "p25, p50, p75".
  * @param metric The field to show, by path or label, e.g. "yearOneCashOnCashPercentage" or "DSCR".
  * @param invocation Supplied by Excel.
- * @returns The grid: column values across the top, row values down the side, the metric inside.
+ * @returns The grid, its axes named in words: the metric in the corner, column values across, row values down; SANDBOX when simulated.
  */
 export function sensitivity(
   analysisId: unknown,
@@ -293,7 +293,7 @@ export function sensitivity(
  * @param interestRatePct Interest rate in percent; omit to keep the analysis's.
  * @param mortgageYears Mortgage length in years; omit to keep the analysis's.
  * @param invocation Supplied by Excel.
- * @returns The price in USD, to the cent; #N/A with the reason when no price meets the target.
+ * @returns The price in USD, to the cent (beside it SANDBOX when simulated); #N/A with the reason when no price meets the target.
  */
 export function maxbid(
   analysisId: unknown,
@@ -333,7 +333,7 @@ export function maxbid(
  * @param interestRatePct Interest rate in percent; omit to keep the analysis's.
  * @param mortgageYears Mortgage length in years; omit to keep the analysis's.
  * @param invocation Supplied by Excel.
- * @returns The assumptions and results (IRR, equity multiple, profit, proceeds at sale), then a table of the years under a header row.
+ * @returns The assumptions and results (IRR, equity multiple, profit, proceeds at sale), a blank row, then the year table under its own title and header.
  */
 export function projection(
   analysisId: unknown,

@@ -38,6 +38,8 @@ import {
   analysisEntity,
   analysisOf,
   cell,
+  text,
+  SANDBOX_NOTICE,
   monthlyTable,
   comparablesTable,
   fieldsRow,
@@ -45,6 +47,7 @@ import {
   parseFieldList,
   projectionGrid,
   warningTexts,
+  whatIfChanges,
   readMaxRows,
   sensitivityGrid,
 } from "../src/sheet";
@@ -189,7 +192,10 @@ export function whatif(
     ["scenario", scenario],
   ];
   return free(invocation, {
-    read: () => ({ id: readId(analysisId), inputs: readWhatIfInputs(given), layout: readLayout(fields, undefined) }),
+    read: () => {
+      const inputs = readWhatIfInputs(given);
+      return { id: readId(analysisId), inputs, layout: readLayout(fields, undefined, whatIfChanges(inputs)) };
+    },
     answer: async (args, call) => {
       const { id, inputs, layout } = args();
       const answer = await storedAnswer(id, call);
@@ -221,9 +227,10 @@ export function sensitivity(
     }),
     answer: async (args, call) => {
       const { id, rows, columns, field } = args();
-      const analysis = analysisOf(await storedAnswer(id, call));
+      const answer = await storedAnswer(id, call);
+      const analysis = analysisOf(answer);
       if (!analysis) throw invalidArgument([{ path: "analysisId", message: "holds no analysis" }]);
-      const grid = sensitivityGrid(analysis, rows, columns, field);
+      const grid = sensitivityGrid(analysis, rows, columns, field, { sandbox: answer.relay.sandbox });
       if (!grid.ok) throw invalidArgument([{ path: "rowVariable", message: grid.message }]);
       return grid.grid;
     },
@@ -250,11 +257,14 @@ export function maxbid(
     read: () => ({ id: readId(analysisId), ...readMaxBidTarget(metric, target), inputs: readWhatIfInputs(given) }),
     answer: async (args, call) => {
       const { id, metric: m, target: t, inputs } = args();
-      const result = maxBid(await storedAnalysis(id, call), { ...inputs, metric: m, target: t });
+      const answer = await storedAnswer(id, call);
+      const result = maxBid(analysisIn(answer), { ...inputs, metric: m, target: t });
       if (!result.ok && result.reason === "no-price")
         throw invalidArgument([{ path: "analysisId", message: `has no maximum bid: ${result.message}` }]);
       if (!result.ok) throw new RelayCallError("STR_TARGET_UNREACHABLE", result.message);
-      return [[cell(result.priceUSD, UNIT_FORMATS.usd)]];
+      const bid = cell(result.priceUSD, UNIT_FORMATS.usd);
+      // A simulated bid spills its mark beside it: one cell alone would look like a real price.
+      return [answer.relay.sandbox ? [bid, text(SANDBOX_NOTICE)] : [bid]];
     },
   });
 }
@@ -283,10 +293,11 @@ export function projection(
     read: () => ({ id: readId(analysisId), inputs: readProjectionInputs(years, rates, financing) }),
     answer: async (args, call) => {
       const { id, inputs } = args();
-      const result = projectHold(await storedAnalysis(id, call), inputs);
+      const answer = await storedAnswer(id, call);
+      const result = projectHold(analysisIn(answer), inputs);
       if (!result.ok)
         throw invalidArgument([{ path: "analysisId", message: `cannot be projected: ${result.message}` }]);
-      return projectionGrid(result.years, result.summary);
+      return projectionGrid(result.years, result.summary, { sandbox: answer.relay.sandbox });
     },
   });
 }
@@ -473,9 +484,9 @@ async function storedAnswer(id: string, call: Call): Promise<RelayAnswer> {
   return batcher.analysis(id) ?? batcher.rememberAnalysis(await storedFullAnswer(id, call));
 }
 
-/** The analysis behind an id, for the functions that compute from it. */
-async function storedAnalysis(id: string, call: Call): Promise<Analysis> {
-  const analysis = analysisOf(await storedAnswer(id, call));
+/** The analysis in a stored answer, for the functions that compute from it. */
+function analysisIn(answer: RelayAnswer): Analysis {
+  const analysis = analysisOf(answer);
   if (!analysis) throw invalidArgument([{ path: "analysisId", message: "holds no analysis" }]);
   return analysis;
 }
@@ -487,13 +498,21 @@ async function storedFullAnswer(id: string, call: Call): Promise<RelayAnswer> {
 
 type Layout = (answer: SessionAnswer) => Grid;
 
-/** `fields` → a layout: one screening row, or the whole card. Bad field names fail before anything is sent. */
-function readLayout(fields: unknown[][] | null | undefined, strategy: Strategy | undefined): Layout {
+/**
+ * `fields` → a layout: one screening row, or the whole card (a what-if's says what it changed). Bad
+ * field names fail before anything is sent.
+ */
+function readLayout(
+  fields: unknown[][] | null | undefined,
+  strategy: Strategy | undefined,
+  whatIf?: readonly string[],
+): Layout {
   const given =
     fields !== null &&
     fields !== undefined &&
     fields.some((row) => row.some((c) => c !== null && c !== undefined && c !== ""));
-  if (!given) return (answer) => analysisCard(answer, strategy ? { strategy } : {});
+  if (!given)
+    return (answer) => analysisCard(answer, { ...(strategy ? { strategy } : {}), ...(whatIf ? { whatIf } : {}) });
   const parsed = parseFieldList(fields, strategy ? { strategy } : {});
   if (!parsed.ok) throw invalidArgument([{ path: "fields", message: parsed.message.replace(/^fields:\s*/, "") }]);
   return (answer) => [fieldsRow(answer, parsed.fields)];

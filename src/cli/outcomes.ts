@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { COMPARABLE_COLUMNS, RelayAnswer } from "../contract";
 import { PlannedRow, RowOutcome } from "../screening";
-import { Cell, analysisOf, comparablesTable } from "../sheet";
+import { Cell, FormattedCell, analysisOf, comparablesTable, monthlyTable } from "../sheet";
 import { KeptReport, LocalReports, NO_LISTING_PAGE, NO_PHOTO } from "./local-reports";
 
 /** Links into the run's own relay, dead once it ends: what each says instead. */
@@ -21,6 +21,8 @@ const GONE_LINKS = new Map([
 export interface SpooledOutcome extends RowOutcome {
   /** Its answer's currency, which sets the money formats of its comparables. */
   currency?: string | undefined;
+  /** Its answer's months as the STR Monthly sheet shows them (twelve rows of four cells, or one saying there are none). */
+  monthly?: FormattedCell[][];
   /** Where its comparables are in the spool. */
   comps: { offset: number; length: number } | undefined;
   /** An enhancement that came back without figures, and why (notEnhancedNote): its figures are kept after the run. */
@@ -81,7 +83,18 @@ export class Outcomes {
         );
     }
     const currency = typeof analysis?.currency === "string" ? analysis.currency : undefined;
-    const kept: SpooledOutcome = { ...outcome, comps, ...(currency ? { currency } : {}) };
+    // A few dozen cells a row, kept in memory: the warnings column is the row's, added when written.
+    const monthly = answer
+      ? monthlyTable(analysis)
+          .slice(1)
+          .map((r) => r.slice(0, -1))
+      : undefined;
+    const kept: SpooledOutcome = {
+      ...outcome,
+      comps,
+      ...(currency ? { currency } : {}),
+      ...(monthly ? { monthly } : {}),
+    };
     this.#bySheetRow.set(row.sheetRow, kept);
     const report = answer && this.#reports?.write(answer, "op" in row ? row.op : undefined);
     if (!report) {

@@ -54,7 +54,8 @@ export function planScreening(
       );
     chosen = list.fields;
   }
-  const fields = resultFields(strategy, { chosen, earlier: earlierBlock });
+  // A mixed table: each of its strategies' own columns.
+  const fields = resultFields(strategy ?? planned.strategies, { chosen, earlier: earlierBlock });
   return { ...planned, fields, headerIndex, headers, mapping, earlierBlock };
 }
 

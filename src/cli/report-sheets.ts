@@ -7,6 +7,7 @@ import {
   FormattedCell,
   LEADING_COLUMNS,
   MODE_TEXT,
+  MONTHLY_COLUMNS,
   WARNINGS_HEADER,
   WARNING_MARK,
   excelDateTime,
@@ -35,7 +36,8 @@ export type OutRow = OutCell[];
 export const COMPARABLES_SHEET = "STR Comparables";
 export const WARNINGS_SHEET = "STR Warnings";
 export const SUMMARY_SHEET = "STR Summary";
-export const REPORT_SHEETS = [COMPARABLES_SHEET, WARNINGS_SHEET, SUMMARY_SHEET] as const;
+export const MONTHLY_SHEET = "STR Monthly";
+export const REPORT_SHEETS = [COMPARABLES_SHEET, MONTHLY_SHEET, WARNINGS_SHEET, SUMMARY_SHEET] as const;
 export type ReportSheet = (typeof REPORT_SHEETS)[number];
 
 /** The names str-screen wrote its report under before: an in-place refresh replaces such sheets when their first row is ours. */
@@ -56,13 +58,22 @@ export const COMPARABLES_HEADER = [
   WARNINGS_HEADER,
 ];
 export const WARNINGS_HEADER_ROW = [ROW, PROPERTY, "Strategy", "Kind", "Message"];
+export const MONTHLY_HEADER = [
+  ROW,
+  PROPERTY,
+  "Strategy",
+  "Analysis id",
+  ...MONTHLY_COLUMNS.map((c) => c.label),
+  WARNINGS_HEADER,
+];
 export const SUMMARY_TITLE = "STR screening summary";
 
 /** True when a sheet's first row is the one str-screen writes in report sheet `kind`: only such a sheet is replaced. */
 export function isReportSheet(kind: ReportSheet, firstRow: readonly unknown[]): boolean {
   const text = firstRow.map((v) => (typeof v === "string" ? v : ""));
   if (kind === SUMMARY_SHEET) return text[0] === SUMMARY_TITLE;
-  const header = kind === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW;
+  const header =
+    kind === COMPARABLES_SHEET ? COMPARABLES_HEADER : kind === MONTHLY_SHEET ? MONTHLY_HEADER : WARNINGS_HEADER_ROW;
   return header.slice(0, 4).every((h, i) => text[i] === h);
 }
 
@@ -120,7 +131,7 @@ export function* comparablesRows(plan: Plan, outcomes: Outcomes): Generator<OutR
         // Text needs no format; leaving it off keeps thousands of rows quick to write.
         else if (typeof value === "string")
           cells.push({ value, ...(column.unit === "url" && isWebAddress(value) ? { link: value } : {}) });
-        else cells.push({ value, format: unitFormat(column.unit, outcome.currency) });
+        else cells.push({ value, format: unitFormat(column.unit, outcome.currency, value) });
       });
       cells.push(warnings);
       yield cells;

@@ -28,9 +28,13 @@ import {
   COMPARABLES_SHEET,
   WARNINGS_SHEET,
   SUMMARY_SHEET,
+  MONTHLY_SHEET,
+  MONTHLY_HEADER,
 } from "./report-sheets";
+import { monthlyRows } from "./monthly-sheet";
 import { RunSummary } from "./summary";
 import { TempBeside, atomically } from "./atomic-file";
+import { calculateOnLoad, streamCalculateOnLoad } from "./full-calc";
 
 /*
  * Writes the output workbook: the user's columns untouched, the result block beside them, then the
@@ -104,8 +108,15 @@ function blockWidths(fields: readonly FieldInfo[]): number[] {
 
 const REPORT_WIDTHS: Readonly<Record<string, number[]>> = {
   [COMPARABLES_SHEET]: [6, 36, 9, 26, 34, 9, 9, 7, 14, 12, 10, 9, 40, 40, 14, 40],
+  [MONTHLY_SHEET]: [6, 36, 9, 26, 10, 12, 10, 12, 40],
   [WARNINGS_SHEET]: [6, 36, 9, 14, 100],
   [SUMMARY_SHEET]: [26, 60],
+};
+
+const HEADERS: Readonly<Record<string, readonly string[]>> = {
+  [COMPARABLES_SHEET]: COMPARABLES_HEADER,
+  [MONTHLY_SHEET]: MONTHLY_HEADER,
+  [WARNINGS_SHEET]: WARNINGS_HEADER_ROW,
 };
 
 /** A new workbook: the screened sheet written as its rows become final (writeFinalRows), the rest by `finish`. */
@@ -135,6 +146,7 @@ export class NewWorkbook {
     // Seen by `finish`; until then a failed write must not end the run.
     this.#closed.catch(() => undefined);
     this.#book = new Writer({ stream, useStyles: true, useSharedStrings: false });
+    streamCalculateOnLoad(this.#book);
     this.#sheet = addMainSheet(this.#book, source);
     this.#rows = mainSheetRowCells(source);
     this.#isFinal = rowIsFinal(source.plan, source.outcomes);
@@ -206,14 +218,14 @@ function headerFilter(row: number, width: number): ExcelJS.AutoFilter {
 async function writeReportSheets(book: ExcelJS.Workbook, w: WriteInput, commit = true): Promise<void> {
   const sheets: [string, Iterable<OutRow>][] = [
     [COMPARABLES_SHEET, comparablesRows(w.plan, w.outcomes)],
+    [MONTHLY_SHEET, monthlyRows(w.plan, w.outcomes)],
     [WARNINGS_SHEET, warningsRows(w.plan, w.outcomes)],
     [SUMMARY_SHEET, summaryRows(w.summary)],
   ];
   for (const [name, rows] of sheets) {
     const ws = book.addWorksheet(name, name === SUMMARY_SHEET ? {} : { views: [{ state: "frozen", ySplit: 1 }] });
     ws.columns = (REPORT_WIDTHS[name] ?? []).map((width) => ({ width }));
-    if (name !== SUMMARY_SHEET)
-      ws.autoFilter = headerFilter(1, (name === COMPARABLES_SHEET ? COMPARABLES_HEADER : WARNINGS_HEADER_ROW).length);
+    if (name !== SUMMARY_SHEET) ws.autoFilter = headerFilter(1, HEADERS[name]?.length ?? 1);
     let n = 0;
     for (const cells of rows) {
       const row = ws.getRow(++n);
@@ -276,6 +288,7 @@ export async function refreshInPlace(out: string, w: WriteInput): Promise<void> 
     if (earlier && isReportSheet(kind, firstRowOf(earlier))) book.removeWorksheet(earlier.id);
   }
   await writeReportSheets(book, w, false);
+  calculateOnLoad(book);
   await atomically(out, (temp) => book.xlsx.writeFile(temp));
 }
 

@@ -30,20 +30,28 @@ export interface FieldInfo {
   derive?: (analysis: Analysis) => number | undefined;
 }
 
-/** Excel number format of each unit. */
+/**
+ * Excel number format of each unit. Counts and years are whole numbers in `0`; a fractional one (a
+ * half bath) gets `0.0` from `countFormat`: a format ending in a bare .# shows a whole 3 as "3.".
+ */
 export const UNIT_FORMATS: Readonly<Record<Unit, string>> = {
   usd: "$#,##0",
   percent: "0.0%",
   fraction: "0.0%",
   ratio: "0.00",
-  count: "0.#",
-  years: "0.#",
+  count: "0",
+  years: "0",
   miles: '0.0 "mi"',
   degrees: "0.000000",
   text: "@",
   url: "@",
   id: "@",
 };
+
+/** The format of a count or a number of years: `0` for a whole number, `0.0` for a fraction (2.5 baths). */
+export function countFormat(value: number): string {
+  return Number.isInteger(value) ? "0" : "0.0";
+}
 
 /** What a service value is multiplied by in a cell: percents become fractions. */
 export const UNIT_SCALE: Readonly<Record<Unit, number>> = {
@@ -188,6 +196,9 @@ export const FIELD_CATALOGUE: readonly FieldInfo[] = [
   derived("grossYield", "Gross yield", "fraction", MORTGAGE),
   derived("bearCashFlowUSD", "Cash flow, bear case (p25 revenue)", "usd", INVESTED),
   derived("bullCashFlowUSD", "Cash flow, bull case (p75 revenue)", "usd", INVESTED),
+  { ...derived("purchasePriceUSD", "Purchase price", "usd", MORTGAGE), group: "Financing" },
+  { ...derived("loanAmountUSD", "Loan amount", "usd", MORTGAGE), group: "Financing" },
+  { ...derived("monthlyMortgagePaymentUSD", "Monthly payment", "usd", MORTGAGE), group: "Financing" },
   field("totalCashInvestment", "Total cash invested", "usd", "Financing", INVESTED),
   field("downPaymentPercentage", "Down payment", "percent", "Financing", MORTGAGE),
   field("interestRatePercentage", "Interest rate", "percent", "Financing", MORTGAGE),

@@ -6,6 +6,7 @@ import {
   arbModel,
   cohostModel,
   mortgageStrategyModel,
+  mortgageYearOne,
 } from "./finance";
 import { round } from "./numbers";
 
@@ -224,6 +225,20 @@ export function mortgageInputs(
  * computed from an analysis's own fields; undefined where its strategy has no such figure.
  */
 export const INVESTOR_METRICS = {
+  /** The purchase price the analysis was made for, read back from its figures (impliedPrice). */
+  purchasePriceUSD(a: Analysis): number | undefined {
+    return whatIfKind(a) === "mortgage" ? impliedPrice(a) : undefined;
+  },
+  /** What is borrowed: the price less the down payment (finance.ts's mortgageYearOne). */
+  loanAmountUSD(a: Analysis): number | undefined {
+    const mortgage = mortgageOf(a);
+    return mortgage === undefined ? undefined : round(mortgage.loanUSD, 2);
+  },
+  /** The annuity's monthly payment, without the property tax (finance.ts's mortgageYearOne). */
+  monthlyMortgagePaymentUSD(a: Analysis): number | undefined {
+    const mortgage = mortgageOf(a);
+    return mortgage === undefined ? undefined : round(mortgage.monthlyPaymentUSD, 2);
+  },
   /** Debt service coverage: operating income ÷ mortgage & taxes (the PITI lenders of DSCR loans use). */
   dscr(a: Pick<Analysis, "yearOneOperatingIncomeUSD" | "yearOneMorgageAndTaxesUSD">): number | undefined {
     const income = num(a.yearOneOperatingIncomeUSD);
@@ -255,6 +270,13 @@ export const INVESTOR_METRICS = {
 } as const;
 
 export type InvestorMetric = keyof typeof INVESTOR_METRICS;
+
+/** The mortgage of a buy or owned analysis at its own terms; undefined for other strategies. */
+function mortgageOf(a: Analysis): ReturnType<typeof mortgageYearOne> | undefined {
+  if (whatIfKind(a) !== "mortgage") return undefined;
+  const model = mortgageInputs(a, {});
+  return model.ok ? mortgageYearOne(model.inputs) : undefined;
+}
 
 function scenarioCashFlow(a: Analysis, scenario: PercentileKey): number | undefined {
   const kind = whatIfKind(a);

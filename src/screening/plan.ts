@@ -1,4 +1,4 @@
-import { BatchItem, FieldInfo, FieldIssue, Operation, Strategy, isCreate } from "../contract";
+import { BatchItem, FieldInfo, FieldIssue, Operation, STRATEGIES, Strategy, isCreate } from "../contract";
 import {
   CellInput,
   ColumnMapping,
@@ -43,6 +43,8 @@ export interface PlannedRows {
   itemRows: number[];
   /** The one strategy of every row, when they share one. */
   strategy: Strategy | undefined;
+  /** The strategies of the rows, in STRATEGIES order (a mixed table's columns are their union). */
+  strategies?: Strategy[];
 }
 
 export interface ScreeningPlan extends PlannedRows {
@@ -107,7 +109,8 @@ export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, op
   }
   const only = ops.size === 1 ? [...ops][0] : ops.size === 0 ? options.strategy : undefined;
   const strategy = only !== undefined && isCreate(only) ? only : undefined;
-  return { rows, items, itemRows, strategy };
+  const strategies = STRATEGIES.filter((s) => ops.has(s));
+  return { rows, items, itemRows, strategy, strategies };
 }
 
 /**
@@ -115,7 +118,7 @@ export function planRows(source: Iterable<SourceRow>, mapping: ColumnMapping, op
  * wrote (or the user kept), not the defaults again; else the defaults for the rows' strategy.
  */
 export function resultFields(
-  strategy: Strategy | undefined,
+  strategy: Strategy | readonly Strategy[] | undefined,
   given: { chosen?: readonly FieldInfo[] | undefined; earlier?: ResultBlockSpan | undefined },
 ): readonly FieldInfo[] {
   if (given.chosen) return given.chosen;

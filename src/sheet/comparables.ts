@@ -38,7 +38,7 @@ export function comparablesTable(
     .map((comparable) => [
       ...COMPARABLE_COLUMNS.map((column): FormattedCell => {
         const value = cellValue(valueAt(comparable, column.key), column.unit);
-        return value === "" ? BLANK : { value, format: unitFormat(column.unit, analysis?.currency) };
+        return value === "" ? BLANK : { value, format: unitFormat(column.unit, analysis?.currency, value) };
       }),
       notes,
     ]);

@@ -91,6 +91,14 @@ const SECTION_OF: Record<FieldInfo["group"], "Revenue" | "Financials" | "Propert
   Report: "Report",
 };
 
+/**
+ * The service's `quartiles` as sent are the same percentiles the Revenue section lists (the normaliser
+ * reads them from there when `revenue` is missing): asked for by name in `fields`, not repeated here.
+ */
+function notQuartile(field: FieldInfo): boolean {
+  return !field.path.startsWith("quartiles.");
+}
+
 /** The entity for an answer, or undefined when it holds no analysis (then the caller shows the card spill). */
 export function analysisEntity(
   answer: RelayAnswer,
@@ -110,7 +118,7 @@ export function analysisEntity(
     Warnings: [],
   };
 
-  for (const field of strategy ? fieldsOf(strategy) : []) {
+  for (const field of strategy ? fieldsOf(strategy).filter(notQuartile) : []) {
     const value = toCellValue(fieldCell(analysis, field), support);
     if (value === "") continue;
     const name = propertyName(field);
@@ -126,7 +134,6 @@ export function analysisEntity(
   const address = typeof analysis.fullAddress === "string" && analysis.fullAddress ? analysis.fullAddress : "Analysis";
   properties.Address ??= { type: "String", basicValue: address };
   properties.Mode = { type: "String", basicValue: answer.relay.sandbox ? MODE_TEXT.sandbox : MODE_TEXT.live };
-  sections.Report?.push("Mode");
 
   const comps = analysis.comparables;
   if (comps.length > 0) {
@@ -157,12 +164,14 @@ export function analysisEntity(
     warnings.length === 0
       ? { type: "String", basicValue: "None" }
       : { type: "Array", elements: warnings.map((w) => [{ type: "String", basicValue: w }]) };
-  sections.Warnings = ["Warnings"];
+  // The mode beside the warnings, open: a simulated analysis is never read as a real one.
+  sections.Warnings = ["Mode", "Warnings"];
 
   const order = ["Revenue", "Financials", "Comparables", "Warnings", "Property", "Report"] as const;
   return {
     type: "Entity",
-    text: strategy ? `${address} (${strategy})` : address,
+    // The text is what the cell shows: a simulated analysis says so first, where a narrow column keeps it.
+    text: `${answer.relay.sandbox ? "SANDBOX: " : ""}${strategy ? `${address} (${strategy})` : address}`,
     properties,
     layouts: {
       card: {

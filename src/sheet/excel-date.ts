@@ -6,6 +6,10 @@
 
 export const DATE_TIME_FORMAT = "yyyy-mm-dd hh:mm";
 
+/** The card's date and time of one serial, in two cells: each fits a default-width column, where the one above shows `#######`. */
+export const CARD_DATE_FORMAT = "m/d/yy";
+export const CARD_TIME_FORMAT = "h:mm";
+
 const MS_PER_DAY = 86_400_000;
 /** Excel's day 0 (its 1900 leap-year bug is why it is the 30th, not the 31st). */
 const EXCEL_EPOCH_UTC = Date.UTC(1899, 11, 30);

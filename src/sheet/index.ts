@@ -10,6 +10,8 @@ export * from "./values";
 export * from "./excel-date";
 export * from "./warnings";
 export * from "./card";
+export * from "./card-blocks";
+export * from "./what-if";
 export * from "./fields";
 export * from "./screening";
 export * from "./comparables";

@@ -1,12 +1,14 @@
 import { ProjectionSummary, ProjectionYear, UNIT_FORMATS, Unit } from "../contract";
 import { BLANK, CellRow, FormattedCell, Grid, cell, text } from "./cells";
-import { cellValue } from "./values";
+import { SANDBOX_NOTICE } from "./answer";
+import { cellValue, unitFormat } from "./values";
 
 /*
  * STR.PROJECTION's spill: the summary first, two columns of label and value, so that each of its
  * rows keeps its place whatever the hold (`=INDEX(P, 19, 2)` is the IRR for 5 years or 30); then a
- * blank row; then the year-by-year table under its header. Rates are fractions under a % format,
- * as everywhere in the add-in.
+ * blank row; then the year-by-year table, apart, under a title of its own and its header. Rates
+ * are fractions under a % format, as everywhere in the add-in. A simulated analysis's projection
+ * says so beside both titles, so neither block passes for a real one when read or copied alone.
  */
 
 const SUMMARY_ROWS: readonly [keyof ProjectionSummary, string, Unit][] = [
@@ -49,7 +51,15 @@ export const PROJECTION_COLUMN_LABELS = YEAR_COLUMNS.map(([, label]) => label);
 /** IRR's cell when the flows have none: text, so a formula reading it fails rather than reads 0. */
 export const NO_IRR_TEXT = "None: the cash flows never repay the cash invested";
 
-export function projectionGrid(years: readonly ProjectionYear[], summary: ProjectionSummary): Grid {
+/** The title of the year-by-year table. */
+export const PROJECTION_YEARS_TITLE = "Year by year";
+
+export function projectionGrid(
+  years: readonly ProjectionYear[],
+  summary: ProjectionSummary,
+  options: { sandbox?: boolean } = {},
+): Grid {
+  const mark = options.sandbox === true ? [text(SANDBOX_NOTICE)] : [];
   const width = YEAR_COLUMNS.length;
   const pad = (cells: FormattedCell[]): CellRow => [
     ...cells,
@@ -60,15 +70,20 @@ export function projectionGrid(years: readonly ProjectionYear[], summary: Projec
       text(
         `Projection: ${years.length} ${years.length === 1 ? "year" : "years"}, sold at the end of year ${years.length}`,
       ),
+      ...mark,
     ]),
   ];
   for (const [key, label, unit] of SUMMARY_ROWS) {
     const value = summary[key];
     rows.push(
-      pad([text(label), value === undefined ? text(NO_IRR_TEXT) : cell(cellValue(value, unit), UNIT_FORMATS[unit])]),
+      pad([
+        text(label),
+        value === undefined ? text(NO_IRR_TEXT) : cell(cellValue(value, unit), unitFormat(unit, undefined, value)),
+      ]),
     );
   }
   rows.push(pad([]));
+  rows.push(pad([text(PROJECTION_YEARS_TITLE), ...mark]));
   rows.push(YEAR_COLUMNS.map(([, label]) => text(label)));
   for (const year of years)
     rows.push(YEAR_COLUMNS.map(([key]) => (key === "year" ? cell(year.year, "0") : cell(year[key], UNIT_FORMATS.usd))));

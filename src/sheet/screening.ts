@@ -1,4 +1,4 @@
-import { FieldInfo, RelayAnswer, RelayErrorBody, Strategy, findField } from "../contract";
+import { FieldInfo, RelayAnswer, RelayErrorBody, STRATEGIES, Strategy, findField } from "../contract";
 import { BLANK, CellRow, Grid, text } from "./cells";
 import { sheetError } from "./errors";
 import { fieldsHeader, fieldsRow } from "./fields";
@@ -34,7 +34,7 @@ export function screeningResultOf(body: RelayAnswer | RelayErrorBody): Screening
 }
 
 /** What to screen when the user names no fields: the figures investors sort a list by, then the links. */
-const DEFAULT_FIELDS: Readonly<Record<Strategy | "mixed", readonly string[]>> = {
+const DEFAULT_FIELDS: Readonly<Record<Strategy, readonly string[]>> = {
   buy: [
     "revenue.p50",
     "adr.p50",
@@ -77,22 +77,40 @@ const DEFAULT_FIELDS: Readonly<Record<Strategy | "mixed", readonly string[]>> = 
     "url",
     "_id",
   ],
-  // A table mixing strategies: fields most of them have (a co-host row leaves cash flow blank).
-  mixed: [
-    "revenue.p50",
-    "adr.p50",
-    "occupancy.p50",
-    "yearOneRevenueUSD",
-    "yearOneCashFlowUSD",
-    "yearOneCashOnCashPercentage",
-    "url",
-    "_id",
-  ],
 };
 
-/** The default fields for a table of one strategy, or of several (`undefined`). */
-export function defaultScreeningFields(strategy?: Strategy): FieldInfo[] {
-  return DEFAULT_FIELDS[strategy ?? "mixed"].map((path) => {
+/**
+ * A table mixing strategies gets the union of their own columns, in this order, each blank in the
+ * rows of a strategy without that figure: a co-host row still shows its commission, a buy row its
+ * cap rate and cash invested.
+ */
+const MIXED_ORDER: readonly string[] = [
+  "revenue.p50",
+  "adr.p50",
+  "occupancy.p50",
+  "monthlyRentUSD",
+  "yearOneCashFlowUSD",
+  "yearOneCashOnCashPercentage",
+  "yearOneCapRatePercentage",
+  "totalCashInvestment",
+  "yearOneCohostCommissionUSD",
+  "yearOneCohostReturnUSD",
+  "url",
+  "_id",
+];
+
+/**
+ * The default fields for a table of one strategy, or of several: those named (the strategies its
+ * rows have), or any (`undefined`, when the rows' strategies are not known).
+ */
+export function defaultScreeningFields(strategy?: Strategy | readonly Strategy[]): FieldInfo[] {
+  const named = typeof strategy === "string" ? [strategy] : (strategy ?? []);
+  const strategies = named.length === 0 ? STRATEGIES : named;
+  const paths =
+    strategies.length === 1
+      ? DEFAULT_FIELDS[strategies[0] as Strategy]
+      : MIXED_ORDER.filter((path) => strategies.some((s) => DEFAULT_FIELDS[s].includes(path)));
+  return paths.map((path) => {
     const field = findField(path);
     if (!field) throw new Error(`default screening field ${path} is not in the catalogue`);
     return field;

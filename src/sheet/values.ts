@@ -1,4 +1,4 @@
-import { Analysis, FieldInfo, UNIT_FORMATS, UNIT_SCALE, Unit, moneyFormat } from "../contract";
+import { Analysis, FieldInfo, UNIT_FORMATS, UNIT_SCALE, Unit, countFormat, moneyFormat } from "../contract";
 import { BLANK, Cell, FormattedCell } from "./cells";
 
 /*
@@ -56,12 +56,17 @@ export function fieldCell(
 ): FormattedCell {
   const value = readField(analysis, field);
   if (value === "") return BLANK;
-  return { value, format: unitFormat(field.unit, analysis?.currency) };
+  return { value, format: unitFormat(field.unit, analysis?.currency, value) };
 }
 
-/** A unit's number format in an answer of `currency`: only money depends on it. */
-export function unitFormat(unit: Unit, currency: unknown): string {
-  return unit === "usd" ? moneyFormat(currency) : UNIT_FORMATS[unit];
+/**
+ * A unit's number format in an answer of `currency`, for `value`: money depends on the currency,
+ * counts and years on the value (a whole 3 in `0`, 2.5 baths in `0.0`).
+ */
+export function unitFormat(unit: Unit, currency: unknown, value?: unknown): string {
+  if (unit === "usd") return moneyFormat(currency);
+  if ((unit === "count" || unit === "years") && typeof value === "number") return countFormat(value);
+  return UNIT_FORMATS[unit];
 }
 
 function scale(value: number, unit: Unit): number {

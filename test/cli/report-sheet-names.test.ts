@@ -27,6 +27,7 @@ describe("report sheet names", () => {
       "Assumptions",
       "Summary",
       "STR Comparables",
+      "STR Monthly",
       "STR Warnings",
       "STR Summary",
     ]);
@@ -50,6 +51,7 @@ describe("report sheet names", () => {
       "Portfolio",
       "Assumptions",
       "STR Comparables",
+      "STR Monthly",
       "STR Warnings",
       "STR Summary",
     ]);

@@ -46,8 +46,53 @@ describe("screening the messy CSV portfolio", () => {
     expect(first.stderr).toMatch(/row 7: \[STR_VALIDATION\] List Price \(\$\) must be an amount/);
   });
 
+  test("STR Monthly: twelve months of each analysed row, in calendar order, with its warnings", () => {
+    const ws = sheet(book, "STR Monthly");
+    expect(rowValues(ws, 1)).toEqual([
+      "Row",
+      "Property",
+      "Strategy",
+      "Analysis id",
+      "Month",
+      "Nightly rate",
+      "Occupancy",
+      "Revenue",
+      "Warnings",
+    ]);
+    const rows = Array.from({ length: ws.rowCount - 1 }, (_, k) => rowValues(ws, k + 2));
+    const first = rows.filter((r) => r[0] === 2);
+    expect(first).toHaveLength(12);
+    expect(first[0]?.slice(1, 3)).toEqual(["12 Main St, Austin TX", "buy"]);
+    expect(first.map((r) => r[4])).toEqual([
+      "Jan",
+      "Feb",
+      "Mar",
+      "Apr",
+      "May",
+      "Jun",
+      "Jul",
+      "Aug",
+      "Sep",
+      "Oct",
+      "Nov",
+      "Dec",
+    ]);
+    for (const r of first) {
+      expect(typeof r[5]).toBe("number");
+      expect(r[6] as number).toBeGreaterThan(0);
+      expect(r[6] as number).toBeLessThan(1);
+      expect(typeof r[7]).toBe("number");
+      expect(r[8]).toMatch(/SANDBOX/);
+    }
+    expect(ws.getRow(2).getCell(7).numFmt).toBe("0.0%");
+    expect(ws.getRow(2).getCell(8).numFmt).toBe("$#,##0");
+    // Every created row has its months; failed rows have none.
+    expect(new Set(rows.map((r) => r[0])).size).toBe(9);
+    expect(rows.filter((r) => r[0] === 7)).toEqual([]);
+  });
+
   test("writes the input sheet, then Comparables, Warnings and Summary", () => {
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Screening", "STR Comparables", "STR Warnings", "STR Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual(["Screening", "STR Comparables", "STR Monthly", "STR Warnings", "STR Summary"]);
   });
 
   test("keeps the input columns as they were, then the results under a bold header", () => {
@@ -75,9 +120,14 @@ describe("screening the messy CSV portfolio", () => {
       "Annual revenue, median",
       "Nightly rate, median",
       "Occupancy, median",
-      "Year-one revenue",
+      // A mixed table: every strategy's own columns, blank where a strategy has no such figure.
+      "Monthly rent",
       "Year-one cash flow",
       "Cash-on-cash return",
+      "Cap rate",
+      "Total cash invested",
+      "Co-host commission",
+      "Host return",
       "Report",
       "Analysis id",
       "Warnings (sandbox: simulated data)",
@@ -111,8 +161,17 @@ describe("screening the messy CSV portfolio", () => {
   test("every strategy of the per-row column is screened: buy, arbitrage, owned, co-host, and lat,lng as the location", () => {
     const status = columnOf(ws, 1, "STR status");
     for (const r of [3, 5, 6, 9, 10, 16]) expect([r, ws.getRow(r).getCell(status).value]).toEqual([r, "Created"]);
-    // Co-host answers have no cash flow: its cell is empty, not 0.
-    expect(ws.getRow(10).getCell(columnOf(ws, 1, "Year-one cash flow")).value).toBeNull();
+    // Co-host answers have no cash flow: its cell is empty, not 0; its commission and return are there.
+    const at = (r: number, label: string) => ws.getRow(r).getCell(columnOf(ws, 1, label)).value;
+    expect(at(10, "Year-one cash flow")).toBeNull();
+    expect(typeof at(10, "Co-host commission")).toBe("number");
+    expect(typeof at(10, "Host return")).toBe("number");
+    expect(at(10, "Cap rate")).toBeNull();
+    // A buy row has its cap rate and cash invested, no commission; the arbitrage row its rent.
+    expect(typeof at(3, "Cap rate")).toBe("number");
+    expect(typeof at(3, "Total cash invested")).toBe("number");
+    expect(at(3, "Co-host commission")).toBeNull();
+    expect(at(5, "Monthly rent")).toBe(2100);
   });
 
   test("bad rows are kept in place and marked with their error, naming the user's column", () => {

@@ -18,7 +18,7 @@ describe("screening an .xlsx portfolio into a new workbook", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('portfolio-messy.xlsx (sheet "Portfolio"), header in row 3');
     const book = await readWorkbook(out);
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "STR Comparables", "STR Warnings", "STR Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "STR Comparables", "STR Monthly", "STR Warnings", "STR Summary"]);
     const ws = sheet(book, "Portfolio");
     expect(ws.getCell("A1").value).toBe("My STR portfolio — Q3 review");
     expect(ws.views[0]).toMatchObject({ state: "frozen", ySplit: 3 });
@@ -71,6 +71,7 @@ describe("refreshing a portfolio workbook in place", () => {
       "Portfolio",
       "Assumptions",
       "STR Comparables",
+      "STR Monthly",
       "STR Warnings",
       "STR Summary",
     ]);
@@ -106,7 +107,7 @@ describe("refreshing a portfolio workbook in place", () => {
       env,
     );
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/earlier results in columns M–W are replaced/);
+    expect(r.stderr).toMatch(/earlier results in columns M–AA are replaced/);
     book = await readWorkbook(file);
     ws = sheet(book, "Portfolio");
     const header = rowValues(ws, 3);
@@ -126,6 +127,7 @@ describe("refreshing a portfolio workbook in place", () => {
       "Portfolio",
       "Assumptions",
       "STR Comparables",
+      "STR Monthly",
       "STR Warnings",
       "STR Summary",
     ]);

@@ -152,8 +152,8 @@ describe("units, formats and scales", () => {
 
   test.each([
     ["usd", "$#,##0"],
-    ["count", "0.#"],
-    ["years", "0.#"],
+    ["count", "0"],
+    ["years", "0"],
     ["miles", '0.0 "mi"'],
     ["text", "@"],
     ["url", "@"],

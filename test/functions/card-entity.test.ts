@@ -47,6 +47,15 @@ describe("STR.CARD in an Excel with data types", () => {
       "Report",
     ]);
     expect(entity.provider.description).toMatch(/simulated/);
+    // What the cell shows says it is simulated; the mode is beside the warnings, not folded away.
+    expect(entity.text).toBe("SANDBOX: 12 Main St, Austin TX (buy)");
+    expect(entity.layouts.card.sections.find((s) => s.title === "Warnings")?.properties).toEqual(["Mode", "Warnings"]);
+    // The decision's price, loan and payment; the percentiles once, not again as "Quartiles: …".
+    expect(entity.properties["Purchase price"]).toMatchObject({ basicValue: 450000 });
+    expect(entity.properties["Loan amount"]).toMatchObject({ basicValue: 360000 });
+    expect(entity.properties["Monthly payment"]).toMatchObject({ type: "Double", numberFormat: "$#,##0" });
+    expect(Object.keys(entity.properties).filter((k) => k.startsWith("Quartiles"))).toEqual([]);
+    expect(entity.properties["Annual revenue, median"]).toMatchObject({ type: "Double" });
     expect(JSON.stringify(entity)).not.toContain("referencedValues");
   });
 

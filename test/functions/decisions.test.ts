@@ -72,7 +72,8 @@ describe("STR.MAXBID: at the price it returns STR.WHATIF meets the target, and 1
     // Computed in the add-in from the analysis the session holds: nothing reaches the relay.
     expect(await requests()).toBe(before);
     expect(t.sandboxStats().arrivals).toBe(arrivals);
-    expect(bid).toEqual([[expect.any(Number)]]);
+    // The sandbox simulated the analysis: the bid spills its mark beside it.
+    expect(bid).toEqual([[expect.any(Number), "SANDBOX: simulated data"]]);
     const price = bid[0]?.[0] as number;
     expect(Math.round(price * 100)).toBeCloseTo(price * 100, 6);
     const at = async (p: number) =>
@@ -136,6 +137,9 @@ describe("STR.PROJECTION", () => {
       const spill = await STR.projection(cell(card, "Analysis id"), 30);
       expect(await requests()).toBe(before);
       expect(spill.every((row) => row.length === 9)).toBe(true);
+      // A simulated analysis: its projection says so beside its title and the year table's.
+      expect(spill[0]?.[1]).toBe("SANDBOX: simulated data");
+      expect(spill.find((row) => row[0] === "Year by year")?.[1]).toBe("SANDBOX: simulated data");
       const { summary, years } = parts(spill);
       expect(years).toHaveLength(30);
       const [year, revenue, expenses, income, debt, cashFlow] = years[0] as number[];

@@ -50,7 +50,7 @@ describe("STR.WHATIF and STR.SENSITIVITY compute locally from a stored analysis"
         close: Math.abs(got - (value as number)) <= Math.max(0.05, Math.abs(value as number) * 1e-4),
       }).toEqual({ label, close: true });
     }
-    expect(cell(same, "Cached")).toMatch(/^Yes/);
+    expect(cell(same, "Cached")).toMatch(/^No: computed in Excel/);
   });
 
   test("other financing and a bear scenario change what they should", async () => {
@@ -58,12 +58,20 @@ describe("STR.WHATIF and STR.SENSITIVITY compute locally from a stored analysis"
     const id = cell(card, "Analysis id");
     const dearer = await STR.whatif(id, OMITTED, OMITTED, "7.5%");
     expect(cell(dearer, "Interest rate")).toBeCloseTo(0.075);
+    // A what-if says so first, with what it changed; its price is the card's.
+    expect(dearer[0]?.slice(0, 3)).toEqual(["What-if", "Sandbox (simulated data)", "Changed: interest rate 7.5%"]);
+    expect(cell(dearer, "Purchase price")).toBe(450000);
+    const cheaper = await STR.whatif(id, 400000, 25);
+    expect(cheaper[0]?.[2]).toBe("Changed: purchase price $400,000; down payment 25%");
+    expect(cell(cheaper, "Purchase price")).toBe(400000);
+    expect(cell(cheaper, "Loan amount")).toBe(300000);
+    expect(cell(card, "Mode")).toBe("Sandbox (simulated data)");
     expect(cell(dearer, "Year-one cash flow") as number).toBeLessThan(cell(card, "Year-one cash flow") as number);
     expect(cell(dearer, "Year-one revenue")).toBe(cell(card, "Year-one revenue"));
     const bear = await STR.whatif(id, OMITTED, OMITTED, OMITTED, OMITTED, "p25", [
       ["yearOneRevenueUSD, Cash flow, bear case (p25 revenue)"],
     ]);
-    expect(bear[0]?.[0]).toBeCloseTo(cell(card, "Annual revenue, 25th percentile") as number, 1);
+    expect(bear[0]?.[0]).toBeCloseTo(card.find((row) => row[0] === "Annual revenue")?.[1] as number, 1);
     expect(bear[0]?.[1]).toBeCloseTo(cell(card, "Cash flow, bear case (p25 revenue)") as number, 0);
   });
 
@@ -77,17 +85,28 @@ describe("STR.WHATIF and STR.SENSITIVITY compute locally from a stored analysis"
       [["5%", "6%", "7%"]],
       "Cash-on-cash return",
     );
-    expect(grid).toHaveLength(4);
-    expect(grid[0]?.slice(1)).toEqual([0.05, 0.06, 0.07]);
-    expect(grid.slice(1).map((r) => r[0])).toEqual([400000, 450000, 500000]);
+    expect(grid).toHaveLength(5);
+    // The axes in words: the metric in the corner, the columns' variable across, the rows' down; simulated, so marked.
+    expect(grid[0]).toEqual(["Cash-on-cash return", "Interest rate →", "", "SANDBOX: simulated data"]);
+    expect(grid[1]).toEqual(["Purchase price ↓", 0.05, 0.06, 0.07]);
+    expect(grid.slice(2).map((r) => r[0])).toEqual([400000, 450000, 500000]);
     for (const [r, price] of [400000, 450000, 500000].entries()) {
       for (const [c, rate] of [5, 6, 7].entries()) {
         const w = await STR.whatif(id, price, OMITTED, rate, OMITTED, OMITTED, [["yearOneCashOnCashPercentage"]]);
-        expect(grid[r + 1]?.[c + 1]).toBe(w[0]?.[0]);
+        expect(grid[r + 2]?.[c + 1]).toBe(w[0]?.[0]);
       }
     }
     const scenarios = await STR.sensitivity(id, "scenario", [["p25, p50, p75"]], "occupancy", [["50%, 60%"]], "DSCR");
-    expect(scenarios[0]?.slice(1)).toEqual([0.5, 0.6]);
+    expect(scenarios[0]).toEqual(["DSCR", "Occupancy →", "SANDBOX: simulated data"]);
+    expect(scenarios[1]).toEqual(["Revenue scenario ↓", 0.5, 0.6]);
+    // One column leaves no room beside the title: the mark is the last row.
+    const narrow = await STR.sensitivity(id, "price", [[400000]], "rate", [[5]], "DSCR");
+    expect(narrow).toEqual([
+      ["DSCR", "Interest rate →"],
+      ["Purchase price ↓", 0.05],
+      [400000, expect.any(Number)],
+      ["SANDBOX: simulated data", ""],
+    ]);
   });
 
   test("bad sensitivity arguments name the argument and the rule", async () => {

@@ -3,6 +3,7 @@ import {
   NO_IRR_TEXT,
   PROJECTION_COLUMN_LABELS,
   PROJECTION_SUMMARY_LABELS,
+  PROJECTION_YEARS_TITLE,
   isRectangular,
   projectionGrid,
 } from "../../src/sheet";
@@ -47,9 +48,12 @@ describe("STR.PROJECTION's spill", () => {
         summary,
       );
       expect(isRectangular(grid)).toBe(true);
-      expect(grid).toHaveLength(1 + PROJECTION_SUMMARY_LABELS.length + 1 + 1 + years);
+      expect(grid).toHaveLength(1 + PROJECTION_SUMMARY_LABELS.length + 1 + 2 + years);
       expect(grid[18]?.slice(0, 2)).toEqual([{ value: "IRR" }, { value: -0.2236, format: "0.0%" }]);
-      expect(grid[20]?.map((c) => c.value)).toEqual(PROJECTION_COLUMN_LABELS);
+      // The year table apart: a blank row, its own title, its own header.
+      expect(grid[19]?.every((c) => c.value === "")).toBe(true);
+      expect(grid[20]?.map((c) => c.value)).toEqual([PROJECTION_YEARS_TITLE, "", "", "", "", "", "", "", ""]);
+      expect(grid[21]?.map((c) => c.value)).toEqual(PROJECTION_COLUMN_LABELS);
       expect(grid.at(-1)?.map((c) => c.value)).toEqual([years, 1, 2, 3, 4, 5, 6, 7, 8]);
     }
   });
@@ -60,6 +64,20 @@ describe("STR.PROJECTION's spill", () => {
     expect(row("Down payment")).toEqual({ value: 0.2, format: "0.0%" });
     expect(row("Proceeds at sale")).toEqual({ value: 80110.84, format: "$#,##0" });
     expect(row("Equity multiple")).toEqual({ value: 0.7764, format: "0.00" });
+  });
+
+  test("a simulated analysis's projection says SANDBOX beside both titles; a live one says nothing", () => {
+    const grid = projectionGrid([year(1)], summary, { sandbox: true });
+    expect(grid[0]?.slice(0, 2).map((c) => c.value)).toEqual([
+      "Projection: 1 year, sold at the end of year 1",
+      "SANDBOX: simulated data",
+    ]);
+    expect(grid[20]?.slice(0, 2).map((c) => c.value)).toEqual([PROJECTION_YEARS_TITLE, "SANDBOX: simulated data"]);
+    expect(
+      projectionGrid([year(1)], summary)
+        .flat()
+        .some((c) => String(c.value).includes("SANDBOX")),
+    ).toBe(false);
   });
 
   test("flows without an IRR say so in text, so a formula reading the cell fails instead of reading 0", () => {

@@ -67,7 +67,23 @@ describe("default screening fields", () => {
     expect(fields.slice(-2).map((f) => f.path)).toEqual(["url", "_id"]);
   });
 
-  test("a mixed table gets fields most strategies have", () => {
-    expect(defaultScreeningFields().map((f) => f.path)).toContain("yearOneCashFlowUSD");
+  test("a mixed table gets the union of its strategies' own columns, in one order", () => {
+    const union = defaultScreeningFields(STRATEGIES);
+    for (const s of STRATEGIES) for (const f of defaultScreeningFields(s)) expect(union).toContain(f);
+    expect(defaultScreeningFields().map((f) => f.path)).toEqual(union.map((f) => f.path));
+    // Only the strategies the table has: buy and co-host rows get cap rate and commission, no rent.
+    expect(defaultScreeningFields(["buy", "cohost"]).map((f) => f.path)).toEqual([
+      "revenue.p50",
+      "adr.p50",
+      "occupancy.p50",
+      "yearOneCashFlowUSD",
+      "yearOneCashOnCashPercentage",
+      "yearOneCapRatePercentage",
+      "totalCashInvestment",
+      "yearOneCohostCommissionUSD",
+      "yearOneCohostReturnUSD",
+      "url",
+      "_id",
+    ]);
   });
 });

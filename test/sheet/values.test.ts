@@ -60,7 +60,7 @@ describe("reading a field for a cell", () => {
 
   test("a value keeps its unit's format", () => {
     expect(fieldCell(analysis, field("yearOneCashFlowUSD"))).toEqual({ value: 8400, format: "$#,##0" });
-    expect(fieldCell(analysis, field("mortgageLength"))).toEqual({ value: 30, format: "0.#" });
+    expect(fieldCell(analysis, field("mortgageLength"))).toEqual({ value: 30, format: "0" });
   });
 });
 
