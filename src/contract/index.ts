@@ -23,3 +23,4 @@ export * from "./max-bid";
 export * from "./irr";
 export * from "./projection";
 export * from "./max-bid-rule";
+export * from "./jobs";

@@ -10,6 +10,7 @@ import { RelayConfig } from "./config";
 import { EVENTS, RelayEvents } from "./events";
 import { Gateway, budgetCentsOf } from "./gateway";
 import { installGuards } from "./guards";
+import { Jobs } from "./jobs/jobs";
 import { RelayMetrics } from "./metrics";
 import { OwnNames } from "./own-names";
 import { Pacer } from "./pacer";
@@ -22,6 +23,7 @@ import { analysisRoutes } from "./routes/analysis";
 import { batchRoutes } from "./routes/batch";
 import { RouteContext } from "./routes/context";
 import { healthRoutes } from "./routes/health";
+import { jobsRoutes } from "./routes/jobs";
 import { sandboxPageRoutes } from "./routes/sandbox-pages";
 import { usageRoutes } from "./routes/usage";
 import { openStore } from "./store/open-store";
@@ -132,9 +134,20 @@ async function buildRelay(
 
   const routes = installAccess(app, config, options.tokens, callers);
   installRequestLog(app, metrics);
-  const context = { config, gateway, store, metrics, events, sandbox: embedded, callers, addinDir: options.addinDir };
+  const jobs = new Jobs({ store: store.jobs, gateway, callers, owner, heartbeatMs, config, log: app.log, events });
+  const context = {
+    config,
+    gateway,
+    store,
+    metrics,
+    events,
+    sandbox: embedded,
+    callers,
+    jobs,
+    addinDir: options.addinDir,
+  };
   await registerRoutes(app, context);
-  const timer = await startHeartbeats(app, { store, gateway, owner, heartbeatMs });
+  const timer = await startHeartbeats(app, { store, gateway, owner, heartbeatMs, jobs });
 
   let closed = false;
   return {
@@ -150,6 +163,8 @@ async function buildRelay(
       closed = true;
       clearInterval(timer);
       await app.close();
+      // Before the pacer closes: a job's items not sent are dropped, not failed, and resumed at the next start.
+      await jobs.close();
       await pacer.close();
       await gateway.drain();
       await upstream.close();
@@ -198,6 +213,7 @@ async function registerRoutes(app: FastifyInstance, context: RouteContext): Prom
   app.options("/metrics", TOKEN, async (_request, reply) => reply.code(204).send());
   await app.register(analysisRoutes, context);
   await app.register(batchRoutes, context);
+  await app.register(jobsRoutes, context);
   await app.register(analysesRoutes, context);
   await app.register(usageRoutes, context);
   await app.register(healthRoutes, context);
@@ -207,17 +223,20 @@ async function registerRoutes(app: FastifyInstance, context: RouteContext): Prom
 
 /**
  * Heartbeats keep this replica's pending calls pending; calls of replicas that stopped become
- * unknown. The first beat is awaited, so a relay that starts has said it is alive.
+ * unknown. The first beat is awaited, so a relay that starts has said it is alive. Each beat also
+ * renews the leases of the jobs this replica runs, and resumes jobs whose runner stopped.
  */
 async function startHeartbeats(
   app: FastifyInstance,
-  { store, gateway, owner, heartbeatMs }: { store: RelayStore; gateway: Gateway; owner: string; heartbeatMs: number },
+  parts: { store: RelayStore; gateway: Gateway; owner: string; heartbeatMs: number; jobs: Jobs },
 ): Promise<NodeJS.Timeout> {
+  const { store, gateway, owner, heartbeatMs, jobs } = parts;
   const beat = async () => {
     try {
       await store.heartbeat(owner, heartbeatMs);
       await gateway.flushLedger();
       await store.settleOrphans(owner, heartbeatMs * 3);
+      await jobs.tick();
     } catch (error) {
       app.log.warn({ event: EVENTS.heartbeatFailed, err: error }, "heartbeat failed");
     }
