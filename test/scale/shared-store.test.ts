@@ -59,11 +59,19 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
         "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
         [ns],
       );
-      expect(tables.rows.map((r) => r.table_name)).toEqual(["analyses_v1", "ledger_v1", "migrations", "replicas_v1"]);
+      expect(tables.rows.map((r) => r.table_name)).toEqual([
+        "analyses_v1",
+        "job_results_v1",
+        "jobs_v1",
+        "ledger_v1",
+        "migrations",
+        "replicas_v1",
+      ]);
       expect((await pg.query(`SELECT version FROM "${ns}".migrations ORDER BY version`)).rows).toEqual([
         { version: 1 },
         { version: 2 },
         { version: 3 },
+        { version: 4 },
       ]);
     } finally {
       await pg.end();
