@@ -23,10 +23,10 @@ export const JobRunningAnswer = z.object({ jobId: z.string(), status: z.literal(
 export type JobRunningAnswer = z.infer<typeof JobRunningAnswer>;
 
 /**
- * One item's result: what a batch line's body holds (the analysis, or the error); null for an item a
- * cancelled job never answered.
+ * One item's result: what a batch line's body holds (the analysis, or the error). An item a
+ * cancelled job never answered has the error STR_CANCELLED, so that every result reads alike.
  */
-export const JobResult = z.union([RelayAnswer, RelayErrorBody, z.null()]);
+export const JobResult = z.union([RelayAnswer, RelayErrorBody]);
 export type JobResult = z.infer<typeof JobResult>;
 
 /** 200, once the job is done or cancelled: a page of results, in the items' order. */

@@ -1,4 +1,4 @@
-import { JOB_PAGE_SIZE, JobResultsAnswer, JobRunningAnswer } from "../../contract";
+import { JOB_PAGE_SIZE, JobResult, JobResultsAnswer, JobRunningAnswer, RelayErrorBody } from "../../contract";
 import { RelayError } from "../errors";
 import { JobState, JobStore } from "./job-store";
 
@@ -40,6 +40,20 @@ export function cursorOf(value: unknown, total: number): number {
   throw new RelayError("STR_BAD_REQUEST", `Invalid cursor: ${message}`, { fields: [{ path: "cursor", message }] });
 }
 
+/**
+ * An item a cancelled job did not answer: its call was not sent, or was on its way (then it is in the
+ * ledger, and its answer in the cache, free to ask for again). The client's code for a cancel, so
+ * the cells, the pane and the recipes read it as they read every other cancel.
+ */
+const UNANSWERED: RelayErrorBody = {
+  success: false,
+  error: {
+    code: "STR_CANCELLED",
+    message:
+      "The job was cancelled before this item was answered: its call was not sent, or was on its way and is in the ledger, its answer in the cache.",
+  },
+};
+
 export async function jobReply(store: JobStore, job: JobState, cursor: unknown, o: AnswerOptions): Promise<JobReply> {
   const progress = { done: job.done, total: job.total };
   if (job.status === "running") {
@@ -53,7 +67,8 @@ export async function jobReply(store: JobStore, job: JobState, cursor: unknown, 
     };
   }
   const from = cursorOf(cursor, job.total);
-  const results = await store.results(job.id, from, Math.min(JOB_PAGE_SIZE, job.total - from));
+  const stored = await store.results(job.id, from, Math.min(JOB_PAGE_SIZE, job.total - from));
+  const results = stored.map((r) => (r ?? UNANSWERED) as JobResult);
   const next = from + JOB_PAGE_SIZE < job.total ? String(from + JOB_PAGE_SIZE) : undefined;
   return {
     status: 200,

@@ -1,4 +1,4 @@
-import type { JobResult, JobStatus, Priority } from "../../contract";
+import type { JobStatus, Priority } from "../../contract";
 
 /*
  * What the relay's store keeps of jobs: each job's items as they were posted, each item's result as
@@ -56,8 +56,8 @@ export interface JobStore {
   work(id: string): Promise<JobWork | undefined>;
   /** Keeps items' results (a batch line's body each); an item answered before keeps its first. */
   putResults(id: string, results: readonly { index: number; body: unknown }[]): Promise<void>;
-  /** `count` results from item `from` on, null where an item has none. */
-  results(id: string, from: number, count: number): Promise<JobResult[]>;
+  /** `count` results from item `from` on (batch lines' bodies), null where an item has none. */
+  results(id: string, from: number, count: number): Promise<unknown[]>;
   /** Ends a running job: done (every item answered) or cancelled; it expires `ttlMs` later. False if it was not running. */
   finish(id: string, status: Exclude<JobStatus, "running">, ttlMs: number): Promise<boolean>;
   /** Takes the job to run it, if it runs and no other replica's lease holds. */

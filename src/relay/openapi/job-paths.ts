@@ -25,7 +25,7 @@ const RUNNING = {
 };
 
 const RESULTS = {
-  description: `Done or cancelled: one result per item in the items' order (null for an item a cancel left unanswered), at most ${JOB_PAGE_SIZE} a page; \`next\` names the next page.`,
+  description: `Done or cancelled: one result per item in the items' order (\`STR_CANCELLED\` for an item a cancel left unanswered), at most ${JOB_PAGE_SIZE} a page; \`next\` names the next page.`,
   content: json(ref("JobResultsAnswer")),
 };
 
@@ -36,7 +36,7 @@ export function jobPaths(): Json {
     "/v1/jobs": {
       post: {
         operationId: "createJob",
-        summary: "Start a job: many analyses run in the background, polled for their results",
+        summary: "Create a job (many analyses run in the background, polled for their results)",
         description:
           "The body of POST /v1/batch. Answers at once with `202`, `Location` and `Retry-After`; the items then run as a batch's do (the cache, the budget, the pacing), at `bulk` priority unless the body names one. With `dryRun: true`, a batch's price and no job. The job and its results are kept for 24 hours after it ends, for the token that started it only.",
         tags: ["jobs"],
@@ -57,7 +57,7 @@ export function jobPaths(): Json {
     "/v1/jobs/{id}": {
       get: {
         operationId: "getJob",
-        summary: "Get a job: its progress while it runs, then its results (free)",
+        summary: "Get a job (its progress while it runs, then its results; free)",
         description:
           "`202` with the progress while the job runs, then `200` with its results, a page at a time. A job whose relay stopped resumes when asked: items not answered run again, never bought twice.",
         tags: ["jobs"],
@@ -75,7 +75,7 @@ export function jobPaths(): Json {
       },
       delete: {
         operationId: "cancelJob",
-        summary: "Cancel a job: its items not sent yet are not sent (free)",
+        summary: "Cancel a job (its items not sent yet are not sent; free)",
         description:
           "Calls already sent finish and are recorded. Answers with the job and the results of what finished.",
         tags: ["jobs"],

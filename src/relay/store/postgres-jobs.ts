@@ -1,4 +1,4 @@
-import { JobResult, JobStatus } from "../../contract";
+import { JobStatus } from "../../contract";
 import { JobOptions, JobState, JobStore, JobWork, NewJob } from "../jobs/job-store";
 import { PostgresDb } from "./postgres-db";
 import { DB_NOW_MS } from "./postgres-migrations";
@@ -92,13 +92,13 @@ export class PostgresJobs implements JobStore {
     );
   }
 
-  async results(id: string, from: number, count: number): Promise<JobResult[]> {
+  async results(id: string, from: number, count: number): Promise<unknown[]> {
     const { rows } = await this.#db.query<{ idx: number; body: string }>(
       `SELECT idx, body FROM ${this.#db.s}.job_results_v1 WHERE job_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx`,
       [id, from, from + count],
     );
-    const out: JobResult[] = Array.from({ length: count }, () => null);
-    for (const row of rows) out[row.idx - from] = JSON.parse(row.body) as JobResult;
+    const out: unknown[] = Array.from({ length: count }, () => null);
+    for (const row of rows) out[row.idx - from] = JSON.parse(row.body) as unknown;
     return out;
   }
 

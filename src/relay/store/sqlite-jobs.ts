@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { JobResult, JobStatus } from "../../contract";
+import { JobStatus } from "../../contract";
 import { JobOptions, JobState, JobStore, JobWork, NewJob } from "../jobs/job-store";
 
 /*
@@ -118,10 +118,9 @@ export class SqliteJobs implements JobStore {
     })();
   }
 
-  async results(id: string, from: number, count: number): Promise<JobResult[]> {
-    const out: JobResult[] = Array.from({ length: count }, () => null);
-    for (const row of this.#results.all(id, from, from + count))
-      out[row.idx - from] = JSON.parse(row.body) as JobResult;
+  async results(id: string, from: number, count: number): Promise<unknown[]> {
+    const out: unknown[] = Array.from({ length: count }, () => null);
+    for (const row of this.#results.all(id, from, from + count)) out[row.idx - from] = JSON.parse(row.body) as unknown;
     return out;
   }
 
