@@ -17,7 +17,12 @@ const common = {
  * two-core machine the browser and build suites running beside them would stall the processes they
  * time, and bunch requests that were sent evenly.
  */
-const PACED = ["/test/scale/.+\\.test\\.ts$", "/test/money/.+\\.test\\.ts$", "/test/reliability/.+\\.test\\.ts$", "/test/relay/pacer\\.test\\.ts$"];
+const PACED = [
+  "/test/scale/.+\\.test\\.ts$",
+  "/test/money/.+\\.test\\.ts$",
+  "/test/reliability/.+\\.test\\.ts$",
+  "/test/relay/pacer\\.test\\.ts$",
+];
 
 module.exports = {
   projects: [

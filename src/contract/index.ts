@@ -24,3 +24,4 @@ export * from "./max-bid";
 export * from "./irr";
 export * from "./projection";
 export * from "./max-bid-rule";
+export * from "./jobs";

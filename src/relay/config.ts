@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { API_KEY_HEADER, LIVE_API_BASE_URL, toFieldIssues } from "../contract";
 import { Env } from "./config/env";
+import { JOB_TTL_MS } from "./jobs/job-store";
 import { PENDING_LEASE_MS } from "./pending";
 import { DAY_MS } from "./staleness";
 import { devCertificate } from "./tls-dev-certs";
@@ -61,6 +62,8 @@ export interface RelayConfig {
   maxRequestMs: number;
   /** How long an item answered as pending keeps its call for its caller to ask again (pending.ts). */
   pendingLeaseMs: number;
+  /** How long a job is kept once done or cancelled (jobs/jobs.ts). */
+  jobTtlMs: number;
   callerRps: number;
   bodyLimitBytes: number;
   logLevel: string;
@@ -141,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     upstreamTimeoutMs: (e.RELAY_UPSTREAM_TIMEOUT_SECONDS ?? 300) * 1000,
     maxRequestMs: (e.RELAY_MAX_REQUEST_SECONDS ?? 45) * 1000,
     pendingLeaseMs: PENDING_LEASE_MS,
+    jobTtlMs: JOB_TTL_MS,
     callerRps: e.RELAY_CALLER_RPS ?? 50,
     bodyLimitBytes: e.RELAY_BODY_LIMIT_BYTES ?? 8 * 1024 * 1024,
     logLevel: e.RELAY_LOG_LEVEL ?? "info",

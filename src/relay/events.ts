@@ -34,6 +34,7 @@ export const EVENTS = {
   retry: "upstream.retry",
   cached: "analysis.cached",
   batch: "batch.done",
+  jobFailed: "job.failed",
 } as const;
 
 export type EventName = (typeof EVENTS)[keyof typeof EVENTS];

@@ -112,9 +112,9 @@ function checkOrigin(request: FastifyRequest, reply: FastifyReply, names: OwnNam
   }
   reply.header("access-control-allow-origin", origin);
   reply.header("vary", "Origin");
-  reply.header("access-control-expose-headers", "retry-after, x-request-id");
+  reply.header("access-control-expose-headers", "retry-after, location, x-request-id");
   if (request.method !== "OPTIONS") return "ok";
-  reply.header("access-control-allow-methods", "GET, POST, OPTIONS");
+  reply.header("access-control-allow-methods", "GET, POST, DELETE, OPTIONS");
   reply.header("access-control-allow-headers", "authorization, content-type, cache-control, x-relay-priority");
   reply.header("access-control-max-age", "600");
   return "preflight";

@@ -10,6 +10,7 @@ import { RelayConfig } from "./config";
 import { EVENTS, RelayEvents } from "./events";
 import { Gateway, budgetCentsOf } from "./gateway";
 import { installGuards } from "./guards";
+import { Jobs } from "./jobs/jobs";
 import { RelayMetrics } from "./metrics";
 import { OwnNames } from "./own-names";
 import { Pacer } from "./pacer";
@@ -22,15 +23,15 @@ import { analysisRoutes } from "./routes/analysis";
 import { batchRoutes } from "./routes/batch";
 import { RouteContext } from "./routes/context";
 import { healthRoutes } from "./routes/health";
+import { jobsRoutes } from "./routes/jobs";
 import { sandboxPageRoutes } from "./routes/sandbox-pages";
 import { usageRoutes } from "./routes/usage";
 import { openStore } from "./store/open-store";
 import { installRequestLog } from "./request-log";
 import { RelayStore } from "./store/store";
 import { tokenChecker } from "./tokens";
-import { Upstream } from "./upstream";
+import { upstreamFor } from "./upstream";
 import { UpstreamTarget, startUpstream } from "./upstream-target";
-import { RELAY_VERSION } from "./version";
 
 /*
  * Builds the relay: its store, pacer, upstream connection (or embedded sandbox), and the HTTP
@@ -94,16 +95,7 @@ async function buildRelay(
   const heartbeatMs = options.heartbeatMs ?? config.heartbeatMs;
   // SQLite + an in-process pacer, or Redis + Postgres shared by replicas (store/open-store.ts).
   const { store, pacer } = await openStore(config, { store: options.store, pacer: options.pacer, heartbeatMs, owner });
-  const upstream = new Upstream({
-    baseUrl: apiBaseUrl,
-    apiKey,
-    apiKeyHeader,
-    timeoutMs: config.upstreamTimeoutMs,
-    // Enough connections for 40 s of sends at the pacing limit; reports take 10–30 s upstream.
-    connections: Math.min(4096, Math.max(64, Math.ceil(config.upstreamRps * 40))),
-    userAgent: `str-relay/${RELAY_VERSION}`,
-    redact,
-  });
+  const upstream = upstreamFor(config, { apiKey, apiBaseUrl, apiKeyHeader }, redact);
   // Bound before the app exists; the metrics read the gateway lazily.
   const gatewayRef: { current?: Gateway } = {};
   const metrics = new RelayMetrics({
@@ -135,9 +127,20 @@ async function buildRelay(
 
   const routes = installAccess(app, config, options.tokens, callers);
   installRequestLog(app, metrics);
-  const context = { config, gateway, store, metrics, events, sandbox: embedded, callers, addinDir: options.addinDir };
+  const jobs = new Jobs({ store: store.jobs, gateway, callers, owner, heartbeatMs, config, log: app.log, events });
+  const context = {
+    config,
+    gateway,
+    store,
+    metrics,
+    events,
+    sandbox: embedded,
+    callers,
+    jobs,
+    addinDir: options.addinDir,
+  };
   await registerRoutes(app, context);
-  const timer = await startHeartbeats(app, { store, gateway, owner, heartbeatMs });
+  const timer = await startHeartbeats(app, { store, gateway, owner, heartbeatMs, jobs });
 
   let closed = false;
   return {
@@ -154,6 +157,8 @@ async function buildRelay(
       closed = true;
       clearInterval(timer);
       await app.close();
+      // Before the pacer closes: a job's items not sent are dropped, not failed, and resumed at the next start.
+      await jobs.close();
       await pacer.close();
       await gateway.drain();
       await upstream.close();
@@ -202,6 +207,7 @@ async function registerRoutes(app: FastifyInstance, context: RouteContext): Prom
   app.options("/metrics", TOKEN, async (_request, reply) => reply.code(204).send());
   await app.register(analysisRoutes, context);
   await app.register(batchRoutes, context);
+  await app.register(jobsRoutes, context);
   await app.register(analysesRoutes, context);
   await app.register(usageRoutes, context);
   await app.register(healthRoutes, context);
@@ -211,17 +217,20 @@ async function registerRoutes(app: FastifyInstance, context: RouteContext): Prom
 
 /**
  * Heartbeats keep this replica's pending calls pending; calls of replicas that stopped become
- * unknown. The first beat is awaited, so a relay that starts has said it is alive.
+ * unknown. The first beat is awaited, so a relay that starts has said it is alive. Each beat also
+ * renews the leases of the jobs this replica runs, and resumes jobs whose runner stopped.
  */
 async function startHeartbeats(
   app: FastifyInstance,
-  { store, gateway, owner, heartbeatMs }: { store: RelayStore; gateway: Gateway; owner: string; heartbeatMs: number },
+  parts: { store: RelayStore; gateway: Gateway; owner: string; heartbeatMs: number; jobs: Jobs },
 ): Promise<NodeJS.Timeout> {
+  const { store, gateway, owner, heartbeatMs, jobs } = parts;
   const beat = async () => {
     try {
       await store.heartbeat(owner, heartbeatMs);
       await gateway.flushLedger();
       await store.settleOrphans(owner, heartbeatMs * 3);
+      await jobs.tick();
     } catch (error) {
       app.log.warn({ event: EVENTS.heartbeatFailed, err: error }, "heartbeat failed");
     }

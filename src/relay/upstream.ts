@@ -2,7 +2,10 @@ import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool";
 import { OPERATION_PATHS, Operation } from "../contract";
 import { WRITE_DEADLINE_MS } from "./pacer";
+import type { RelayConfig } from "./config";
 import { CallHandler, UpstreamResult } from "./upstream-call";
+import type { UpstreamTarget } from "./upstream-target";
+import { RELAY_VERSION } from "./version";
 
 /*
  * The one way the relay talks to the service: a bounded undici Pool with keep-alive, POST only,
@@ -90,4 +93,22 @@ export class Upstream {
   destroy(): Promise<void> {
     return this.#pool.destroy();
   }
+}
+
+/** The one way to the service for this relay's settings. */
+export function upstreamFor(
+  config: RelayConfig,
+  target: Pick<UpstreamTarget, "apiKey" | "apiBaseUrl" | "apiKeyHeader">,
+  redact: (text: string) => string,
+): Upstream {
+  return new Upstream({
+    baseUrl: target.apiBaseUrl,
+    apiKey: target.apiKey,
+    apiKeyHeader: target.apiKeyHeader,
+    timeoutMs: config.upstreamTimeoutMs,
+    // Enough connections for 40 s of sends at the pacing limit; reports take 10–30 s upstream.
+    connections: Math.min(4096, Math.max(64, Math.ceil(config.upstreamRps * 40))),
+    userAgent: `str-relay/${RELAY_VERSION}`,
+    redact,
+  });
 }

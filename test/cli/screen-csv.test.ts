@@ -92,7 +92,13 @@ describe("screening the messy CSV portfolio", () => {
   });
 
   test("writes the input sheet, then Comparables, Warnings and Summary", () => {
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Screening", "STR Comparables", "STR Monthly", "STR Warnings", "STR Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual([
+      "Screening",
+      "STR Comparables",
+      "STR Monthly",
+      "STR Warnings",
+      "STR Summary",
+    ]);
   });
 
   test("keeps the input columns as they were, then the results under a bold header", () => {

@@ -18,7 +18,13 @@ describe("screening an .xlsx portfolio into a new workbook", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('portfolio-messy.xlsx (sheet "Portfolio"), header in row 3');
     const book = await readWorkbook(out);
-    expect(book.worksheets.map((w) => w.name)).toEqual(["Portfolio", "STR Comparables", "STR Monthly", "STR Warnings", "STR Summary"]);
+    expect(book.worksheets.map((w) => w.name)).toEqual([
+      "Portfolio",
+      "STR Comparables",
+      "STR Monthly",
+      "STR Warnings",
+      "STR Summary",
+    ]);
     const ws = sheet(book, "Portfolio");
     expect(ws.getCell("A1").value).toBe("My STR portfolio — Q3 review");
     expect(ws.views[0]).toMatchObject({ state: "frozen", ySplit: 3 });

@@ -118,6 +118,29 @@ describe("the custom connector's definition", () => {
     expect((definition().paths["/v1/batch"]?.post as Record<string, unknown>)["x-ms-visibility"]).toBe("advanced");
   });
 
+  test("jobs are in Power Automate's asynchronous pattern: a 202 with Location and Retry-After, polled until the 200", () => {
+    const jobs = definition().paths;
+    const create = jobs["/v1/jobs"]?.post as Operation;
+    const get = jobs["/v1/jobs/{id}"]?.get as Operation;
+    expect([create.operationId, get.operationId, jobs["/v1/jobs/{id}"]?.delete?.operationId]).toEqual([
+      "CreateJob",
+      "GetJob",
+      "CancelJob",
+    ]);
+    for (const op of [create, get]) {
+      expect(op.responses["202"]).toMatchObject({
+        schema: { $ref: "#/definitions/JobRunningAnswer" },
+        headers: { Location: { type: "string" }, "Retry-After": { type: "integer" } },
+      });
+    }
+    expect(get.responses["200"]).toMatchObject({ schema: { $ref: "#/definitions/JobResultsAnswer" } });
+    // A later page is asked for in a loop of the flow's own: an advanced option.
+    expect(get.parameters?.find((p) => p.name === "cursor")).toMatchObject({
+      in: "query",
+      "x-ms-visibility": "advanced",
+    });
+  });
+
   test("title and description: at most 30 characters, without the word API (Microsoft's string-field rules)", () => {
     const info = definition().info as { title: string; description: string };
     expect(info.title.length).toBeLessThanOrEqual(30);

@@ -61,6 +61,8 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       );
       expect(tables.rows.map((r) => r.table_name)).toEqual([
         "analyses_v1",
+        "job_results_v1",
+        "jobs_v1",
         "ledger_v1",
         "migrations",
         "replicas_v1",
@@ -70,6 +72,7 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
         { version: 1 },
         { version: 2 },
         { version: 3 },
+        { version: 4 },
         { version: 5 },
       ]);
     } finally {

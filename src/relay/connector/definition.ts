@@ -33,6 +33,7 @@ const PARAMETER_SUMMARIES: Readonly<Record<string, string>> = {
   "Cache-Control": "Refresh (billed)",
   "X-Relay-Priority": "Priority",
   id: "ID",
+  cursor: "Page",
 };
 
 export const CONNECTOR_TITLE = `${ADDIN_NAME} relay`;
@@ -150,8 +151,9 @@ function parameter2(parameter: Json): Json {
   return {
     ...toParameter2(parameter),
     "x-ms-summary": PARAMETER_SUMMARIES[name] ?? titleCase(name),
-    // Headers tune a call (a billed refresh, a priority); the designer hides them until asked.
-    "x-ms-visibility": parameter.in === "header" ? "advanced" : "important",
+    // Headers tune a call (a billed refresh, a priority), and a job's later pages are asked for in a
+    // loop of their own: the designer hides them until asked.
+    "x-ms-visibility": parameter.in === "header" || parameter.in === "query" ? "advanced" : "important",
   };
 }
 

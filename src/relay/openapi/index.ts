@@ -22,7 +22,7 @@ export function openApiDocument(publicUrl: string): Json {
     },
     servers: [{ url: publicUrl }],
     security: [{ relayToken: [] }],
-    tags: [{ name: "analyses" }, { name: "operations" }, { name: "add-in" }],
+    tags: [{ name: "analyses" }, { name: "jobs" }, { name: "operations" }, { name: "add-in" }],
     paths: paths(),
     components: components(),
   };

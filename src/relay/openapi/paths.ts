@@ -1,4 +1,5 @@
 import { OPERATION_PATHS, Operation, Priority, isCreate } from "../../contract";
+import { jobPaths } from "./job-paths";
 import { CALL_ERRORS, GUARD_ERRORS, Json, errorResponses, json, ref } from "./schemas";
 
 /* Every route of the relay as an OpenAPI path item, one function per tag, kept beside the routes it describes. */
@@ -40,9 +41,9 @@ function analysisOperation(op: Operation): Json {
   };
 }
 
-/** The paths in the order the document lists them: analyses, operations, then the add-in's. */
+/** The paths in the order the document lists them: analyses, jobs, operations, then the add-in's. */
 export function paths(): Json {
-  return { ...analysisPaths(), ...operationPaths(), ...addinPaths() };
+  return { ...analysisPaths(), ...jobPaths(), ...operationPaths(), ...addinPaths() };
 }
 
 function analysisPaths(): Json {

@@ -5,6 +5,8 @@ import {
   CancelRequest,
   DryRunAnswer,
   HealthAnswer,
+  JobResultsAnswer,
+  JobRunningAnswer,
   Operation,
   REQUEST_SCHEMAS,
   RelayAnswer,
@@ -88,6 +90,8 @@ export function components(): Json {
     CancelRequest: schemaOf(CancelRequest),
     CancelAnswer: schemaOf(CancelAnswer),
     DryRunAnswer: schemaOf(DryRunAnswer),
+    JobRunningAnswer: schemaOf(JobRunningAnswer),
+    JobResultsAnswer: schemaOf(JobResultsAnswer),
     UsageAnswer: schemaOf(UsageAnswer),
     HealthAnswer: schemaOf(HealthAnswer),
   };

@@ -3,6 +3,7 @@ import { RelayConfig } from "../config";
 import { EmbeddedSandbox } from "../embedded-sandbox";
 import { RelayEvents } from "../events";
 import { Gateway } from "../gateway";
+import type { Jobs } from "../jobs/jobs";
 import { RelayMetrics } from "../metrics";
 import { RelayStore } from "../store/store";
 
@@ -18,6 +19,8 @@ export interface RouteContext {
   sandbox: EmbeddedSandbox | undefined;
   /** The configured tokens' labels and own budgets. */
   callers?: Callers | undefined;
+  /** The jobs this replica runs (POST /v1/jobs). */
+  jobs?: Jobs | undefined;
   /** The built add-in to serve (default dist/ beside lib/); false for none. */
   addinDir?: string | false | undefined;
 }

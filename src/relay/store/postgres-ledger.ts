@@ -1,6 +1,7 @@
 import { Pool } from "pg";
 import { PostgresAnalyses } from "./postgres-analyses";
 import { PostgresDb } from "./postgres-db";
+import { PostgresJobs } from "./postgres-jobs";
 import { PostgresLedgerReads } from "./postgres-ledger-reads";
 import { PostgresLiveness } from "./postgres-liveness";
 import { PostgresReservations } from "./postgres-reservations";
@@ -26,6 +27,8 @@ import {
 
 /** The ledger, analyses and heartbeats of relay replicas, in Postgres. */
 export class PostgresLedger {
+  /** Jobs, in the same schema (postgres-jobs.ts). */
+  readonly jobs: PostgresJobs;
   readonly #db: PostgresDb;
   readonly #analyses: PostgresAnalyses;
   readonly #reservations: PostgresReservations;
@@ -39,6 +42,7 @@ export class PostgresLedger {
     this.#reservations = new PostgresReservations(this.#db);
     this.#liveness = new PostgresLiveness(this.#db);
     this.#reads = new PostgresLedgerReads(this.#db);
+    this.jobs = new PostgresJobs(this.#db);
   }
 
   /** Runs the migrations now; a failure is kept for the next call to retry. */

@@ -109,6 +109,20 @@ export const MIGRATIONS: readonly Migration[] = [
         $fn$;`,
   },
   {
+    version: 4,
+    name: "jobs: their items, a row per item's result, and the replica running each (a lease)",
+    sql: (s) => `
+      CREATE TABLE ${s}.jobs_v1 (
+        id text PRIMARY KEY, caller_id text NOT NULL, items text NOT NULL, options text NOT NULL, total integer NOT NULL,
+        status text NOT NULL CHECK (status IN ('running','done','cancelled')), runner text, lease_until bigint NOT NULL,
+        created_at bigint NOT NULL, expires_at bigint);
+      CREATE INDEX jobs_v1_running ON ${s}.jobs_v1 (lease_until) WHERE status = 'running';
+      CREATE INDEX jobs_v1_expires ON ${s}.jobs_v1 (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE ${s}.job_results_v1 (
+        job_id text NOT NULL REFERENCES ${s}.jobs_v1 (id) ON DELETE CASCADE, idx integer NOT NULL, body text NOT NULL,
+        PRIMARY KEY (job_id, idx));`,
+  },
+  {
     version: 5,
     name: "secrets the relay makes for itself, shared by replicas (the key of caller ids)",
     sql: (s) => `CREATE TABLE ${s}.secrets_v1 (name text PRIMARY KEY, value text NOT NULL);`,

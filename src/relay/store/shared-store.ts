@@ -1,5 +1,6 @@
 import Redis from "ioredis";
 import { Pool } from "pg";
+import type { JobStore } from "../jobs/job-store";
 import { PostgresLedger } from "./postgres-ledger";
 import { RedisCache } from "./redis-cache";
 import { STORE_TIMEOUT_MS, postgresPool, redisClient } from "./shared-clients";
@@ -43,6 +44,7 @@ export class SharedStore implements RelayStore {
   /** The Redis connection, shared with the pacer (which does not close it). */
   readonly redis: Redis;
   readonly namespace: string;
+  readonly jobs: JobStore;
   readonly #cache: RedisCache;
   readonly #ledger: PostgresLedger;
   #closed = false;
@@ -71,6 +73,7 @@ export class SharedStore implements RelayStore {
     this.namespace = options.namespace;
     this.#cache = new RedisCache(redis, options.namespace, options.lockLeaseMs);
     this.#ledger = new PostgresLedger(pool, options.namespace);
+    this.jobs = this.#ledger.jobs;
   }
 
   getCached(key: string, options?: CacheReadOptions): Promise<CachedAnswer | undefined> {

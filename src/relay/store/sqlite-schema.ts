@@ -34,6 +34,16 @@ const TABLES = `
   CREATE TABLE IF NOT EXISTS spend_v2 (day INTEGER PRIMARY KEY, committed_cents INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS replicas_v1 (owner TEXT PRIMARY KEY, heartbeat_at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS locks_v1 (key TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL);
+  -- Jobs (jobs/job-store.ts): the items as posted, and a row per item's result as it comes, so a
+  -- result is written once rather than the whole job's again.
+  CREATE TABLE IF NOT EXISTS jobs_v1 (
+    id TEXT PRIMARY KEY, caller_id TEXT NOT NULL, items TEXT NOT NULL, options TEXT NOT NULL, total INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running','done','cancelled')), runner TEXT, lease_until INTEGER NOT NULL,
+    created_at INTEGER NOT NULL, expires_at INTEGER);
+  CREATE INDEX IF NOT EXISTS jobs_v1_running ON jobs_v1 (lease_until) WHERE status = 'running';
+  CREATE INDEX IF NOT EXISTS jobs_v1_expires ON jobs_v1 (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS job_results_v1 (
+    job_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (job_id, idx)) WITHOUT ROWID;
   -- Secrets the relay makes for itself (store.ts keptSecret); the file is its owner's only.
   CREATE TABLE IF NOT EXISTS secrets_v1 (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { SqliteCache, moveCacheV1 } from "./sqlite-cache";
 import { Checkpointer } from "./sqlite-checkpointer";
+import { SqliteJobs } from "./sqlite-jobs";
 import { SqliteLedger } from "./sqlite-ledger";
 import { LockReleases } from "./lock-releases";
 import { SqliteLiveness } from "./sqlite-liveness";
@@ -30,6 +31,7 @@ import {
 /** The RelayStore of a relay that runs alone. */
 export class SqliteStore implements RelayStore {
   readonly kind = "sqlite" as const;
+  readonly jobs: SqliteJobs;
   readonly #db: Database.Database;
   readonly #cache: SqliteCache;
   readonly #ledger: SqliteLedger;
@@ -48,6 +50,7 @@ export class SqliteStore implements RelayStore {
     this.#cache = new SqliteCache(db);
     this.#ledger = new SqliteLedger(db);
     this.#liveness = new SqliteLiveness(db);
+    this.jobs = new SqliteJobs(db);
     this.#ping = db.prepare("SELECT 1");
     this.#keepSecret = db.prepare("INSERT INTO secrets_v1 (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING");
     this.#secret = db.prepare("SELECT value FROM secrets_v1 WHERE name = ?");

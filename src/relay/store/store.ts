@@ -1,4 +1,5 @@
 import { Analysis, NormalizedEnvelope, Operation, Warning } from "../../contract";
+import type { JobStore } from "../jobs/job-store";
 
 /*
  * What the relay keeps: cached answers, analyses by id, and the ledger of every call sent to the
@@ -126,6 +127,8 @@ export type Reservation = { ok: true; id: string } | { ok: false; limit: "relay"
 
 export interface RelayStore {
   readonly kind: "sqlite" | "shared";
+  /** Jobs (POST /v1/jobs): their items and results, kept like the ledger so any replica, or the next start, resumes them. */
+  readonly jobs: JobStore;
   getCached(key: string, options?: CacheReadOptions): Promise<CachedAnswer | undefined>;
   putCached(entry: CachedAnswer): Promise<void>;
   getAnalysis(id: string): Promise<StoredAnalysis | undefined>;
