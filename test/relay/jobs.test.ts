@@ -169,11 +169,19 @@ describe("jobs", () => {
     try {
       const done = await pollDone(second, id);
       expect(done.json.status).toBe("done");
-      const results = done.json.results as { success: boolean }[];
+      const results = done.json.results as { success: boolean; relay: { costUSD: number } }[];
       expect(results.filter((r) => r.success)).toHaveLength(60);
       // The calls the first relay sent were answered from the cache: the two sandboxes billed 60 reports in all.
       expect(firstReports + second.sandboxStats().reports).toBe(60);
       expect(await ledgerCents(second)).toBe(60 * 20);
+      // Each item is told what its call cost, whichever relay made it: the job's results add up to the bill.
+      expect(results.reduce((sum, r) => sum + Math.round(r.relay.costUSD * 100), 0)).toBe(60 * 20);
+      // The job keeps each item's call name, so a run resumed after a crash asks for the same calls
+      // (one made before is then told with its cost, not as cached: money/deadline.test).
+      const work = await second.relay.store.jobs.work(id);
+      const calls = (work?.items as { call?: string }[]).map((item) => item.call);
+      expect(new Set(calls).size).toBe(60);
+      for (const call of calls) expect(call).toMatch(/^[0-9a-f-]{36}$/);
     } finally {
       await second.close();
     }

@@ -56,7 +56,14 @@ export class Jobs {
     const parsed = parseBatch(body);
     if (parsed.dryRun)
       return { dryRun: await dryRunBatch(this.#o.gateway, parsed.items, this.#o.config.mode === "sandbox", caller) };
-    const { items, maxComparables, priority } = body as BatchRequest;
+    const { maxComparables, priority } = body as BatchRequest;
+    // Each item names its call, kept with the job: a run resumed after a restart asks for the same
+    // calls, so an item whose call was made before is told its cost, not "cached" at 0.
+    const items = (body as BatchRequest).items.map((item) =>
+      typeof item === "object" && item !== null && !Array.isArray(item) && !("call" in item)
+        ? { ...item, call: randomUUID() }
+        : item,
+    );
     const id = randomUUID();
     const options = { maxComparables, priority: priority ?? "bulk" };
     await this.#o.store.create({
