@@ -1,5 +1,5 @@
 import { DryRunVerdict, RelayCallError, RelayClient } from "../client";
-import { MAX_BATCH_ITEMS, RelayAnswer } from "../contract";
+import { MAX_BATCH_ITEMS, RelayAnswer, RelayErrorBody } from "../contract";
 import {
   RowOutcome,
   ScreeningCounts,
@@ -105,7 +105,8 @@ export async function screenRows(
   ]);
 
   const stopped = hooks.signal?.aborted === true;
-  if (cut.length > 0) await askSentAgain(client, { ...plan, items: named }, cut, hooks, done, record);
+  // A relay that cannot say (it is gone) leaves them marked not reached, as before this step.
+  if (cut.length > 0) await sendBatch(client, { ...plan, items: named }, cut, hooks, done, record, true);
   // Rows of chunks never started, and of cut streams whose calls were never made.
   plan.itemRows.forEach((r) => {
     if (!done.has(r)) record(r, failedOutcome(notReached(hooks.again), plan.fields, "stopped"));
@@ -113,7 +114,12 @@ export async function screenRows(
   return { stopped, counts };
 }
 
-/** Sends one batch; resolves with what it failed with, if it did. */
+/**
+ * Sends one batch; resolves with what it failed with, if it did. `joinOnly`: after a stop, the items
+ * of cut streams asked for once more without sending anything (BatchRequest.joinOnly): answered from
+ * their calls if made (waiting for one still running), so a row billed before the stop is told so,
+ * with its cost; one never sent (STR_NOT_SENT) stays unanswered here, to be marked not reached.
+ */
 async function sendBatch(
   client: Pick<RelayClient, "batch">,
   plan: ScreeningPlan,
@@ -121,19 +127,22 @@ async function sendBatch(
   hooks: RunHooks,
   done: ReadonlySet<number>,
   record: (r: number, outcome: RowOutcome, answer?: RelayAnswer) => void,
+  joinOnly = false,
 ): Promise<unknown> {
   const rows = itemIndexes.map((i) => plan.itemRows[i] as number);
   try {
     await client.batch(
       itemIndexes.map((i) => plan.items[i] as (typeof plan.items)[number]),
       {
-        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        ...(hooks.signal && !joinOnly ? { signal: hooks.signal } : {}),
+        ...(joinOnly ? { joinOnly } : {}),
         maxComparables: hooks.maxComparables,
         // A table's rows: after the same token's formulas, which cells wait on.
         priority: "bulk",
         onLine: (line) => {
           const r = rows[line.index];
           if (r === undefined || done.has(r)) return;
+          if (joinOnly && line.status !== 200 && (line.body as RelayErrorBody).error?.code === "STR_NOT_SENT") return;
           const { outcome, answer } = lineOutcome(line.body, plan.fields);
           record(r, outcome, answer);
         },
@@ -169,41 +178,4 @@ function notReached(again: string): RelayCallError {
     "STR_CANCELLED",
     `Stopped before this row was answered: ${again} to finish (rows already answered come from the cache, free).`,
   );
-}
-
-/**
- * After a stop, the items of cut streams asked for once more, joinOnly: the relay sends nothing, and
- * answers each from its call if one was made (waiting for one still running), so a row billed before
- * the stop is told so, with its cost. One never sent stays unanswered here (STR_NOT_SENT): the caller
- * marks it not reached.
- */
-async function askSentAgain(
-  client: Pick<RelayClient, "batch">,
-  plan: ScreeningPlan,
-  itemIndexes: readonly number[],
-  hooks: RunHooks,
-  done: ReadonlySet<number>,
-  record: (r: number, outcome: RowOutcome, answer?: RelayAnswer) => void,
-): Promise<void> {
-  const rows = itemIndexes.map((i) => plan.itemRows[i] as number);
-  try {
-    await client.batch(
-      itemIndexes.map((i) => plan.items[i] as (typeof plan.items)[number]),
-      {
-        joinOnly: true,
-        maxComparables: hooks.maxComparables,
-        priority: "bulk",
-        onLine: (line) => {
-          const r = rows[line.index];
-          if (r === undefined || done.has(r)) return;
-          const body = line.body as { error?: { code?: string } };
-          if (line.status !== 200 && body.error?.code === "STR_NOT_SENT") return;
-          const { outcome, answer } = lineOutcome(line.body, plan.fields);
-          record(r, outcome, answer);
-        },
-      },
-    );
-  } catch {
-    // The relay cannot say (it is gone): the rows are marked not reached, as before this step.
-  }
 }

@@ -16,9 +16,7 @@ describe("str-screen --resend-unknown", () => {
 
   beforeAll(async () => {
     t = await startRelay();
-    await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-    const address = t.relay.app.server.address();
-    url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    url = await t.listen();
   });
   afterAll(() => t.close());
 

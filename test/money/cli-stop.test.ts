@@ -15,9 +15,7 @@ describe("str-screen stopped mid-run", () => {
     // Reports of 0.5–1.5 s, five sends a second: at the stop, several calls are on their way.
     const t = await startRelay({ RELAY_UPSTREAM_RPS: "5" }, { sandbox: { timeScale: 0.05 } });
     try {
-      await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-      const address = t.relay.app.server.address();
-      const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+      const url = await t.listen();
       const dir = tempDir();
       const csv = path.join(dir, "stop.csv");
       const rows = Array.from({ length: 30 }, (_, i) => `"${400 + i} Elm St, Austin TX",${300000 + i * 1000},3,2,6`);

@@ -20,10 +20,7 @@ const items = (from: number): BatchItem[] =>
   Array.from({ length: ITEMS }, (_, i) => ({ strategy: "buy", params: buyBody(from + i) }));
 
 async function listening(t: TestRelay): Promise<RelayClient> {
-  await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
-  const address = t.relay.app.server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  return new RelayClient({ baseUrl: `http://127.0.0.1:${port}`, token: TEST_TOKEN });
+  return new RelayClient({ baseUrl: await t.listen(), token: TEST_TOKEN });
 }
 
 const cents = (usd: number) => Math.round(usd * 100);

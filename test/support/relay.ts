@@ -29,6 +29,8 @@ export interface TestRelay {
     url: string,
     headers?: Record<string, string>,
   ): Promise<{ status: number; json: any; text: string; headers: Record<string, unknown> }>;
+  /** Listens on a loopback port of its own; the relay's base URL. */
+  listen(): Promise<string>;
   /** What the sandbox saw and billed. */
   sandboxStats(): { arrivals: number; billedCents: number; reports: number; aiFunctions: number; duplicates: number };
   close(): Promise<void>;
@@ -82,6 +84,11 @@ export async function startRelay(
     },
     async get(url, headers = {}) {
       return wrap(await relay.app.inject({ method: "GET", url, headers: { ...auth, ...headers } }));
+    },
+    async listen() {
+      await relay.app.listen({ host: "127.0.0.1", port: 0 });
+      const address = relay.app.server.address();
+      return `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
     },
     sandboxStats() {
       const state = relay.sandbox?.state;
