@@ -23,17 +23,43 @@ declare module "fastify" {
 
 /** The configured callers by id: who a token is, and what it may spend a day on its own. */
 export class Callers {
-  readonly #byId: ReadonlyMap<string, CallerRule & { id: string }>;
-  readonly #secret: string;
+  readonly #rules: readonly CallerRule[];
+  #byId: ReadonlyMap<string, CallerRule & { id: string }> = new Map();
+  #secret: string | undefined;
+  readonly #loadSecret: () => Promise<string>;
+  #loading: Promise<void> | undefined;
 
-  /** `secret` keys the ids (tokens.ts tokenId): the relay keeps it in its store, replicas share it. */
-  constructor(rules: readonly CallerRule[], secret: string) {
-    this.#secret = secret;
-    this.#byId = new Map(rules.map((r) => [tokenId(r.token, secret), { ...r, id: tokenId(r.token, secret) }]));
+  /**
+   * `secret` keys the ids (tokens.ts tokenId): the relay keeps it in its store, replicas share it,
+   * so it is read when first needed: a store away at start fails requests (503), not the start.
+   */
+  constructor(rules: readonly CallerRule[], secret: string | (() => Promise<string>)) {
+    this.#rules = rules;
+    this.#loadSecret = typeof secret === "string" ? async () => secret : secret;
+    if (typeof secret === "string") this.#keyWith(secret);
   }
 
-  /** A token's id. */
+  /** Reads the ids' key, once; a failure is tried again by the next request. */
+  ready(): Promise<void> {
+    if (this.#secret !== undefined) return Promise.resolve();
+    this.#loading ??= this.#loadSecret().then(
+      (secret) => this.#keyWith(secret),
+      (error: unknown) => {
+        this.#loading = undefined;
+        throw error;
+      },
+    );
+    return this.#loading;
+  }
+
+  #keyWith(secret: string): void {
+    this.#secret = secret;
+    this.#byId = new Map(this.#rules.map((r) => [tokenId(r.token, secret), { ...r, id: tokenId(r.token, secret) }]));
+  }
+
+  /** A token's id (after `ready`). */
   idOf(token: string): string {
+    if (this.#secret === undefined) throw new Error("caller ids are not keyed yet: await Callers.ready() first");
     return tokenId(token, this.#secret);
   }
 

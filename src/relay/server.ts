@@ -30,6 +30,7 @@ import { openStore } from "./store/open-store";
 import { installRequestLog } from "./request-log";
 import { RelayStore } from "./store/store";
 import { tokenChecker } from "./tokens";
+import { storeCaller } from "./gateway/store-call";
 import { upstreamFor } from "./upstream";
 import { UpstreamTarget, startUpstream } from "./upstream-target";
 
@@ -106,7 +107,10 @@ async function buildRelay(
   const app = buildApp(config, redact, options.logger, { ...SERVER_TIMEOUTS, ...options.serverTimeouts });
   const events = new RelayEvents(app.log, metrics);
   // Caller ids are keyed by a secret the store keeps (the first replica's; the rest read it).
-  const callers = new Callers(config.callers, await store.keptSecret("caller-id", randomBytes(32).toString("hex")));
+  const callers = new Callers(config.callers, () =>
+    storeCaller(redact)(() => store.keptSecret("caller-id", randomBytes(32).toString("hex"))),
+  );
+  await callers.ready().catch(() => undefined);
   const gateway = new Gateway({
     callers,
     store,
