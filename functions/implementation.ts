@@ -297,7 +297,7 @@ export function projection(
       const result = projectHold(analysisIn(answer), inputs);
       if (!result.ok)
         throw invalidArgument([{ path: "analysisId", message: `cannot be projected: ${result.message}` }]);
-      return projectionGrid(result.years, result.summary, { sandbox: answer.relay.sandbox });
+      return projectionGrid(result.years, result.summary, { sandbox: answer.relay.sandbox, months: result.months });
     },
   });
 }

@@ -23,5 +23,6 @@ export * from "./whatif";
 export * from "./max-bid";
 export * from "./irr";
 export * from "./projection";
+export * from "./projection-months";
 export * from "./max-bid-rule";
 export * from "./jobs";

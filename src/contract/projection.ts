@@ -1,6 +1,7 @@
 import { Analysis } from "./analysis";
 import { MortgageStrategyInputs, loanBalance, monthlyMortgagePayment } from "./finance";
 import { irr } from "./irr";
+import { ProjectionMonth, yearOneByMonth } from "./projection-months";
 import { round } from "./numbers";
 import { WhatIfInputs, mortgageInputs, whatIf, whatIfKind } from "./whatif";
 
@@ -87,6 +88,8 @@ export type ProjectionResult =
   | {
       ok: true;
       years: ProjectionYear[];
+      /** Year one month by month, from the service's twelve months; undefined when it gave none. */
+      months: ProjectionMonth[] | undefined;
       summary: ProjectionSummary;
       /** −cash invested, then each year's cash flow, the last with the proceeds. */ flows: number[];
     }
@@ -131,6 +134,7 @@ export function projectHold(a: Analysis, p: ProjectionInputs): ProjectionResult 
   return {
     ok: true,
     years,
+    months: yearOneByMonth(first, years[0] as ProjectionYear),
     flows,
     summary: {
       purchasePriceUSD: m.purchasePriceUSD,

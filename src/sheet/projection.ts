@@ -1,4 +1,11 @@
-import { ProjectionSummary, ProjectionYear, UNIT_FORMATS, Unit } from "../contract";
+import {
+  NO_MONTHLY_FIGURES,
+  ProjectionMonth,
+  ProjectionSummary,
+  ProjectionYear,
+  UNIT_FORMATS,
+  Unit,
+} from "../contract";
 import { BLANK, CellRow, FormattedCell, Grid, cell, text } from "./cells";
 import { SANDBOX_NOTICE } from "./answer";
 import { cellValue, unitFormat } from "./values";
@@ -53,11 +60,21 @@ export const NO_IRR_TEXT = "None: the cash flows never repay the cash invested";
 
 /** The title of the year-by-year table. */
 export const PROJECTION_YEARS_TITLE = "Year by year";
+/** The title of year one's months, under the years. */
+export const PROJECTION_MONTHS_TITLE = "Year one by month";
+
+const MONTH_COLUMNS: readonly [keyof ProjectionMonth, string][] = [
+  ["month", "Month"],
+  ["revenueUSD", "Revenue"],
+  ["operatingExpensesUSD", "Operating expenses"],
+  ["debtServiceUSD", "Debt service (mortgage & taxes)"],
+  ["cashFlowUSD", "Cash flow"],
+];
 
 export function projectionGrid(
   years: readonly ProjectionYear[],
   summary: ProjectionSummary,
-  options: { sandbox?: boolean } = {},
+  options: { sandbox?: boolean; months?: readonly ProjectionMonth[] | undefined } = {},
 ): Grid {
   const mark = options.sandbox === true ? [text(SANDBOX_NOTICE)] : [];
   const width = YEAR_COLUMNS.length;
@@ -87,5 +104,12 @@ export function projectionGrid(
   rows.push(YEAR_COLUMNS.map(([, label]) => text(label)));
   for (const year of years)
     rows.push(YEAR_COLUMNS.map(([key]) => (key === "year" ? cell(year.year, "0") : cell(year[key], UNIT_FORMATS.usd))));
+  // Year one's cash flow month by month (the service's seasonality), or why there is none.
+  rows.push(pad([]));
+  rows.push(pad([text(PROJECTION_MONTHS_TITLE), ...mark]));
+  if (!options.months) return [...rows, pad([text(NO_MONTHLY_FIGURES)])];
+  rows.push(pad(MONTH_COLUMNS.map(([, label]) => text(label))));
+  for (const m of options.months)
+    rows.push(pad(MONTH_COLUMNS.map(([key]) => (key === "month" ? text(m.month) : cell(m[key], UNIT_FORMATS.usd)))));
   return rows;
 }

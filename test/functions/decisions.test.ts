@@ -122,9 +122,12 @@ describe("STR.MAXBID: at the price it returns STR.WHATIF meets the target, and 1
 /** The projection's summary (label → value) and its year rows (after the header). */
 function parts(spill: unknown[][]) {
   const header = spill.findIndex((row) => row[0] === "Year");
+  const monthsTitle = spill.findIndex((row) => row[0] === "Year one by month");
   return {
     summary: (label: string) => cell(spill.slice(0, header), label) as number,
-    years: spill.slice(header + 1) as number[][],
+    // The year rows end at the blank row before year one's months.
+    years: spill.slice(header + 1, monthsTitle - 1) as number[][],
+    months: spill.slice(monthsTitle + 2) as [string, number, number, number, number][],
   };
 }
 
@@ -155,6 +158,28 @@ describe("STR.PROJECTION", () => {
       const flows = [-summary("Cash invested"), ...years.map((y) => y[5] as number)];
       flows[30] = (flows[30] as number) + summary("Proceeds at sale");
       expect(Math.abs(npv(summary("IRR"), flows))).toBeLessThan(1e-6);
+      // Year one month by month: the service's seasons, adding up to year one's revenue and cash flow.
+      expect(spill.find((row) => row[0] === "Year one by month")?.[1]).toBe("SANDBOX: simulated data");
+      const { months } = parts(spill);
+      expect(months.map((m) => m[0])).toEqual([
+        "Jan",
+        "Feb",
+        "Mar",
+        "Apr",
+        "May",
+        "Jun",
+        "Jul",
+        "Aug",
+        "Sep",
+        "Oct",
+        "Nov",
+        "Dec",
+      ]);
+      const total = (i: number) => months.reduce((s, m) => s + (m[i] as number), 0);
+      expect(total(1)).toBeCloseTo(revenue as number, 0);
+      expect(total(4)).toBeCloseTo(cashFlow as number, 0);
+      expect(new Set(months.map((m) => m[1])).size).toBeGreaterThan(1);
+      expect(new Set(months.map((m) => m[3])).size).toBe(1);
     },
   );
 

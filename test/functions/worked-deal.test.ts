@@ -100,7 +100,8 @@ test("docs/functions.md's worked deal spills what the page says", async () => {
   }
   const table = tableAfter("the years in F22:N27");
   expect(projection[20]?.[0]).toBe("Year by year");
-  expect(projection.slice(22).map((r) => r.map(Number))).toEqual(table.map((r) => r.map(figure)));
+  expect(projection.slice(22, 22 + table.length).map((r) => r.map(Number))).toEqual(table.map((r) => r.map(figure)));
+  expect(projection[23 + table.length]?.[0]).toBe("Year one by month");
 
   // ENHANCE, and what reads its id.
   const enhanced = await run(/In P1, (`=STR\.ENHANCE\(.*?\)`)/.exec(SECTION)?.[1] as string, cells);

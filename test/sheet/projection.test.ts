@@ -1,7 +1,8 @@
-import { ProjectionSummary, ProjectionYear } from "../../src/contract";
+import { NO_MONTHLY_FIGURES, ProjectionSummary, ProjectionYear } from "../../src/contract";
 import {
   NO_IRR_TEXT,
   PROJECTION_COLUMN_LABELS,
+  PROJECTION_MONTHS_TITLE,
   PROJECTION_SUMMARY_LABELS,
   PROJECTION_YEARS_TITLE,
   isRectangular,
@@ -41,6 +42,32 @@ const year = (n: number): ProjectionYear => ({
 });
 
 describe("STR.PROJECTION's spill", () => {
+  test("year one by month, under the years: a header and twelve rows", () => {
+    const months = Array.from({ length: 12 }, (_, i) => ({
+      month: `M${i + 1}`,
+      revenueUSD: 100 + i,
+      operatingExpensesUSD: 30,
+      debtServiceUSD: 50,
+      cashFlowUSD: 20 + i,
+    }));
+    const grid = projectionGrid([year(1)], summary, { months });
+    expect(isRectangular(grid)).toBe(true);
+    expect(grid.at(-14)?.[0]?.value).toBe(PROJECTION_MONTHS_TITLE);
+    expect(
+      grid
+        .at(-13)
+        ?.slice(0, 5)
+        .map((c) => c.value),
+    ).toEqual(["Month", "Revenue", "Operating expenses", "Debt service (mortgage & taxes)", "Cash flow"]);
+    expect(grid.at(-1)?.slice(0, 5)).toEqual([
+      { value: "M12" },
+      { value: 111, format: "$#,##0" },
+      { value: 30, format: "$#,##0" },
+      { value: 50, format: "$#,##0" },
+      { value: 31, format: "$#,##0" },
+    ]);
+  });
+
   test("the summary keeps its rows whatever the hold: row 19 is the IRR for 1 year or 30", () => {
     for (const years of [1, 30]) {
       const grid = projectionGrid(
@@ -48,13 +75,17 @@ describe("STR.PROJECTION's spill", () => {
         summary,
       );
       expect(isRectangular(grid)).toBe(true);
-      expect(grid).toHaveLength(1 + PROJECTION_SUMMARY_LABELS.length + 1 + 2 + years);
+      // The summary, a blank row, the years' title, header and rows, then a blank row, the months' title
+      // and, without monthly figures, the one row that says so.
+      expect(grid).toHaveLength(1 + PROJECTION_SUMMARY_LABELS.length + 1 + 2 + years + 3);
       expect(grid[18]?.slice(0, 2)).toEqual([{ value: "IRR" }, { value: -0.2236, format: "0.0%" }]);
       // The year table apart: a blank row, its own title, its own header.
       expect(grid[19]?.every((c) => c.value === "")).toBe(true);
       expect(grid[20]?.map((c) => c.value)).toEqual([PROJECTION_YEARS_TITLE, "", "", "", "", "", "", "", ""]);
       expect(grid[21]?.map((c) => c.value)).toEqual(PROJECTION_COLUMN_LABELS);
-      expect(grid.at(-1)?.map((c) => c.value)).toEqual([years, 1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(grid[21 + years]?.map((c) => c.value)).toEqual([years, 1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(grid.at(-2)?.[0]?.value).toBe(PROJECTION_MONTHS_TITLE);
+      expect(grid.at(-1)?.[0]?.value).toBe(NO_MONTHLY_FIGURES);
     }
   });
 
