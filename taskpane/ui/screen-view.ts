@@ -447,6 +447,10 @@ function renderMapping(
   root.replaceChildren(...rows);
 }
 
+/**
+ * The result columns offered, by group: each group folds away (open when one of its columns is
+ * chosen), says how many of its columns are chosen, and sets them all or none at once.
+ */
 function renderFieldChoices(
   root: HTMLElement,
   offered: readonly FieldInfo[],
@@ -455,19 +459,48 @@ function renderFieldChoices(
 ): void {
   const groups = new Map<FieldGroup, FieldInfo[]>();
   for (const f of offered) groups.set(f.group, [...(groups.get(f.group) ?? []), f]);
-  root.replaceChildren(
-    ...[...groups].map(([group, fields]) =>
-      h(
-        "fieldset",
-        { class: "fields__group" },
-        h("legend", {}, group),
-        ...fields.map((f) => {
-          const box = h("input", { type: "checkbox", value: f.path, checked: chosen.has(f.path) });
-          box.addEventListener("change", () => onChange(f.path, box.checked));
-          return h("label", { class: "check" }, box, f.label);
-        }),
-      ),
-    ),
+  root.replaceChildren(...[...groups].map(([group, fields]) => fieldGroup(group, fields, chosen, onChange)));
+}
+
+function fieldGroup(
+  group: FieldGroup,
+  fields: readonly FieldInfo[],
+  chosen: ReadonlySet<string>,
+  onChange: (path: string, on: boolean) => void,
+): HTMLElement {
+  const boxes = fields.map((f) => {
+    const box = h("input", { type: "checkbox", value: f.path, checked: chosen.has(f.path) });
+    box.addEventListener("change", () => {
+      onChange(f.path, box.checked);
+      count();
+    });
+    return { box, label: h("label", { class: "check" }, box, f.label) };
+  });
+  const summary = h("summary", { class: "fields__group-name" });
+  const count = () => {
+    summary.textContent = `${group}: ${boxes.filter((b) => b.box.checked).length} of ${boxes.length}`;
+  };
+  count();
+  const setAll = (on: boolean) => () => {
+    for (const { box } of boxes) {
+      if (box.checked === on) continue;
+      box.checked = on;
+      onChange(box.value, on);
+    }
+    count();
+  };
+  const all = h("button", { type: "button", class: "link-button" }, "All");
+  const none = h("button", { type: "button", class: "link-button" }, "None");
+  all.addEventListener("click", setAll(true));
+  none.addEventListener("click", setAll(false));
+  all.setAttribute("aria-label", `All ${group} columns`);
+  none.setAttribute("aria-label", `No ${group} columns`);
+  return h(
+    "details",
+    { class: "fields__group", ...(boxes.some((b) => b.box.checked) ? { open: true } : {}) },
+    summary,
+    h("div", { class: "fields__group-actions" }, all, none),
+    ...boxes.map((b) => b.label),
   );
 }
 

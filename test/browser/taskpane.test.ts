@@ -138,6 +138,23 @@ describeWithChromium("the task pane in a real browser, on the real relay and its
     expect(await page.getByLabel("Column E, Sleeps, holds").inputValue()).toBe("accomodates");
     expect(await page.getByLabel("Column F, Notes, holds").inputValue()).toBe("");
 
+    // The result columns fold by group, each saying how many of its own are chosen, all or none at once.
+    await page.locator("#screen-fields-summary").click();
+    const group = page.locator("#screen-fields details.fields__group[open]").first();
+    const name = (await group.locator("summary").innerText()).replace(/:.*$/, "");
+    const total = await group.locator("input[type=checkbox]").count();
+    const summary = await text("#screen-fields-summary");
+    await group.getByRole("button", { name: `No ${name} columns` }).click();
+    expect(await group.locator("summary").innerText()).toBe(`${name}: 0 of ${total}`);
+    expect(await group.locator("input[type=checkbox]:checked").count()).toBe(0);
+    expect(await text("#screen-fields-summary")).not.toBe(summary);
+    await group.getByRole("button", { name: `All ${name} columns` }).click();
+    expect(await group.locator("summary").innerText()).toBe(`${name}: ${total} of ${total}`);
+    expect(await page.locator("#screen-fields details.fields__group").count()).toBeGreaterThan(3);
+    // Back to the defaults for the rest of the test.
+    await page.locator("#screen-read").click();
+    await page.locator("#screen-table").waitFor({ state: "visible" });
+
     await page.locator("#screen-dry-run").click();
     await page.locator("#screen-estimate").waitFor({ state: "visible" });
     expect(await figure("Rows to send")).toBe(String(ROWS - 1));
