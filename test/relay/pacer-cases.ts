@@ -97,9 +97,11 @@ export function pacerCases(under: PacersUnderTest): void {
         }),
       ),
     );
-    // Half a spacing apart at least, right after the stall and one window later: never a burst.
+    // Apart right after the stall and one window later: never a burst (a burst's sends are under a
+    // millisecond apart). The pacer aims at half a spacing (50 ms); a busy machine's late timers
+    // bring two closer, so the bound is a fifth of a spacing, not the aim.
     const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(40);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(20);
     expect(maxInWindow(times, 500)).toBeLessThanOrEqual(5);
   });
 
