@@ -1,6 +1,6 @@
 import { excelError, installCustomFunctionsRuntime } from "../support/custom-functions";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { npv } from "../../src/contract";
+import { MONTH_NAMES, npv } from "../../src/contract";
 
 installCustomFunctionsRuntime();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -161,20 +161,7 @@ describe("STR.PROJECTION", () => {
       // Year one month by month: the service's seasons, adding up to year one's revenue and cash flow.
       expect(spill.find((row) => row[0] === "Year one by month")?.[1]).toBe("SANDBOX: simulated data");
       const { months } = parts(spill);
-      expect(months.map((m) => m[0])).toEqual([
-        "Jan",
-        "Feb",
-        "Mar",
-        "Apr",
-        "May",
-        "Jun",
-        "Jul",
-        "Aug",
-        "Sep",
-        "Oct",
-        "Nov",
-        "Dec",
-      ]);
+      expect(months.map((m) => m[0])).toEqual([...MONTH_NAMES]);
       const total = (i: number) => months.reduce((s, m) => s + (m[i] as number), 0);
       expect(total(1)).toBeCloseTo(revenue as number, 0);
       expect(total(4)).toBeCloseTo(cashFlow as number, 0);
