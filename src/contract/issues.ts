@@ -54,10 +54,16 @@ const PLAIN_KEY = /^[^\s.[\]"'\p{Cc}]+$/u;
 /** Dot path in the form users read: `items[3].params.bedrooms`, `params["a b"]` for a key that is not a plain name. */
 export function dotPath(path: readonly PropertyKey[]): string {
   let out = "";
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else if (typeof part === "string" && PLAIN_KEY.test(part)) out += out === "" ? part : `.${part}`;
-    else out += `[${JSON.stringify(String(part))}]`;
+  for (const whole of path) {
+    if (typeof whole === "number") {
+      out += `[${whole}]`;
+      continue;
+    }
+    // A key is the caller's, of any length: cut to what an issue shows before it is looked at, since
+    // a regular expression run over megabytes of it (once V8 has compiled it) overflows the stack.
+    const part = typeof whole === "string" ? clipped(whole) : String(whole);
+    if (typeof whole === "string" && PLAIN_KEY.test(part)) out += out === "" ? part : `.${part}`;
+    else out += `[${JSON.stringify(part)}]`;
   }
   return out;
 }
