@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { AnyRequest, Charge, Operation, RelayAnswer, describeIssues, maxCharge, validateRequest } from "../../contract";
 import { RelayError } from "../errors";
 import { DEFAULT_RETRY_POLICY } from "../retry-rule";
@@ -134,6 +135,9 @@ export class Gateway {
       onWaiting: options.onWaiting,
     };
     const send = (flight: Flight) => this.#send(op, request, key, ask, flight);
+    // joinOnly joins a call running here but starts none another caller could join: it never sends,
+    // and a plain request beside it must be bought, not told STR_NOT_SENT.
+    if (ask.joinOnly && !this.#flights.has(key)) return send(unsharedFlight(options.signal));
     if (this.#flights.has(key)) options.onWaiting?.();
     const { answer, joined, callId } = await this.#flights.run(key, send, {
       signal: options.signal,
@@ -238,4 +242,9 @@ export class Gateway {
     const { staleAfterMs } = this.#o;
     return staleAfterMs === undefined ? answer : markStale(answer, staleAfterMs, Date.now(), refreshCharge);
   }
+}
+
+/** A flight of one asker that no one joins (a joinOnly ask, which sends nothing). */
+function unsharedFlight(signal: AbortSignal | undefined): Flight {
+  return { callId: randomUUID(), signal: signal ?? new AbortController().signal, markSent: () => undefined };
 }
