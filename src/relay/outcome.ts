@@ -80,17 +80,8 @@ function failureOutcome(
   failure: UpstreamFailure,
   redact: (text: string) => string,
 ): Outcome {
-  if (!failure.sent) {
-    return {
-      state: "failed",
-      status: undefined,
-      charge: NO_CHARGE,
-      error: new RelayError(
-        "STR_UPSTREAM_FAILED",
-        `Could not reach the service: ${redact(failure.message)}. Nothing was billed.`,
-      ),
-    };
-  }
+  if (!failure.sent)
+    return notCarriedOut(undefined, `Could not reach the service: ${redact(failure.message)}. Nothing was billed.`);
   const error =
     failure.code === "UPSTREAM_TIMEOUT"
       ? new RelayError(
@@ -166,15 +157,12 @@ function serverErrorOutcome(op: Operation, request: AnyRequest, status: number, 
       ),
     };
   }
-  return {
-    state: "failed",
-    status,
-    charge: NO_CHARGE,
-    error: new RelayError(
-      "STR_UPSTREAM_FAILED",
-      `The service failed (${status})${said}. Failed requests are not billed.`,
-    ),
-  };
+  return notCarriedOut(status, `The service failed (${status})${said}. Failed requests are not billed.`);
+}
+
+/** The service did not carry the request out: failed, and failed requests are not billed (spec). */
+export function notCarriedOut(status: number | undefined, message: string): Outcome {
+  return { state: "failed", status, charge: NO_CHARGE, error: new RelayError("STR_UPSTREAM_FAILED", message) };
 }
 
 /** The service's error text, from a JSON body (`error` as text or `{message}`, or `message`) or a text body. */

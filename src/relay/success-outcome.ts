@@ -1,6 +1,5 @@
 import {
   AnyRequest,
-  NO_CHARGE,
   NormalizedEnvelope,
   Operation,
   aiChargeEstimated,
@@ -13,7 +12,7 @@ import {
 } from "../contract";
 import { RelayError } from "./errors";
 import type { Outcome } from "./outcome";
-import { upstreamMessage } from "./outcome";
+import { notCarriedOut, upstreamMessage } from "./outcome";
 import { readServiceAnswer, sampleOf } from "./service-answer";
 import { UNUSABLE_CODE, unusableNote } from "./unusable-answer";
 
@@ -107,28 +106,18 @@ function unusable(status: number, charge: Outcome["charge"], what: string, body:
 /** The envelope says the request failed: not billed (spec: failed requests are not billed). */
 function failedEnvelope(status: number, body: unknown, redact: Redact): Outcome {
   const said = redact(upstreamMessage(body));
-  return {
-    state: "failed",
+  return notCarriedOut(
     status,
-    charge: NO_CHARGE,
-    error: new RelayError(
-      "STR_UPSTREAM_FAILED",
-      `The service answered ${status} with success: false${said ? `: ${said}` : " and no reason"}. Failed requests are not billed.`,
-    ),
-  };
+    `The service answered ${status} with success: false${said ? `: ${said}` : " and no reason"}. Failed requests are not billed.`,
+  );
 }
 
 /** Not the service's envelope (a proxy's page): the request got no answer of the service's, and failed. */
 function notTheService(status: number, body: unknown, redact: Redact): Outcome {
-  return {
-    state: "failed",
+  return notCarriedOut(
     status,
-    charge: NO_CHARGE,
-    error: new RelayError(
-      "STR_UPSTREAM_FAILED",
-      `The service's address answered ${status} with something that is not the service's answer (${redact(sampleOf(body))}): a proxy or gateway on the way. Failed requests are not billed; check STR_API_BASE_URL if it persists.`,
-    ),
-  };
+    `The service's address answered ${status} with something that is not the service's answer (${redact(sampleOf(body))}): a proxy or gateway on the way. Failed requests are not billed; check STR_API_BASE_URL if it persists.`,
+  );
 }
 
 /** The service's envelope, cut before it said how the call went: it may have billed. */
