@@ -5,7 +5,7 @@
 //
 // Production URLs: dist/manifest.xml keeps the https://localhost:3000 URLs of the source. The relay
 // serves dist/ and rewrites those URLs to RELAY_PUBLIC_URL when it answers GET /manifest.xml
-// (src/relay/addin-files.ts), so one build works wherever it is deployed and there is one rewrite.
+// (src/relay/addin/addin-files.ts), so one build works wherever it is deployed and there is one rewrite.
 const path = require("node:path");
 const CopyWebpackPlugin = require("copy-webpack-plugin");
 const CustomFunctionsMetadataPlugin = require("custom-functions-metadata-plugin");

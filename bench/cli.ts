@@ -97,7 +97,7 @@ if (process.env.BENCH_KEPT_HEAP) {
 }
 let throttled = 0;
 if (process.env.BENCH_COUNT_429) {
-  // The in-process relay's calls to its sandbox, counted where the relay makes them (lib/relay/upstream.js), once loaded.
+  // The in-process relay's calls to its sandbox, counted where the relay makes them (lib/relay/upstream/upstream.js), once loaded.
   const Module = require("node:module");
   const load = Module._load;
   Module._load = function (...args) {

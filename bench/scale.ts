@@ -4,8 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import Redis from "ioredis";
 import { Pool } from "undici";
-import { SharedStore } from "../src/relay/store/shared-store";
-import { LedgerRow } from "../src/relay/store/store";
+import { LedgerRow, SharedStore } from "../src/relay";
 import {
   BatchLine,
   Child,

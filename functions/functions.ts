@@ -3,7 +3,7 @@
  * @param are what Excel shows in autocomplete and the Insert Function dialog, so they give units and
  * ranges. custom-functions-metadata-plugin appends the CustomFunctions.associate calls at build time.
  * `@helpurl` is the function's section of help.html on the dev server; the relay moves it to its own
- * URL when it serves functions.json (src/relay/addin-files.ts), as it does the manifest's URLs.
+ * URL when it serves functions.json (src/relay/addin/addin-files.ts), as it does the manifest's URLs.
  *
  * The TypeScript types are what custom-functions-metadata reads, so they are chosen for Excel:
  * - `unknown` for single values (metadata type "any"): the argument arrives as Excel holds it, so

@@ -2,7 +2,7 @@
 // `npm run openapi`; test/relay/openapi.test.ts fails when the committed file is out of date.
 import fs from "node:fs";
 import path from "node:path";
-import { openApiDocument } from "../src/relay/openapi";
+import { openApiDocument } from "../src/relay/http/openapi";
 
 const file = path.resolve(__dirname, "..", "docs", "openapi.json");
 fs.writeFileSync(file, `${JSON.stringify(openApiDocument("http://localhost:8787"), null, 2)}\n`);

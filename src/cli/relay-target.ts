@@ -2,11 +2,8 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { RelayCallError, RelayClient, RelaySettings } from "../client";
 import { toFieldIssues } from "../contract";
-import type { RelayConfig } from "../relay/config";
-import type { Relay } from "../relay/server";
-import type { UpstreamTarget } from "../relay/upstream-target";
+import { Relay, RelayConfig, UpstreamTarget, relayParts, shownUrl } from "../relay";
 import { UsageError } from "./args";
-import { shownUrl } from "../relay/shown-url";
 
 /**
  * The relay a run goes through: the one STR_RELAY_URL and STR_RELAY_TOKEN name, or, with neither,
@@ -97,8 +94,8 @@ async function inProcessRelay(env: Env): Promise<PreparedTarget> {
   }
   // Loaded only here: a run through a remote relay starts without the relay's and the sandbox's code.
   const [{ ConfigError, loadConfig, userDataDir }, { startUpstream }, { sandboxOptionsFromEnv }] = await Promise.all([
-    import("../relay/config"),
-    import("../relay/upstream-target"),
+    relayParts.config(),
+    relayParts.upstreamTarget(),
     import("../sandbox/options"),
   ]);
   const dataDir = path.resolve(
@@ -128,7 +125,7 @@ async function inProcessRelay(env: Env): Promise<PreparedTarget> {
   // The sandbox's thread starts now, and the rest of the relay's code loads while it gets ready. In
   // an async function, a SANDBOX_* setting it cannot read is reported by `open` with the rest.
   const upstream = (async () => startUpstream(config, sandboxOptionsFromEnv(env as NodeJS.ProcessEnv)))();
-  const server = import("../relay/server");
+  const server = relayParts.server();
   // Failures are reported by `open`, or dropped by `cancel`; not as unhandled rejections meanwhile.
   upstream.catch(() => undefined);
   server.catch(() => undefined);
@@ -161,7 +158,7 @@ interface StartedRelay {
 }
 
 async function openInProcess(
-  createRelay: typeof import("../relay/server").createRelay,
+  createRelay: Awaited<ReturnType<typeof relayParts.server>>["createRelay"],
   { config, token, dataDir, upstream }: StartedRelay,
 ): Promise<RelayTarget> {
   let relay: Relay;

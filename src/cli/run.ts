@@ -1,7 +1,7 @@
 import path from "node:path";
 import { RelayCallError } from "../client";
 import { INPUT_FIELDS, isBlank } from "../inputs";
-import { RELAY_VERSION } from "../relay/version";
+import { RELAY_VERSION } from "../relay";
 import { describeIssues } from "../contract";
 import {
   PlannedRow,

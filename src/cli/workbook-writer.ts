@@ -2,7 +2,7 @@ import { once } from "node:events";
 import fs from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type ExcelJS from "exceljs";
-import { loadWorkbookWriter } from "./excel";
+import { loadExcel } from "./excel";
 import { FieldInfo } from "../contract";
 import { GENERAL_FORMAT, resultBlockHeader, resultBlockWidth } from "../sheet";
 import {
@@ -133,7 +133,7 @@ export class NewWorkbook {
   #finished = false;
 
   static async open(out: string, source: WriteSource): Promise<NewWorkbook> {
-    return new NewWorkbook(out, source, await loadWorkbookWriter());
+    return new NewWorkbook(out, source, (await loadExcel()).stream.xlsx.WorkbookWriter);
   }
 
   private constructor(out: string, source: WriteSource, Writer: typeof ExcelJS.stream.xlsx.WorkbookWriter) {

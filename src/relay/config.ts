@@ -2,11 +2,11 @@ import os from "node:os";
 import path from "node:path";
 import { API_KEY_HEADER, LIVE_API_BASE_URL, toFieldIssues } from "../contract";
 import { Env } from "./config/env";
-import { JOB_TTL_MS } from "./jobs/job-store";
-import { PENDING_LEASE_MS } from "./pending";
-import { DAY_MS } from "./staleness";
-import { devCertificate } from "./tls-dev-certs";
-import { CallerRule, callerRules } from "./token-config";
+import { JOB_TTL_MS } from "./batch/jobs/job-store";
+import { PENDING_LEASE_MS } from "./batch/pending";
+import { DAY_MS } from "./gateway/staleness";
+import { devCertificate } from "./http/tls-dev-certs";
+import { CallerRule, callerRules } from "./callers/token-config";
 
 /*
  * The relay's configuration, parsed once from the environment (docs/configuration.md; the variables

@@ -1,13 +1,13 @@
 import "./compile-cache";
 import net from "node:net";
 import { ConfigError, RelayConfig, loadConfig } from "./config";
-import { EVENTS } from "./events";
-import { plainHttpAdvice } from "./https-advice";
-import { addinBuilt } from "./routes/addin";
+import { EVENTS } from "./ops/events";
+import { plainHttpAdvice } from "./http/https-advice";
+import { addinBuilt } from "./http/routes/addin";
 import { createRelay } from "./server";
-import { markTokenShown, resolveTokens } from "./tokens";
+import { markTokenShown, resolveTokens } from "./callers/tokens";
 import { RELAY_VERSION } from "./version";
-import { shownUrl } from "./shown-url";
+import { shownUrl } from "./ops/shown-url";
 
 /*
  * `str-relay` (`npx --no-install str-relay` in a checkout): the relay on its own. Standard output is the log, JSON lines only (events.ts), so

@@ -3,7 +3,7 @@ import { SandboxOptionsInput } from "./options";
 import { buildSandbox, listenOnLoopback } from "./server";
 
 /*
- * The relay's embedded sandbox on a thread of its own (src/relay/embedded-sandbox.ts). It says where
+ * The relay's embedded sandbox on a thread of its own (src/relay/upstream/embedded-sandbox.ts). It says where
  * it listens once it does, and closes when told to.
  */
 

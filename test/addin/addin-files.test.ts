@@ -1,4 +1,4 @@
-import { addinIdFor, manifestFor, withPublicUrls } from "../../src/relay/addin-files";
+import { addinIdFor, manifestFor, withPublicUrls } from "../../src/relay/addin/addin-files";
 
 const XML = `<a DefaultValue="https://localhost:3000/taskpane.html"/><b>https://localhost:3000</b>`;
 

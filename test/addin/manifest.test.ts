@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { manifestFor } from "../../src/relay/addin-files";
+import { manifestFor } from "../../src/relay/addin/addin-files";
 import { XmlElement, descendants, one, parseXml, path as at } from "./xml";
 
 /**

@@ -32,7 +32,7 @@ test("npm pack holds bin/, the compiled lib/ the commands require, and no tests 
       "lib/cli/main.js",
       "lib/relay/main.js",
       "lib/sandbox/server.js",
-      // The embedded sandbox's thread (src/relay/embedded-sandbox.ts).
+      // The embedded sandbox's thread (src/relay/upstream/embedded-sandbox.ts).
       "lib/sandbox/worker.js",
       "package.json",
       "LICENSE",

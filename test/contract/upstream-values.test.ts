@@ -1,5 +1,5 @@
 import { NormalizedEnvelope, checkUpstreamValues, isWebAddress, normalizeEnvelope } from "../../src/contract";
-import { outcomeOf } from "../../src/relay/outcome";
+import { outcomeOf } from "../../src/relay/upstream/outcome";
 import { AnyRequest } from "../../src/contract";
 
 /**

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { EVENTS } from "../../src/relay/events";
-import { RelayMetrics } from "../../src/relay/metrics";
+import { EVENTS } from "../../src/relay/ops/events";
+import { RelayMetrics } from "../../src/relay/ops/metrics";
 
 /** docs/relay.md describes every log event and every metric the relay has, and none it does not. */
 const doc = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "relay.md"), "utf8");

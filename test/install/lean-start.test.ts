@@ -2,10 +2,9 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildApp } from "../../src/relay/app";
+import { buildApp } from "../../src/relay/http/app";
 import { loadConfig } from "../../src/relay/config";
-import { makeRedactor } from "../../src/relay/redact";
-import { loadExcel, loadWorkbookWriter } from "../../src/cli/excel";
+import { makeRedactor } from "../../src/relay/upstream/redact";
 
 /*
  * What str-screen loads before it can say what a run costs: its own relay on the SQLite file needs
@@ -22,8 +21,7 @@ const NOT_NEEDED = [
   "@fastify/ajv-compiler",
   "@fastify/fast-json-stringify-compiler",
   "exceljs",
-  // undici's entry (its Pool alone is loaded) and the add-in's static files (str-screen's relay serves no add-in).
-  "undici",
+  // The add-in's static files: str-screen's relay serves no add-in.
   "@fastify/static",
 ];
 
@@ -71,26 +69,9 @@ describe("str-screen's own relay starts with only what it uses", () => {
     // The record reaches both threads: each builds a fastify app, the relay and its sandbox.
     expect(new Set(loaded.filter((p) => p.name === "fastify").map((p) => p.thread)).size).toBe(2);
     expect(loaded.some((p) => p.name.startsWith("better-sqlite3"))).toBe(true);
-    expect(loaded.some((p) => p.name === "undici/lib/dispatcher/pool")).toBe(true);
+    expect(loaded.some((p) => p.name === "undici")).toBe(true);
     expect(loaded.filter((p) => NOT_NEEDED.includes(p.name)).map((p) => p.name)).toEqual([]);
   });
-});
-
-describe("a new workbook is written with exceljs's streaming writer alone", () => {
-  test("a run from a CSV into a workbook loads the writer, not exceljs's entry with its readers and second zip library", () => {
-    const names = packagesLoaded((dir) => ["--out", path.join(dir, "deals.xlsx")]).map((p) => p.name);
-    expect(names).toContain("exceljs/lib/stream/xlsx/workbook-writer");
-    expect(names.filter((name) => ["exceljs", "jszip", "fast-csv"].includes(name))).toEqual([]);
-  });
-
-  test("the writer loaded alone is the class exceljs's entry exports", async () => {
-    expect(await loadWorkbookWriter()).toBe((await loadExcel()).stream.xlsx.WorkbookWriter);
-  });
-});
-
-test("the relay's Pool loaded alone is the class undici's entry exports", async () => {
-  const [alone, entry] = await Promise.all([import("undici/lib/dispatcher/pool"), import("undici")]);
-  expect(alone.default).toBe(entry.Pool);
 });
 
 describe("routes read their input with the contract's zod schemas", () => {

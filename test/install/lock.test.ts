@@ -105,7 +105,7 @@ describe("Node versions (README, 'Node versions')", () => {
       .map(([at]) => at.slice(at.lastIndexOf("node_modules/") + "node_modules/".length));
 
   // better-sqlite3 13 asks for Node 22: on Node 20 the relay loads 12 instead, installed as the
-  // optional better-sqlite3-node20 (src/relay/store/sqlite-driver.ts).
+  // optional better-sqlite3-node20 (src/relay/store/sqlite/sqlite-driver.ts).
   const DRIVER_FOR_NODE_22_ON = ["better-sqlite3"];
 
   test.each(RUNTIME)("the relay's and the CLI's dependencies run on Node %s, and package.json says so", (version) => {

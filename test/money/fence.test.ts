@@ -2,7 +2,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { validateRequest } from "../../src/contract";
 import { cacheKeyOf } from "../../src/relay/gateway/answer-cache";
-import { sqliteDriver } from "../../src/relay/store/sqlite-driver";
+import { sqliteDriver } from "../../src/relay/store/sqlite/sqlite-driver";
 import { BUY_PATH, buyBody, startRelay } from "../support/relay";
 
 /*

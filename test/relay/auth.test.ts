@@ -1,4 +1,4 @@
-import { tokenChecker } from "../../src/relay/tokens";
+import { tokenChecker } from "../../src/relay/callers/tokens";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 describe("only callers with a relay token get through", () => {

@@ -1,9 +1,9 @@
 import { Gateway } from "../../src/relay/gateway";
-import { streamBatch } from "../../src/relay/batch";
-import { ParsedItem } from "../../src/relay/batch-request";
+import { streamBatch } from "../../src/relay/batch/stream-batch";
+import { ParsedItem } from "../../src/relay/batch/batch-request";
 import fs from "node:fs";
 import path from "node:path";
-import { closingDelayMs, pendingLine } from "../../src/relay/pending";
+import { closingDelayMs, pendingLine } from "../../src/relay/batch/pending";
 
 /**
  * The deadline is the longest a batch answer may take to reach its caller, pending lines included:

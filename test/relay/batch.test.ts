@@ -1,7 +1,7 @@
 import http from "node:http";
 import { BatchLine } from "../../src/contract";
-import { ITEMS_PER_TURN, UNREAD_LIMIT_BYTES, streamBatch } from "../../src/relay/batch";
-import { ParsedItem } from "../../src/relay/batch-request";
+import { ITEMS_PER_TURN, UNREAD_LIMIT_BYTES, streamBatch } from "../../src/relay/batch/stream-batch";
+import { ParsedItem } from "../../src/relay/batch/batch-request";
 import { Gateway } from "../../src/relay/gateway";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { sqliteDriver } from "../../src/relay/store/sqlite-driver";
-import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { sqliteDriver } from "../../src/relay/store/sqlite/sqlite-driver";
+import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
 import { CachedAnswer } from "../../src/relay/store/store";
 
 // The driver this Node runs (better-sqlite3 13, or 12 on Node 20).

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ConfigError, loadConfig } from "../../src/relay/config";
-import { Callers } from "../../src/relay/caller";
-import { tokenId } from "../../src/relay/tokens";
+import { Callers } from "../../src/relay/callers/caller";
+import { tokenId } from "../../src/relay/callers/tokens";
 
 const ALICE = "rt_alice_0123456789abcdef";
 const BOB = "rt_bob_0123456789abcdef01";

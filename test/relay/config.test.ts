@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, loadConfig } from "../../src/relay/config";
-import { markTokenShown, resolveTokens } from "../../src/relay/tokens";
+import { markTokenShown, resolveTokens } from "../../src/relay/callers/tokens";
 
 describe("relay configuration", () => {
   test("with nothing set: the sandbox on 127.0.0.1:8787, 100 req/s, a 1,000 USD simulated budget, no cache expiry, stale after 30 days", () => {

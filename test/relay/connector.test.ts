@@ -11,8 +11,8 @@ import {
 } from "../../src/relay/connector";
 import { summaryAndDescription, titleCase } from "../../src/relay/connector/definition";
 import { toResponse2, toSchema2 } from "../../src/relay/connector/swagger2";
-import { openApiPathOf } from "../../src/relay/openapi";
-import { paths } from "../../src/relay/openapi/paths";
+import { openApiPathOf } from "../../src/relay/http/openapi";
+import { paths } from "../../src/relay/http/openapi/paths";
 import { TestRelay, startRelay } from "../support/relay";
 
 /**

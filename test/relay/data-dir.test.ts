@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../src/relay/config";
-import { SqliteStore } from "../../src/relay/store/sqlite-store";
-import { resolveTokens } from "../../src/relay/tokens";
+import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
+import { resolveTokens } from "../../src/relay/callers/tokens";
 import { startRelay } from "../support/relay";
 
 /**

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { sqliteDriver } from "../../src/relay/store/sqlite-driver";
+import { sqliteDriver } from "../../src/relay/store/sqlite/sqlite-driver";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
 
 // The driver this Node runs (better-sqlite3 13, or 12 on Node 20).

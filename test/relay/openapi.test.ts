@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { openApiDocument, openApiPathOf } from "../../src/relay/openapi";
+import { openApiDocument, openApiPathOf } from "../../src/relay/http/openapi";
 import { TestRelay, startRelay } from "../support/relay";
 
 /**

@@ -1,6 +1,6 @@
 import { AnyRequest, Operation } from "../../src/contract";
-import { Outcome, outcomeOf, resendAllowed, upstreamMessage } from "../../src/relay/outcome";
-import { UpstreamFailure, UpstreamFailureCode, UpstreamResult } from "../../src/relay/upstream-call";
+import { Outcome, outcomeOf, resendAllowed, upstreamMessage } from "../../src/relay/upstream/outcome";
+import { UpstreamFailure, UpstreamFailureCode, UpstreamResult } from "../../src/relay/upstream/upstream-call";
 
 /**
  * What each way a call can end means for money: the state the ledger records, the cents it holds

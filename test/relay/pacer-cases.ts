@@ -1,4 +1,4 @@
-import { Pacer, PacingRule, pacingRule } from "../../src/relay/pacer";
+import { Pacer, PacingRule, pacingRule } from "../../src/relay/pacing/pacer";
 
 /*
  * The behaviour every pacer has, in process (LocalPacer) or across replicas (RedisPacer): one table

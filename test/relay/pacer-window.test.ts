@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { JITTER_MARGIN_MS, LocalPacer, Slot, WRITE_DEADLINE_MS, pacingRule } from "../../src/relay/pacer";
+import { JITTER_MARGIN_MS, LocalPacer, Slot, WRITE_DEADLINE_MS, pacingRule } from "../../src/relay/pacing/pacer";
 import { maxInWindow } from "./pacer-cases";
 
 /**

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { JITTER_MARGIN_MS, LocalPacer, pacingRule } from "../../src/relay/pacer";
-import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { JITTER_MARGIN_MS, LocalPacer, pacingRule } from "../../src/relay/pacing/pacer";
+import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
 import { RelayStore } from "../../src/relay/store/store";
-import { Upstream } from "../../src/relay/upstream";
+import { Upstream } from "../../src/relay/upstream/upstream";
 import { buyBody, startRelay } from "../support/relay";
 import { grantTimes, maxInWindow, pacerCases } from "./pacer-cases";
 

@@ -1,5 +1,5 @@
 import { FORMULA_BATCH_MAX_ITEMS } from "../../src/contract";
-import { AcquireOptions, LocalPacer, Pacer, Slot, pacingRule } from "../../src/relay/pacer";
+import { AcquireOptions, LocalPacer, Pacer, Slot, pacingRule } from "../../src/relay/pacing/pacer";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 /** A local pacer that records whose turn, and at what priority, each send slot was asked for. */

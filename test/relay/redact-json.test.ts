@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import { makeRedactor, redactParsed } from "../../src/relay/redact";
-import { CallHandler, UpstreamResult } from "../../src/relay/upstream-call";
+import { makeRedactor, redactParsed } from "../../src/relay/upstream/redact";
+import { CallHandler, UpstreamResult } from "../../src/relay/upstream/upstream-call";
 
 /**
  * A key written with JSON escapes passes a scan of the raw text and comes back plain once parsed.

@@ -1,5 +1,5 @@
-import { DEFAULT_RETRY_POLICY, backoffMs, retryAfterMs, retryVerdict, serviceWaitMs } from "../../src/relay/retry-rule";
-import { UpstreamFailure, UpstreamResult } from "../../src/relay/upstream-call";
+import { DEFAULT_RETRY_POLICY, backoffMs, retryAfterMs, retryVerdict, serviceWaitMs } from "../../src/relay/upstream/retry-rule";
+import { UpstreamFailure, UpstreamResult } from "../../src/relay/upstream/upstream-call";
 
 const answer = (status: number, headers: Record<string, string> = {}): UpstreamResult => ({
   kind: "answer",

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { RouteEntry } from "../../src/relay/access";
+import { RouteEntry } from "../../src/relay/http/access";
 import { loadConfig } from "../../src/relay/config";
 import { createRelay } from "../../src/relay/server";
-import { resolveTokens } from "../../src/relay/tokens";
+import { resolveTokens } from "../../src/relay/callers/tokens";
 import { BUY_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 import { RawAnswer, rawRequest } from "../support/raw-http";
 

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { AcquireOptions, LocalPacer, Pacer, Slot, pacingRule } from "../../src/relay/pacer";
-import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { AcquireOptions, LocalPacer, Pacer, Slot, pacingRule } from "../../src/relay/pacing/pacer";
+import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
 import { RelayStore } from "../../src/relay/store/store";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
 

@@ -1,5 +1,5 @@
 import net from "node:net";
-import { ServerTimeouts } from "../../src/relay/server-timeouts";
+import { ServerTimeouts } from "../../src/relay/http/server-timeouts";
 import { BUY_PATH, TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 
 /**

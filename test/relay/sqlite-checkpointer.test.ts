@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Worker } from "node:worker_threads";
-import { Checkpointer } from "../../src/relay/store/sqlite-checkpointer";
-import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { Checkpointer } from "../../src/relay/store/sqlite/sqlite-checkpointer";
+import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
 import { CachedAnswer } from "../../src/relay/store/store";
 
 /**

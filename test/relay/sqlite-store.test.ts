@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
 import { CallEnd, LedgerRow } from "../../src/relay/store/store";
 
 /**

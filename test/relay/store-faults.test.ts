@@ -1,4 +1,4 @@
-import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
 import { CachedAnswer, CallEnd, StoredAnalysis } from "../../src/relay/store/store";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
 

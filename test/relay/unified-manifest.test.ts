@@ -4,9 +4,9 @@ import path from "node:path";
 import AjvDraft04 from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { generateCustomFunctionsMetadata } from "custom-functions-metadata";
-import { addinIdFor, functionsMetadataFor, manifestFor } from "../../src/relay/addin-files";
-import { ACCENT_COLOR } from "../../src/relay/deployment";
-import { PACKAGE_ICONS, UNIFIED_MANIFEST_VERSION, unifiedManifestFor } from "../../src/relay/unified-manifest";
+import { addinIdFor, functionsMetadataFor, manifestFor } from "../../src/relay/addin/addin-files";
+import { ACCENT_COLOR } from "../../src/relay/addin/deployment";
+import { PACKAGE_ICONS, UNIFIED_MANIFEST_VERSION, unifiedManifestFor } from "../../src/relay/addin/unified-manifest";
 import { TestRelay, startRelay } from "../support/relay";
 
 /**

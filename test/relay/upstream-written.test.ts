@@ -1,6 +1,6 @@
 import http from "node:http";
 import net from "node:net";
-import { Upstream } from "../../src/relay/upstream";
+import { Upstream } from "../../src/relay/upstream/upstream";
 
 /**
  * The pacer counts a send from when its request was written, and until the write deadline at the

@@ -1,4 +1,4 @@
-import { Waiters, WaitOptions } from "../../src/relay/waiters";
+import { Waiters, WaitOptions } from "../../src/relay/pacing/waiters";
 
 const slot = { grantedAt: 0, release: () => undefined };
 

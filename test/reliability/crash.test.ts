@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { canonicalRequest, validateRequest } from "../../src/contract";
-import { SqliteStore } from "../../src/relay/store/sqlite-store";
+import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
 import {
   BatchLine,
   Child,

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { API_KEY_HEADER } from "../../src/contract";
-import * as fromSources from "../../src/relay/embedded-sandbox";
+import * as fromSources from "../../src/relay/upstream/embedded-sandbox";
 import { BUY_PATH, buyBody } from "../support/relay";
 
 /*
@@ -13,7 +13,7 @@ import { BUY_PATH, buyBody } from "../support/relay";
  * from the TypeScript sources (this suite) it runs on the caller's, where tests read its state.
  */
 
-const BUILT = path.resolve(__dirname, "../../lib/relay/embedded-sandbox.js");
+const BUILT = path.resolve(__dirname, "../../lib/relay/upstream/embedded-sandbox.js");
 
 /** The built module, as npm start and str-screen load it: a worker thread runs JavaScript only. */
 function built(): typeof fromSources {

@@ -1,8 +1,8 @@
 import { Client } from "pg";
 import { UsageAnswer } from "../../src/contract";
-import { pacingRule } from "../../src/relay/pacer";
-import { RedisPacer } from "../../src/relay/redis-pacer";
-import { MIGRATIONS } from "../../src/relay/store/postgres-migrations";
+import { pacingRule } from "../../src/relay/pacing/pacer";
+import { RedisPacer } from "../../src/relay/pacing/redis-pacer";
+import { MIGRATIONS } from "../../src/relay/store/postgres/postgres-migrations";
 import { Sandbox } from "../../src/sandbox/server";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
 import {

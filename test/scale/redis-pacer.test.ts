@@ -1,8 +1,8 @@
 import { setMaxListeners } from "node:events";
 import net from "node:net";
 import Redis from "ioredis";
-import { AcquireOptions, JITTER_MARGIN_MS, PacingRule, pacingRule } from "../../src/relay/pacer";
-import { RedisPacer } from "../../src/relay/redis-pacer";
+import { AcquireOptions, JITTER_MARGIN_MS, PacingRule, pacingRule } from "../../src/relay/pacing/pacer";
+import { RedisPacer } from "../../src/relay/pacing/redis-pacer";
 import { redisClient } from "../../src/relay/store/shared-clients";
 import { SharedUrls, closedPort, describeShared, dropNamespace, testNamespace, withPort } from "../support/scale";
 import { grantTimes, maxInWindow, pacerCases } from "../relay/pacer-cases";

@@ -1,5 +1,5 @@
 import { Client, Pool } from "pg";
-import { PostgresLedger } from "../../src/relay/store/postgres-ledger";
+import { PostgresLedger } from "../../src/relay/store/postgres/postgres-ledger";
 import { SharedStore } from "../../src/relay/store/shared-store";
 import { CallEnd, CallStart } from "../../src/relay/store/store";
 import {

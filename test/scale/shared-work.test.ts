@@ -1,7 +1,7 @@
-import { AcquireOptions, Pacer, Slot, pacingRule } from "../../src/relay/pacer";
-import { RedisPacer } from "../../src/relay/redis-pacer";
-import { ITEMS_PER_TURN } from "../../src/relay/batch";
-import { Upstream } from "../../src/relay/upstream";
+import { AcquireOptions, Pacer, Slot, pacingRule } from "../../src/relay/pacing/pacer";
+import { RedisPacer } from "../../src/relay/pacing/redis-pacer";
+import { ITEMS_PER_TURN } from "../../src/relay/batch/stream-batch";
+import { Upstream } from "../../src/relay/upstream/upstream";
 import { Sandbox } from "../../src/sandbox/server";
 import { TestRelay, buyBody, startRelay } from "../support/relay";
 import {

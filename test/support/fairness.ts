@@ -13,7 +13,7 @@ import {
   startChild,
   startReplica,
 } from "./scale";
-import { pacingRule } from "../../src/relay/pacer";
+import { pacingRule } from "../../src/relay/pacing/pacer";
 
 /**
  * The fairness scenarios of issue 20, shared by test/scale/fairness.test.ts and bench/fairness.ts:

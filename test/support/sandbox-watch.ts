@@ -2,7 +2,7 @@ import type { Sandbox } from "../../src/sandbox/server";
 
 /*
  * From the TypeScript sources the relay's embedded sandbox runs on the test's own thread
- * (relay/embedded-sandbox.ts): this watches every one put on a loopback port, so a test can tell
+ * (relay/upstream/embedded-sandbox.ts): this watches every one put on a loopback port, so a test can tell
  * whether one was left running.
  */
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { budgetList, tokenList } from "../token-config";
+import { budgetList, tokenList } from "../callers/token-config";
 import { blankIsUnset, isSafeUrl, num, originList, str } from "./fields";
 
 /*

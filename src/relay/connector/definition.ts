@@ -1,6 +1,6 @@
-import { ADDIN_NAME } from "../deployment";
-import { paths } from "../openapi/paths";
-import { Json, components } from "../openapi/schemas";
+import { ADDIN_NAME } from "../addin/deployment";
+import { paths } from "../http/openapi/paths";
+import { Json, components } from "../http/openapi/schemas";
 import { RELAY_VERSION } from "../version";
 import { toParameter2, toResponse2, toSchema2 } from "./swagger2";
 

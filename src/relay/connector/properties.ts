@@ -1,5 +1,5 @@
-import { ACCENT_COLOR } from "../deployment";
-import { Json } from "../openapi/schemas";
+import { ACCENT_COLOR } from "../addin/deployment";
+import { Json } from "../http/openapi/schemas";
 
 /*
  * The connector's apiProperties.json (paconn's layout: Microsoft's PowerPlatformConnectors

@@ -1,4 +1,4 @@
-import { Json } from "../openapi/schemas";
+import { Json } from "../http/openapi/schemas";
 
 /*
  * OpenAPI 3.1 → Swagger 2.0, for what the relay's path table and schemas use. Power Automate's

@@ -9,7 +9,7 @@ import {
   isAnswerToKeep,
   isCreate,
 } from "../../contract";
-import { RelayMetrics } from "../metrics";
+import { RelayMetrics } from "../ops/metrics";
 import { CacheReadOptions, CachedAnswer, LastCall, RelayStore, StoredAnalysis } from "../store/store";
 import { StoreCall } from "./store-call";
 

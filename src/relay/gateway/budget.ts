@@ -1,5 +1,5 @@
 import { centsToUSD } from "../../contract";
-import type { Caller, Callers } from "../caller";
+import type { Caller, Callers } from "../callers/caller";
 import { RelayConfig } from "../config";
 import { RelayError } from "../errors";
 import { RelayStore, UsageTotals } from "../store/store";

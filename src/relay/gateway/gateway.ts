@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { AnyRequest, Charge, Operation, RelayAnswer, describeIssues, maxCharge, validateRequest } from "../../contract";
 import { RelayError } from "../errors";
-import { DEFAULT_RETRY_POLICY } from "../retry-rule";
-import { markStale } from "../staleness";
+import { DEFAULT_RETRY_POLICY } from "../upstream/retry-rule";
+import { markStale } from "./staleness";
 import { AnswerCache, answers, cacheKeyOf, limitComparables } from "./answer-cache";
 import { Budget } from "./budget";
 import { localDayStart } from "./calendar";

@@ -1,11 +1,11 @@
 import { Operation } from "../../contract";
-import type { Caller } from "../caller";
+import type { Caller } from "../callers/caller";
 import { RelayError } from "../errors";
-import { RelayMetrics } from "../metrics";
-import { HeldBack, Outcome, heldBack } from "../outcome";
+import { RelayMetrics } from "../ops/metrics";
+import { HeldBack, Outcome, heldBack } from "../upstream/outcome";
 import { CallEnd, LastCall, RelayStore } from "../store/store";
 import { Budget } from "./budget";
-import { unusableRepeat } from "../unusable-answer";
+import { unusableRepeat } from "../upstream/unusable-answer";
 import { StoreCall } from "./store-call";
 
 /**

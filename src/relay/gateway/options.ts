@@ -1,10 +1,10 @@
-import type { Caller, Callers } from "../caller";
-import type { CallEvents } from "../events";
-import type { RelayMetrics } from "../metrics";
-import type { Pacer } from "../pacer";
-import type { RetryPolicy } from "../retry-rule";
+import type { Caller, Callers } from "../callers/caller";
+import type { CallEvents } from "../ops/events";
+import type { RelayMetrics } from "../ops/metrics";
+import type { Pacer } from "../pacing/pacer";
+import type { RetryPolicy } from "../upstream/retry-rule";
 import type { RelayStore } from "../store/store";
-import type { Upstream } from "../upstream";
+import type { Upstream } from "../upstream/upstream";
 import type { Charge, Priority } from "../../contract";
 import type { Membership } from "./single-flight";
 
@@ -59,7 +59,7 @@ export interface AnalyzeOptions {
   /**
    * Called when the request's own checks (the cache, the budget, the ledger) are done and it starts
    * waiting: for a send slot, for the same request's call in flight, or for its lock held elsewhere.
-   * A batch starts more items then (batch.ts). It may be called more than once; not at all for an
+   * A batch starts more items then (batch/stream-batch.ts). It may be called more than once; not at all for an
    * answer from the cache or a refusal.
    */
   onWaiting?: (() => void) | undefined;

@@ -1,9 +1,9 @@
 import { AnyRequest, Charge, NO_CHARGE, Operation, RelayAnswer } from "../../contract";
-import type { Caller } from "../caller";
+import type { Caller } from "../callers/caller";
 import { RelayError } from "../errors";
-import type { CallEvents } from "../events";
-import { Outcome, outcomeOf } from "../outcome";
-import type { Slot } from "../pacer";
+import type { CallEvents } from "../ops/events";
+import { Outcome, outcomeOf } from "../upstream/outcome";
+import type { Slot } from "../pacing/pacer";
 import { AnswerCache } from "./answer-cache";
 import { Ledger } from "./ledger";
 import { Sender } from "./sender";

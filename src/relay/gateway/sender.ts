@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { AnyRequest, Operation } from "../../contract";
 import { RelayError } from "../errors";
-import type { CallEvents } from "../events";
-import { RelayMetrics } from "../metrics";
-import { AcquireOptions, Pacer, Slot } from "../pacer";
-import { RetryPolicy, retryVerdict } from "../retry-rule";
-import { Upstream } from "../upstream";
-import { UpstreamResult } from "../upstream-call";
+import type { CallEvents } from "../ops/events";
+import { RelayMetrics } from "../ops/metrics";
+import { AcquireOptions, Pacer, Slot } from "../pacing/pacer";
+import { RetryPolicy, retryVerdict } from "../upstream/retry-rule";
+import { Upstream } from "../upstream/upstream";
+import { UpstreamResult } from "../upstream/upstream-call";
 
 /**
  * Sending one call to the service within the account's rate: a send slot from the pacer, then the

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { RelayConfig } from "../config";
-import { LocalPacer, Pacer, pacingRule } from "../pacer";
-import { SqliteStore } from "./sqlite-store";
+import { LocalPacer, Pacer, pacingRule } from "../pacing/pacer";
+import { SqliteStore } from "./sqlite/sqlite-store";
 import { RelayStore } from "./store";
 
 /*
@@ -27,7 +27,7 @@ export async function openStore(
   const rule = pacingRule(config.upstreamRps);
   if (choice.store) return { store: choice.store, pacer: choice.pacer ?? new LocalPacer(rule) };
   if (config.redisUrl && config.databaseUrl) {
-    const [{ SharedStore }, { RedisPacer }] = await Promise.all([import("./shared-store"), import("../redis-pacer")]);
+    const [{ SharedStore }, { RedisPacer }] = await Promise.all([import("./shared-store"), import("../pacing/redis-pacer")]);
     const store = await SharedStore.open({
       redisUrl: config.redisUrl,
       databaseUrl: config.databaseUrl,

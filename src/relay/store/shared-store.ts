@@ -1,8 +1,8 @@
 import Redis from "ioredis";
 import { Pool } from "pg";
-import type { JobStore } from "../jobs/job-store";
-import { PostgresLedger } from "./postgres-ledger";
-import { RedisCache } from "./redis-cache";
+import type { JobStore } from "../batch/jobs/job-store";
+import { PostgresLedger } from "./postgres/postgres-ledger";
+import { RedisCache } from "./redis/redis-cache";
 import { STORE_TIMEOUT_MS, postgresPool, redisClient } from "./shared-clients";
 import {
   CacheReadOptions,

@@ -1,5 +1,5 @@
 import { Analysis, NormalizedEnvelope, Operation, Warning } from "../../contract";
-import type { JobStore } from "../jobs/job-store";
+import type { JobStore } from "../batch/jobs/job-store";
 
 /*
  * What the relay keeps: cached answers, analyses by id, and the ledger of every call sent to the

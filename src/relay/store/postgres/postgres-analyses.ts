@@ -1,0 +1,49 @@
+import { Operation } from "../../../contract";
+import { PostgresDb } from "./postgres-db";
+import { StoredAnalysis } from "../store";
+
+/*
+ * The analyses by id in Postgres (analyses_v1), which GET /v1/analyses/:id reads on any replica.
+ * Times are epoch milliseconds (bigint), which pg returns as strings.
+ */
+
+export class PostgresAnalyses {
+  readonly #db: PostgresDb;
+
+  constructor(db: PostgresDb) {
+    this.#db = db;
+  }
+
+  async get(id: string): Promise<StoredAnalysis | undefined> {
+    const { rows } = await this.#db.query<AnalysisRow>(`SELECT * FROM ${this.#db.s}.analyses_v1 WHERE id = $1`, [id]);
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      op: row.op as Operation,
+      strategy: (row.strategy ?? undefined) as Operation | undefined,
+      data: JSON.parse(row.data) as StoredAnalysis["data"],
+      warnings: JSON.parse(row.warnings) as StoredAnalysis["warnings"],
+      updatedAt: Number(row.updated_at),
+    };
+  }
+
+  /** An analysis keeps the strategy it was first stored with. */
+  async put(a: StoredAnalysis): Promise<void> {
+    await this.#db.query(
+      `INSERT INTO ${this.#db.s}.analyses_v1 (id, op, strategy, data, warnings, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO UPDATE SET op = excluded.op, strategy = COALESCE(analyses_v1.strategy, excluded.strategy),
+         data = excluded.data, warnings = excluded.warnings, updated_at = excluded.updated_at`,
+      [a.id, a.op, a.strategy ?? null, JSON.stringify(a.data), JSON.stringify(a.warnings), a.updatedAt],
+    );
+  }
+}
+
+interface AnalysisRow {
+  id: string;
+  op: string;
+  strategy: string | null;
+  data: string;
+  warnings: string;
+  updated_at: string;
+}
