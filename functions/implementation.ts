@@ -1,35 +1,28 @@
 import {
   AnyRequest,
   Analysis,
-  FieldIssue,
   Operation,
-  ProjectionInputs,
   RelayAnswer,
   SessionAnswer,
   Strategy,
   UNIT_FORMATS,
-  WhatIfInputs,
-  findField,
+  Validated,
   maxBid,
   projectHold,
-  validateRequest,
   whatIf,
 } from "../src/contract";
 import { RelayCallError, RequestSource, addinConnection, refreshGate } from "../src/client";
 import {
   CellInput,
-  PROJECTION_RATES,
   RangeInput,
-  WHATIF_VARIABLES,
-  analysisIdText,
   cardRequest,
   enhanceRequest,
-  findWhatIfVariable,
   functionRequest,
-  readBidMetric,
-  readBidTarget,
-  readValueList,
-  readYears,
+  readAnalysisId,
+  readBidArguments,
+  readProjectionArguments,
+  readSensitivityArguments,
+  readWhatIfArguments,
   single,
 } from "../src/inputs";
 import {
@@ -184,16 +177,11 @@ export function whatif(
   fields?: unknown[][] | null,
   invocation?: Invocation,
 ): Promise<unknown[][]> {
-  const given: [string, Arg][] = [
-    ["purchasePrice", purchasePrice],
-    ["downPaymentPct", downPaymentPct],
-    ["interestRatePct", interestRatePct],
-    ["mortgageYears", mortgageYears],
-    ["scenario", scenario],
-  ];
   return free(invocation, {
     read: () => {
-      const inputs = readWhatIfInputs(given);
+      const inputs = accepted(
+        readWhatIfArguments({ purchasePrice, downPaymentPct, interestRatePct, mortgageYears, scenario }),
+      );
       return { id: readId(analysisId), inputs, layout: readLayout(fields, undefined, whatIfChanges(inputs)) };
     },
     answer: async (args, call) => {
@@ -223,7 +211,15 @@ export function sensitivity(
   return free(invocation, {
     read: () => ({
       id: readId(analysisId),
-      ...readSensitivityAxes(rowVariable, rowValues, columnVariable, columnValues, metric),
+      ...accepted(
+        readSensitivityArguments(
+          rowVariable,
+          rowValues as RangeInput,
+          columnVariable,
+          columnValues as RangeInput,
+          metric,
+        ),
+      ),
     }),
     answer: async (args, call) => {
       const { id, rows, columns, field } = args();
@@ -247,14 +243,12 @@ export function maxbid(
   mortgageYears?: Arg,
   invocation?: Invocation,
 ): Promise<unknown[][]> {
-  const given: [string, Arg][] = [
-    ["scenario", scenario],
-    ["downPaymentPct", downPaymentPct],
-    ["interestRatePct", interestRatePct],
-    ["mortgageYears", mortgageYears],
-  ];
   return free(invocation, {
-    read: () => ({ id: readId(analysisId), ...readMaxBidTarget(metric, target), inputs: readWhatIfInputs(given) }),
+    read: () => ({
+      id: readId(analysisId),
+      ...accepted(readBidArguments(metric, target)),
+      inputs: accepted(readWhatIfArguments({ scenario, downPaymentPct, interestRatePct, mortgageYears })),
+    }),
     answer: async (args, call) => {
       const { id, metric: m, target: t, inputs } = args();
       const answer = await storedAnswer(id, call);
@@ -282,15 +276,10 @@ export function projection(
   mortgageYears?: Arg,
   invocation?: Invocation,
 ): Promise<unknown[][]> {
-  const rates = [appreciationPct, revenueGrowthPct, expenseGrowthPct, sellingCostPct];
-  const financing: [string, Arg][] = [
-    ["purchasePrice", purchasePrice],
-    ["downPaymentPct", downPaymentPct],
-    ["interestRatePct", interestRatePct],
-    ["mortgageYears", mortgageYears],
-  ];
+  const rates = { appreciationPct, revenueGrowthPct, expenseGrowthPct, sellingCostPct };
+  const financing = { purchasePrice, downPaymentPct, interestRatePct, mortgageYears };
   return free(invocation, {
-    read: () => ({ id: readId(analysisId), inputs: readProjectionInputs(years, rates, financing) }),
+    read: () => ({ id: readId(analysisId), inputs: accepted(readProjectionArguments(years, rates, financing)) }),
     answer: async (args, call) => {
       const { id, inputs } = args();
       const answer = await storedAnswer(id, call);
@@ -357,103 +346,6 @@ function readEnhanceRequest(analysisId: Arg, aiComps: Arg, aiExpenses: Arg): Any
   return built.request;
 }
 
-function readWhatIfInputs(given: readonly [string, Arg][]): WhatIfInputs {
-  const problems: FieldIssue[] = [];
-  const inputs = collectWhatIfInputs(given, problems);
-  if (problems.length > 0) throw invalidArgument(problems);
-  return inputs;
-}
-
-/** The what-if arguments given, by name; a bad one is added to `problems`. */
-function collectWhatIfInputs(given: readonly [string, Arg][], problems: FieldIssue[]): WhatIfInputs {
-  const inputs: WhatIfInputs = {};
-  for (const [name, value] of given) {
-    const variable = findWhatIfVariable(name);
-    const read = variable?.read(single(value));
-    if (!variable || !read) continue;
-    if (!read.ok) problems.push({ path: name, message: `must be ${read.message}` });
-    else if (read.value !== undefined) variable.apply(inputs, read.value);
-  }
-  return inputs;
-}
-
-function readSensitivityAxes(
-  rowVariable: Arg,
-  rowValues: unknown[][],
-  columnVariable: Arg,
-  columnValues: unknown[][],
-  metric: Arg,
-) {
-  const problems: FieldIssue[] = [];
-  const names = WHATIF_VARIABLES.map((v) => v.name).join(", ");
-  const axis = (argument: string, variableArg: Arg, valuesArg: unknown[][], valuesName: string) => {
-    const variable = findWhatIfVariable(single(variableArg));
-    if (!variable) {
-      problems.push({
-        path: argument,
-        message: `must be a what-if variable (${names}); got ${JSON.stringify(String(single(variableArg) ?? ""))}`,
-      });
-      return undefined;
-    }
-    const values = readValueList(valuesArg as readonly (readonly CellInput[])[], variable);
-    if (!values.ok) {
-      problems.push({ path: valuesName, message: values.message });
-      return undefined;
-    }
-    return { variable, values: values.values };
-  };
-  const rows = axis("rowVariable", rowVariable, rowValues, "rowValues");
-  const columns = axis("columnVariable", columnVariable, columnValues, "columnValues");
-  const field = findField(String(single(metric) ?? ""));
-  if (
-    !field ||
-    (field.unit !== "usd" && field.unit !== "percent" && field.unit !== "fraction" && field.unit !== "ratio")
-  ) {
-    problems.push({
-      path: "metric",
-      message: `must be a numeric field such as yearOneCashFlowUSD, yearOneCashOnCashPercentage or DSCR; got ${JSON.stringify(String(single(metric) ?? ""))}`,
-    });
-  }
-  if (problems.length > 0 || !rows || !columns || !field) throw invalidArgument(problems);
-  // The same variable down and across is the arguments' fault: refused before asking the relay.
-  if (rows.variable.name === columns.variable.name)
-    throw invalidArgument(
-      `rowVariable and columnVariable are both ${rows.variable.name}: choose two different variables`,
-    );
-  return { rows, columns, field };
-}
-
-function readMaxBidTarget(metric: Arg, target: Arg) {
-  const m = readBidMetric(single(metric));
-  if (!m.ok || m.value === undefined)
-    throw invalidArgument([{ path: "metric", message: `must be ${m.ok ? "given" : m.message}` }]);
-  const t = readBidTarget(single(target), m.value);
-  if (!t.ok || t.value === undefined)
-    throw invalidArgument([{ path: "target", message: `must be ${t.ok ? "given" : t.message}` }]);
-  return { metric: m.value, target: t.value };
-}
-
-function readProjectionInputs(
-  years: Arg,
-  rates: readonly Arg[],
-  financing: readonly [string, Arg][],
-): ProjectionInputs {
-  const problems: FieldIssue[] = [];
-  const hold = readYears(single(years));
-  if (!hold.ok) problems.push({ path: "years", message: `must be ${hold.message}` });
-  const inputs: ProjectionInputs = {
-    ...collectWhatIfInputs(financing, problems),
-    years: hold.ok ? (hold.value as number) : 0,
-  };
-  PROJECTION_RATES.forEach((rate, k) => {
-    const r = rate.read(single(rates[k]));
-    if (!r.ok) problems.push({ path: rate.name, message: `must be ${r.message}` });
-    else if (r.value !== undefined) inputs[rate.field] = r.value;
-  });
-  if (problems.length > 0) throw invalidArgument(problems);
-  return inputs;
-}
-
 function readCardRequest(
   strategy: Arg,
   location: unknown[][],
@@ -465,17 +357,13 @@ function readCardRequest(
 }
 
 function readId(analysisId: Arg): string {
-  const id = idText(analysisId);
-  const valid = validateRequest("enhance", { analysisId: id, addAIComps: true });
-  if (!valid.ok) throw invalidArgument(valid.issues.filter((i) => i.path === "analysisId"));
-  return id;
+  return accepted(readAnalysisId(analysisId));
 }
 
-/** The analysis id argument as text; TRUE/FALSE, NaN or ∞ is refused (src/inputs/billed-calls.ts). */
-function idText(analysisId: Arg): string {
-  const id = analysisIdText(analysisId);
-  if (!id.ok) throw invalidArgument(id.issues);
-  return id.value;
+/** An argument read by src/inputs, or #VALUE! naming every bad one. */
+function accepted<T>(read: Validated<T>): T {
+  if (!read.ok) throw invalidArgument(read.issues);
+  return read.value;
 }
 
 /** An analysis by id: from the session when a formula already has it, else from the relay's store (free, no call to the service). */
