@@ -4,7 +4,7 @@ import { CellInput, STRATEGY_NAMES, readBoolean, readStrategy } from "./values";
 
 /**
  * The request each billed STR.* function makes from its arguments, as Excel passes them. The
- * functions send it (functions/implementation.ts) and the task pane prices a refresh from it
+ * functions send it (functions/functions.ts) and the task pane prices a refresh from it
  * (taskpane/formula-requests.ts), so the price shown is that of what is sent.
  */
 export const BILLED_FUNCTIONS = ["BUY", "ARB", "OWNED", "COHOST", "ENHANCE", "CARD"] as const;
