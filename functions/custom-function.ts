@@ -1,4 +1,5 @@
-import { Cancelable, RelayCallError } from "../src/client";
+import { FieldIssue, Operation, RelayAnswer, SessionAnswer } from "../src/contract";
+import { Cancelable, RelayCallError, RequestSource, addinConnection, refreshGate } from "../src/client";
 import {
   FormattedNumberSupport,
   Grid,
@@ -6,13 +7,14 @@ import {
   PLAIN_HOST,
   SheetError,
   formattedNumberSupport,
+  invalidArgument,
   sheetError,
   toCellValues,
 } from "../src/sheet";
 
 /*
- * The one way every STR.* function runs (functions/implementation.ts). It owns what Excel asks of
- * each of them, so no function can do it its own way or forget it:
+ * The one way every STR.* function runs (functions/functions.ts). It owns what Excel asks of each
+ * of them, so no function can do it its own way or forget it:
  * - Value preview: Excel evaluates a formula while it is being typed (Microsoft's "Work with formula
  *   value preview mode in your custom functions", learn.microsoft.com/office/dev/add-ins/excel/
  *   custom-functions-formula-value-preview). A `billable` function then reads its arguments (a bad
@@ -21,7 +23,10 @@ import {
  * - Cancellation: Excel cancels a call when its cell is deleted or recalculated. The call settles
  *   at once with #N/A, and what it waits for is dropped (the batcher's hook, the fetches' signal).
  * - Errors: whatever a function throws becomes an Excel error with a message saying what to do
- *   (src/sheet/errors.ts); a grid becomes Excel values for this host.
+ *   (src/sheet/errors.ts); an argument src/inputs refused is #VALUE! (`accepted`); a grid becomes
+ *   Excel values for this host.
+ * - The relay: a function asks it (`ask`) or reads a stored analysis (`storedAnswer`) for its call,
+ *   so Excel's cancel reaches the request.
  */
 
 export type Invocation = CustomFunctions.CancelableInvocation | null | undefined;
@@ -147,6 +152,42 @@ class CallCancellation implements Call {
 function once<T>(read: () => T): () => T {
   let done: { value: T } | undefined;
   return () => (done ??= { value: read() }).value;
+}
+
+/** What src/inputs read from the arguments, or #VALUE! naming every argument it refused: nothing is sent. */
+export function accepted<Read extends { ok: true } | { ok: false; issues: readonly FieldIssue[] }>(
+  read: Read,
+): Extract<Read, { ok: true }> {
+  if (!read.ok) throw invalidArgument(read.issues);
+  return read as Extract<Read, { ok: true }>;
+}
+
+/** A request to the relay through the batcher, billed unless the relay has the answer, for `call`. */
+export function ask(op: Operation, request: RequestSource, call: Call): Promise<SessionAnswer> {
+  // The batcher asks the refresh gate when it reads the call: only the requests the pane priced are refreshes.
+  const options = { gate: refreshGate, cancelable: call.cancelable };
+  // Synchronously when the connection is ready: the call is queued in the tick Excel made it.
+  const connection = addinConnection();
+  const ready = connection.ready;
+  if (ready) return ready.batcher.request(op, request, options);
+  // Else once the settings are loaded, unless Excel cancelled the call meanwhile: the batcher hooks
+  // a call's cancel only when it gets it, so one cancelled before would be sent and billed.
+  return connection.get().then(({ batcher }) => {
+    if (call.cancelled) throw cancelled();
+    return batcher.request(op, request, options);
+  });
+}
+
+/** An analysis by id: from the session when a formula already has it, else from the relay's store (free, no call to the service). */
+export async function storedAnswer(id: string, call: Call): Promise<RelayAnswer> {
+  const { batcher } = await addinConnection().get();
+  return batcher.analysis(id) ?? batcher.rememberAnalysis(await storedFullAnswer(id, call));
+}
+
+/** An analysis by id from the relay's store, whole (comparables included): free, no call to the service. */
+export async function storedFullAnswer(id: string, call: Call): Promise<RelayAnswer> {
+  const { client } = await addinConnection().get();
+  return client.analysis(id, { signal: call.signal });
 }
 
 export function cancelled(): RelayCallError {

@@ -1,9 +1,10 @@
 /*
- * The STR.* custom functions. This JSDoc is the only source of functions.json: the summary and each
- * @param are what Excel shows in autocomplete and the Insert Function dialog, so they give units and
- * ranges. custom-functions-metadata-plugin appends the CustomFunctions.associate calls at build time.
- * `@helpurl` is the function's section of help.html on the dev server; the relay moves it to its own
- * URL when it serves functions.json (src/relay/addin/addin-files.ts), as it does the manifest's URLs.
+ * The STR.* custom functions, each declared once: its JSDoc, then its body. The JSDoc is the only
+ * source of functions.json: the summary and each @param are what Excel shows in autocomplete and the
+ * Insert Function dialog, so they give units and ranges. custom-functions-metadata-plugin appends the
+ * CustomFunctions.associate calls at build time. `@helpurl` is the function's section of help.html on
+ * the dev server; the relay moves it to its own URL when it serves functions.json
+ * (src/relay/addin/addin-files.ts), as it does the manifest's URLs.
  *
  * The TypeScript types are what custom-functions-metadata reads, so they are chosen for Excel:
  * - `unknown` for single values (metadata type "any"): the argument arrives as Excel holds it, so
@@ -13,15 +14,70 @@
  * - `unknown[][]`: a matrix of any values (metadata type "any", dimensionality "matrix"). That is how a
  *   1×2 range of coordinates or a name/value table arrives; a single value arrives as [[value]].
  *   A union such as `string | unknown[][]` would be read as a scalar, so none is used here.
- * - `?`: optional in Excel. An omitted argument arrives as null, not undefined, which the
- *   implementation's signatures say. TypeScript puts no required parameter after an optional one, so
- *   the invocation is `?` too, though Excel always passes it.
+ * - `?`: optional in Excel. An omitted argument arrives as null, not undefined, so the bodies take
+ *   both for "omitted". TypeScript puts no required parameter after an optional one, so the
+ *   invocation is `?` too, though Excel always passes it.
  * - CustomFunctions.CancelableInvocation last (and @cancelable): Excel cancels the call when its cell
- *   is deleted or recalculated, and the implementation stops waiting on the relay.
- * What each function does is in ./implementation; value preview, cancellation and Excel errors are
- * handled for all of them in ./custom-function.
+ *   is deleted or recalculated, and the body stops waiting on the relay.
+ *
+ * The bodies stay thin: read the arguments (src/inputs), ask the relay (src/client), lay the answer
+ * out (src/sheet). Bad arguments fail at once with #VALUE! naming the argument and its rule, and
+ * nothing is sent. Each runs through ./custom-function, which owns value preview, cancellation, the
+ * Excel errors and the call's way to the relay, so none of them handles those on its own.
  */
-import * as implementation from "./implementation";
+import {
+  Analysis,
+  RelayAnswer,
+  SessionAnswer,
+  Strategy,
+  UNIT_FORMATS,
+  maxBid,
+  projectHold,
+  whatIf,
+} from "../src/contract";
+import { RelayCallError } from "../src/client";
+import {
+  CellInput,
+  RangeInput,
+  cardRequest,
+  enhanceRequest,
+  functionRequest,
+  readAnalysisId,
+  readBidArguments,
+  readProjectionArguments,
+  readSensitivityArguments,
+  readWhatIfArguments,
+  single,
+} from "../src/inputs";
+import {
+  Grid,
+  SANDBOX_NOTICE,
+  analysisCard,
+  analysisEntity,
+  analysisOf,
+  cell,
+  comparablesTable,
+  fieldsRow,
+  invalidArgument,
+  monthlyTable,
+  parseFieldList,
+  projectionGrid,
+  readMaxRows,
+  sensitivityGrid,
+  text,
+  warningTexts,
+  whatIfChanges,
+} from "../src/sheet";
+import {
+  Invocation,
+  accepted,
+  ask,
+  billable,
+  free,
+  hostSupport,
+  storedAnswer,
+  storedFullAnswer,
+} from "./custom-function";
 
 /**
  * Underwrites buying a property to run as a short-term rental: revenue, nightly rate and occupancy percentiles, cash flow and returns.
@@ -48,7 +104,7 @@ export function buy(
   fields?: unknown[][],
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.buy(location, purchasePrice, bedrooms, bathrooms, guests, options, fields, invocation);
+  return create("buy", location, [purchasePrice, bedrooms, bathrooms, guests], options, fields, invocation);
 }
 
 /**
@@ -76,7 +132,7 @@ export function arb(
   fields?: unknown[][],
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.arb(location, monthlyRent, bedrooms, bathrooms, guests, options, fields, invocation);
+  return create("arb", location, [monthlyRent, bedrooms, bathrooms, guests], options, fields, invocation);
 }
 
 /**
@@ -112,16 +168,10 @@ export function owned(
   fields?: unknown[][],
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.owned(
+  return create(
+    "owned",
     location,
-    purchasePrice,
-    downPaymentPct,
-    interestRatePct,
-    mortgageYears,
-    yearsRemaining,
-    bedrooms,
-    bathrooms,
-    guests,
+    [purchasePrice, downPaymentPct, interestRatePct, mortgageYears, yearsRemaining, bedrooms, bathrooms, guests],
     options,
     fields,
     invocation,
@@ -153,7 +203,7 @@ export function cohost(
   fields?: unknown[][],
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.cohost(location, bedrooms, bathrooms, guests, commissionPct, options, fields, invocation);
+  return create("cohost", location, [bedrooms, bathrooms, guests, commissionPct], options, fields, invocation);
 }
 
 /**
@@ -175,7 +225,17 @@ export function enhance(
   fields?: unknown[][],
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.enhance(analysisId, aiComps, aiExpenses, fields, invocation);
+  return billable(invocation, {
+    read: () => ({
+      // Both AI flags omitted: run both (src/inputs/billed-calls.ts, which the pane prices a refresh by too).
+      request: accepted(enhanceRequest(analysisId, aiComps, aiExpenses)).request,
+      layout: readLayout(fields, undefined),
+    }),
+    answer: async (args, call) => {
+      const { request, layout } = args();
+      return layout(await ask("enhance", request, call));
+    },
+  });
 }
 
 /**
@@ -193,7 +253,22 @@ export function comps(
   maxRows?: unknown,
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.comps(analysisId, maxRows, invocation);
+  return free(invocation, {
+    read: () => {
+      const id = accepted(readAnalysisId(analysisId)).value;
+      // A bad maxRows fails before anything is asked of the relay.
+      const cap = readMaxRows(single(maxRows) ?? undefined);
+      if (!cap.ok) throw invalidArgument(cap.message);
+      return id;
+    },
+    answer: async (args, call) => {
+      const answer = await storedFullAnswer(args(), call);
+      // The answer's notices (SANDBOX, STALE) and warnings travel with every comparable row.
+      const table = comparablesTable(analysisOf(answer), single(maxRows) ?? undefined, warningTexts(answer));
+      if (!table.ok) throw invalidArgument(table.message);
+      return table.grid;
+    },
+  });
 }
 
 /**
@@ -206,7 +281,14 @@ export function comps(
  * @returns A table of twelve months with a header row, or one row saying the service gave no monthly figures.
  */
 export function monthly(analysisId: unknown, invocation?: CustomFunctions.CancelableInvocation): Promise<unknown[][]> {
-  return implementation.monthly(analysisId, invocation);
+  return free(invocation, {
+    read: () => accepted(readAnalysisId(analysisId)).value,
+    answer: async (args, call) => {
+      const answer = await storedFullAnswer(args(), call);
+      // The answer's notices (SANDBOX, STALE) and warnings travel with every month.
+      return monthlyTable(analysisOf(answer), warningTexts(answer));
+    },
+  });
 }
 
 /**
@@ -234,16 +316,27 @@ export function whatif(
   fields?: unknown[][],
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.whatif(
-    analysisId,
-    purchasePrice,
-    downPaymentPct,
-    interestRatePct,
-    mortgageYears,
-    scenario,
-    fields,
-    invocation,
-  );
+  return free(invocation, {
+    read: () => {
+      const { value: inputs } = accepted(
+        readWhatIfArguments({ purchasePrice, downPaymentPct, interestRatePct, mortgageYears, scenario }),
+      );
+      const id = accepted(readAnalysisId(analysisId)).value;
+      return { id, inputs, layout: readLayout(fields, undefined, whatIfChanges(inputs)) };
+    },
+    answer: async (args, call) => {
+      const { id, inputs, layout } = args();
+      const answer = await storedAnswer(id, call);
+      const analysis = analysisOf(answer);
+      const result = analysis
+        ? whatIf(analysis, inputs)
+        : { ok: false as const, message: "the answer holds no analysis" };
+      if (!result.ok)
+        throw invalidArgument([{ path: "analysisId", message: `cannot be recomputed: ${result.message}` }]);
+      // A what-if is computed here from a stored analysis: nothing was fetched or billed for it.
+      return layout({ ...answer, data: result.analysis, session: "computed" });
+    },
+  });
 }
 
 /**
@@ -269,15 +362,27 @@ export function sensitivity(
   metric: unknown,
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.sensitivity(
-    analysisId,
-    rowVariable,
-    rowValues,
-    columnVariable,
-    columnValues,
-    metric,
-    invocation,
-  );
+  return free(invocation, {
+    read: () => ({
+      id: accepted(readAnalysisId(analysisId)).value,
+      ...accepted(
+        readSensitivityArguments(
+          rowVariable,
+          rowValues as RangeInput,
+          columnVariable,
+          columnValues as RangeInput,
+          metric,
+        ),
+      ).value,
+    }),
+    answer: async (args, call) => {
+      const { id, rows, columns, field } = args();
+      const answer = await storedAnswer(id, call);
+      const grid = sensitivityGrid(analysisIn(answer), rows, columns, field, { sandbox: answer.relay.sandbox });
+      if (!grid.ok) throw invalidArgument([{ path: "rowVariable", message: grid.message }]);
+      return grid.grid;
+    },
+  });
 }
 
 /**
@@ -305,16 +410,24 @@ export function maxbid(
   mortgageYears?: unknown,
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.maxbid(
-    analysisId,
-    metric,
-    target,
-    scenario,
-    downPaymentPct,
-    interestRatePct,
-    mortgageYears,
-    invocation,
-  );
+  return free(invocation, {
+    read: () => ({
+      id: accepted(readAnalysisId(analysisId)).value,
+      ...accepted(readBidArguments(metric, target)).value,
+      inputs: accepted(readWhatIfArguments({ scenario, downPaymentPct, interestRatePct, mortgageYears })).value,
+    }),
+    answer: async (args, call) => {
+      const { id, metric: m, target: t, inputs } = args();
+      const answer = await storedAnswer(id, call);
+      const result = maxBid(analysisIn(answer), { ...inputs, metric: m, target: t });
+      if (!result.ok && result.reason === "no-price")
+        throw invalidArgument([{ path: "analysisId", message: `has no maximum bid: ${result.message}` }]);
+      if (!result.ok) throw new RelayCallError("STR_TARGET_UNREACHABLE", result.message);
+      const bid = cell(result.priceUSD, UNIT_FORMATS.usd);
+      // A simulated bid spills its mark beside it: one cell alone would look like a real price.
+      return [answer.relay.sandbox ? [bid, text(SANDBOX_NOTICE)] : [bid]];
+    },
+  });
 }
 
 /**
@@ -348,19 +461,22 @@ export function projection(
   mortgageYears?: unknown,
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.projection(
-    analysisId,
-    years,
-    appreciationPct,
-    revenueGrowthPct,
-    expenseGrowthPct,
-    sellingCostPct,
-    purchasePrice,
-    downPaymentPct,
-    interestRatePct,
-    mortgageYears,
-    invocation,
-  );
+  const rates = { appreciationPct, revenueGrowthPct, expenseGrowthPct, sellingCostPct };
+  const financing = { purchasePrice, downPaymentPct, interestRatePct, mortgageYears };
+  return free(invocation, {
+    read: () => ({
+      id: accepted(readAnalysisId(analysisId)).value,
+      inputs: accepted(readProjectionArguments(years, rates, financing)).value,
+    }),
+    answer: async (args, call) => {
+      const { id, inputs } = args();
+      const answer = await storedAnswer(id, call);
+      const result = projectHold(analysisIn(answer), inputs);
+      if (!result.ok)
+        throw invalidArgument([{ path: "analysisId", message: `cannot be projected: ${result.message}` }]);
+      return projectionGrid(result.years, result.summary, { sandbox: answer.relay.sandbox, months: result.months });
+    },
+  });
 }
 
 /**
@@ -380,5 +496,69 @@ export function card(
   values: unknown[][][],
   invocation?: CustomFunctions.CancelableInvocation,
 ): Promise<unknown[][]> {
-  return implementation.card(strategy, location, values, invocation);
+  return billable(invocation, {
+    read: () => accepted(cardRequest(strategy, location, values ?? [])),
+    answer: async (args, call) => {
+      const { strategy: s, request } = args();
+      const metrics = await ask(s, request, call);
+      const support = hostSupport();
+      // Data types need ExcelApi 1.16; elsewhere the card spills as STR.BUY's does.
+      if (support.formattedNumbers === "none") return analysisCard(metrics, { strategy: s });
+      // The entity shows comparables, which batched answers leave out: read them from the relay's store (free).
+      const id = analysisOf(metrics)?._id;
+      const full = typeof id === "string" ? await storedFullAnswer(id, call).catch(() => metrics) : metrics;
+      const entity = analysisEntity(full, support, { strategy: s });
+      // A 1×1 result: the entity in its cell (the card spill is the fallback when there is none).
+      return entity ? { excelValues: [[entity]] } : analysisCard(metrics, { strategy: s });
+    },
+  });
+}
+
+/** STR.BUY, ARB, OWNED and COHOST: the strategy's request from its arguments, then the card or a row. */
+function create(
+  op: Strategy,
+  location: unknown[][],
+  positional: unknown[],
+  options: unknown[][] | null | undefined,
+  fields: unknown[][] | null | undefined,
+  invocation: Invocation,
+): Promise<unknown[][]> {
+  return billable(invocation, {
+    read: () => {
+      const given = (options ?? undefined) as CellInput | RangeInput | undefined;
+      const { request } = accepted(functionRequest(op, location as RangeInput, positional, given));
+      return { request, layout: readLayout(fields, op) };
+    },
+    // The request is read by the batcher when the call's slice of a recalculation comes (src/client/batcher.ts).
+    answer: async (args, call) => args().layout(await ask(op, () => args().request, call)),
+  });
+}
+
+/** The analysis in a stored answer, for the functions that compute from it. */
+function analysisIn(answer: RelayAnswer): Analysis {
+  const analysis = analysisOf(answer);
+  if (!analysis) throw invalidArgument([{ path: "analysisId", message: "holds no analysis" }]);
+  return analysis;
+}
+
+type Layout = (answer: SessionAnswer) => Grid;
+
+/**
+ * `fields` → a layout: one screening row, or the whole card (a what-if's says what it changed). Bad
+ * field names fail before anything is sent.
+ */
+function readLayout(
+  fields: unknown[][] | null | undefined,
+  strategy: Strategy | undefined,
+  whatIf?: readonly string[],
+): Layout {
+  const given =
+    fields !== null &&
+    fields !== undefined &&
+    fields.some((row) => row.some((c) => c !== null && c !== undefined && c !== ""));
+  if (!given)
+    return (answer) => analysisCard(answer, { ...(strategy ? { strategy } : {}), ...(whatIf ? { whatIf } : {}) });
+  const parsed = parseFieldList(fields, strategy ? { strategy } : {});
+  if (!parsed.ok) throw invalidArgument([{ path: "fields", message: parsed.message.replace(/^fields:\s*/, "") }]);
+  return (answer) => [fieldsRow(answer, parsed.fields)];
 }

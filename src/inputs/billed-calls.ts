@@ -1,10 +1,10 @@
-import { AnyRequest, FieldIssue, Operation, Strategy, idField, validateRequest } from "../contract";
+import { AnyRequest, FieldIssue, Operation, Strategy, Validated, idField, validateRequest } from "../contract";
 import { POSITIONAL_ARGUMENTS, RangeInput, functionRequest, single } from "./arguments";
 import { CellInput, STRATEGY_NAMES, readBoolean, readStrategy } from "./values";
 
 /**
  * The request each billed STR.* function makes from its arguments, as Excel passes them. The
- * functions send it (functions/implementation.ts) and the task pane prices a refresh from it
+ * functions send it (functions/functions.ts) and the task pane prices a refresh from it
  * (taskpane/formula-requests.ts), so the price shown is that of what is sent.
  */
 export const BILLED_FUNCTIONS = ["BUY", "ARB", "OWNED", "COHOST", "ENHANCE", "CARD"] as const;
@@ -105,4 +105,12 @@ export function analysisIdText(analysisId: unknown): { ok: true; value: string }
       ],
     };
   return { ok: true, value: String(value ?? "").trim() };
+}
+
+/** The analysis id of a function that reads a stored analysis: text of the id's form, else named as refused. */
+export function readAnalysisId(analysisId: unknown): Validated<string> {
+  const id = analysisIdText(analysisId);
+  if (!id.ok) return id;
+  const valid = validateRequest("enhance", { analysisId: id.value, addAIComps: true });
+  return valid.ok ? id : { ok: false, issues: valid.issues.filter((i) => i.path === "analysisId") };
 }

@@ -1,6 +1,15 @@
-import { BID_METRICS, BidMetric, PROJECTION_YEARS, findBidMetric } from "../contract";
+import {
+  BID_METRICS,
+  BidMetric,
+  FieldIssue,
+  PROJECTION_YEARS,
+  ProjectionInputs,
+  Validated,
+  findBidMetric,
+} from "../contract";
+import { single } from "./arguments";
 import { CellInput, Read, isBlank, readMoney, readNumber, readPercent } from "./values";
-import { within } from "./whatif-variables";
+import { readWhatIfArguments, within } from "./whatif-variables";
 
 /*
  * The arguments of the decision functions (STR.MAXBID, STR.PROJECTION) beyond those they share
@@ -60,3 +69,39 @@ export const PROJECTION_RATES = [
     read: within(readPercent, 0, 20, "selling costs from 0 to 20 % of the sale price"),
   },
 ] as const;
+
+/** STR.MAXBID's metric and target: a target is read in its metric's unit, so a bad metric is named alone. */
+export function readBidArguments(metric: unknown, target: unknown): Validated<{ metric: BidMetric; target: number }> {
+  const m = readBidMetric(single(metric));
+  if (!m.ok || m.value === undefined)
+    return { ok: false, issues: [{ path: "metric", message: `must be ${m.ok ? "given" : m.message}` }] };
+  const t = readBidTarget(single(target), m.value);
+  if (!t.ok || t.value === undefined)
+    return { ok: false, issues: [{ path: "target", message: `must be ${t.ok ? "given" : t.message}` }] };
+  return { ok: true, value: { metric: m.value, target: t.value } };
+}
+
+export type ProjectionRateName = (typeof PROJECTION_RATES)[number]["name"];
+
+/**
+ * STR.PROJECTION's arguments: the hold, its rates by name (omitted: the model's own) and the
+ * financing by name (what-if variables). Every bad one is named: the hold, the financing, the rates.
+ */
+export function readProjectionArguments(
+  years: unknown,
+  rates: Readonly<Partial<Record<ProjectionRateName, unknown>>>,
+  financing: Readonly<Record<string, unknown>>,
+): Validated<ProjectionInputs> {
+  const issues: FieldIssue[] = [];
+  const hold = readYears(single(years));
+  if (!hold.ok) issues.push({ path: "years", message: `must be ${hold.message}` });
+  const loan = readWhatIfArguments(financing);
+  if (!loan.ok) issues.push(...loan.issues);
+  const inputs: ProjectionInputs = { ...(loan.ok ? loan.value : {}), years: hold.ok ? (hold.value as number) : 0 };
+  for (const rate of PROJECTION_RATES) {
+    const r = rate.read(single(rates[rate.name]));
+    if (!r.ok) issues.push({ path: rate.name, message: `must be ${r.message}` });
+    else if (r.value !== undefined) inputs[rate.field] = r.value;
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: inputs };
+}

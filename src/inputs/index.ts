@@ -5,5 +5,6 @@ export * from "./rows";
 export * from "./arguments";
 export * from "./whatif-variables";
 export * from "./decision-arguments";
+export * from "./sensitivity-arguments";
 export * from "./plausibility";
 export * from "./billed-calls";

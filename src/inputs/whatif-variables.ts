@@ -1,4 +1,5 @@
-import { PERCENTILE_KEYS, PercentileKey, WhatIfInputs } from "../contract";
+import { FieldIssue, PERCENTILE_KEYS, PercentileKey, Validated, WhatIfInputs } from "../contract";
+import { single } from "./arguments";
 import { CellInput, Read, isBlank, readMoney, readNumber, readPercent } from "./values";
 
 /**
@@ -158,4 +159,22 @@ export function readValueList(
   }
   if (values.length === 0) return { ok: false, message: "is empty: give one or more values" };
   return { ok: true, values };
+}
+
+/**
+ * What-if arguments by their names (STR.WHATIF's, STR.MAXBID's and STR.PROJECTION's financing): each
+ * one given goes where its variable says, an omitted one keeps the analysis's own value. Every bad
+ * one is named, in the order given.
+ */
+export function readWhatIfArguments(given: Readonly<Record<string, unknown>>): Validated<WhatIfInputs> {
+  const inputs: WhatIfInputs = {};
+  const issues: FieldIssue[] = [];
+  for (const [name, value] of Object.entries(given)) {
+    const variable = findWhatIfVariable(name);
+    const read = variable?.read(single(value));
+    if (!variable || !read) continue;
+    if (!read.ok) issues.push({ path: name, message: `must be ${read.message}` });
+    else if (read.value !== undefined) variable.apply(inputs, read.value);
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: inputs };
 }

@@ -67,7 +67,7 @@ test("the scan covers both bundles and the shared code they import, and no Node 
   expect(scan.files).toEqual(
     expect.arrayContaining([
       "functions/functions.ts",
-      "functions/implementation.ts",
+      "functions/custom-function.ts",
       "taskpane/taskpane.ts",
       "src/client/settings.ts",
       "src/sheet/cell-values.ts",

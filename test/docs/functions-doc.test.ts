@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { FIELD_CATALOGUE } from "../../src/contract";
+import { SENSITIVITY_METRIC_UNITS } from "../../src/inputs";
 
 /** docs/functions.md lists SENSITIVITY's metrics: exactly the catalogue's money, percent and ratio fields. */
 const doc = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "functions.md"), "utf8");
@@ -13,8 +14,7 @@ function section(title: string): string {
 }
 
 test("SENSITIVITY's metrics are every money, percent and ratio field, and nothing else", () => {
-  // The units functions/implementation.ts accepts as a metric (readSensitivityAxes).
-  const metricUnits = new Set(["usd", "percent", "fraction", "ratio"]);
+  const metricUnits = new Set<string>(SENSITIVITY_METRIC_UNITS);
   const listed = [...section("SENSITIVITY's metrics").matchAll(/`([\w.]+)`/g)]
     .map((m) => m[1])
     .filter((p) => FIELD_CATALOGUE.some((f) => f.path === p));
