@@ -3,7 +3,12 @@
  * docs/mutation-testing.md). Not part of `npm test`: it runs the suite once per mutant.
  */
 export default {
-  mutate: ["src/relay/upstream/outcome.ts", "src/inputs/values.ts", "src/contract/billing.ts", "src/relay/upstream/retry-rule.ts"],
+  mutate: [
+    "src/relay/upstream/outcome.ts",
+    "src/inputs/values.ts",
+    "src/contract/billing.ts",
+    "src/relay/upstream/retry-rule.ts",
+  ],
   testRunner: "jest",
   jest: { projectType: "custom", configFile: "jest.mutate.config.js" },
   coverageAnalysis: "perTest",

@@ -1,4 +1,10 @@
-import { DEFAULT_RETRY_POLICY, backoffMs, retryAfterMs, retryVerdict, serviceWaitMs } from "../../src/relay/upstream/retry-rule";
+import {
+  DEFAULT_RETRY_POLICY,
+  backoffMs,
+  retryAfterMs,
+  retryVerdict,
+  serviceWaitMs,
+} from "../../src/relay/upstream/retry-rule";
 import { UpstreamFailure, UpstreamResult } from "../../src/relay/upstream/upstream-call";
 
 const answer = (status: number, headers: Record<string, string> = {}): UpstreamResult => ({

@@ -27,7 +27,10 @@ export async function openStore(
   const rule = pacingRule(config.upstreamRps);
   if (choice.store) return { store: choice.store, pacer: choice.pacer ?? new LocalPacer(rule) };
   if (config.redisUrl && config.databaseUrl) {
-    const [{ SharedStore }, { RedisPacer }] = await Promise.all([import("./shared-store"), import("../pacing/redis-pacer")]);
+    const [{ SharedStore }, { RedisPacer }] = await Promise.all([
+      import("./shared-store"),
+      import("../pacing/redis-pacer"),
+    ]);
     const store = await SharedStore.open({
       redisUrl: config.redisUrl,
       databaseUrl: config.databaseUrl,
