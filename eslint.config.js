@@ -20,6 +20,7 @@ module.exports = tseslint.config(
       "src/client/**",
       "src/sheet/**",
       "src/contract/**",
+      "src/model/**",
       "src/inputs/**",
       "src/screening/**",
       "functions/**",

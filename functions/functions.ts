@@ -25,16 +25,8 @@
  * nothing is sent. Each runs through ./custom-function, which owns value preview, cancellation, the
  * Excel errors and the call's way to the relay, so none of them handles those on its own.
  */
-import {
-  Analysis,
-  RelayAnswer,
-  SessionAnswer,
-  Strategy,
-  UNIT_FORMATS,
-  maxBid,
-  projectHold,
-  whatIf,
-} from "../src/contract";
+import { Analysis, RelayAnswer, SessionAnswer, Strategy, UNIT_FORMATS } from "../src/contract";
+import { maxBid, projectHold, whatIf } from "../src/model";
 import { RelayCallError } from "../src/client";
 import {
   CellInput,

@@ -1,5 +1,6 @@
 import { RelayClient } from "../src/client";
-import { FieldInfo, MaxBidRule, Strategy, isMaxBidField, maxBidField } from "../src/contract";
+import { FieldInfo, Strategy } from "../src/contract";
+import { MaxBidRule, isMaxBidField, maxBidField } from "../src/model";
 import { CellInput, ColumnMapping, INPUT_FIELDS, NumberStyle } from "../src/inputs";
 import {
   NotEnhanced,

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
-import { FieldInfo, MAX_COMPARABLES, MaxBidRule, STRATEGIES, Strategy, parseMaxBidRule } from "../contract";
+import { FieldInfo, MAX_COMPARABLES, STRATEGIES, Strategy } from "../contract";
+import { MaxBidRule, parseMaxBidRule } from "../model";
 import { EnhanceSteps, parseEnhanceSteps, readAgeDays } from "../screening";
 import { parseFieldList } from "../sheet";
 import { OUTPUT_FORMATS, OutputFormat, outputFormatOf } from "./output-format";

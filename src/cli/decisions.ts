@@ -1,4 +1,5 @@
-import { FieldInfo, Strategy, isMaxBidField, maxBidField } from "../contract";
+import { FieldInfo, Strategy } from "../contract";
+import { isMaxBidField, maxBidField } from "../model";
 import { CellInput } from "../inputs";
 import { PlannedRow, RowOutcome, planEnhancement, refreshAged } from "../screening";
 import {

@@ -1,6 +1,6 @@
 import { Analysis, QUARTILE_KEYS } from "./analysis";
 import { Strategy, STRATEGIES } from "./operations";
-import { INVESTOR_METRICS } from "./whatif";
+import { INVESTOR_METRICS } from "../model/whatif";
 
 /*
  * Every answer field a user can put in a cell: its label, its unit and its Excel number format.

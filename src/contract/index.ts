@@ -1,6 +1,6 @@
 /**
  * The service's interface as code, shared by every part: request and answer schemas, validation
- * messages, billing, the canonical request form, the field catalogue and the financial model.
+ * messages, billing, the canonical request form and the field catalogue. The financial model is src/model.
  * No I/O, no Node modules: it runs in the relay and in Excel alike.
  */
 export * from "./operations";
@@ -16,13 +16,13 @@ export * from "./ai-warnings";
 export * from "./billing";
 export * from "./canonical";
 export * from "./catalogue";
-export * from "./finance";
+export * from "../model/finance";
 export * from "./numbers";
 export * from "./relay-api";
-export * from "./whatif";
-export * from "./max-bid";
-export * from "./irr";
-export * from "./projection";
-export * from "./projection-months";
-export * from "./max-bid-rule";
+export * from "../model/whatif";
+export * from "../model/max-bid";
+export * from "../model/irr";
+export * from "../model/projection";
+export * from "../model/projection-months";
+export * from "../model/max-bid-rule";
 export * from "./jobs";

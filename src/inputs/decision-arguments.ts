@@ -1,12 +1,5 @@
-import {
-  BID_METRICS,
-  BidMetric,
-  FieldIssue,
-  PROJECTION_YEARS,
-  ProjectionInputs,
-  Validated,
-  findBidMetric,
-} from "../contract";
+import { FieldIssue, Validated } from "../contract";
+import { BID_METRICS, BidMetric, PROJECTION_YEARS, ProjectionInputs, findBidMetric } from "../model";
 import { single } from "./arguments";
 import { CellInput, Read, isBlank, readMoney, readNumber, readPercent } from "./values";
 import { readWhatIfArguments, within } from "./whatif-variables";

@@ -1,4 +1,5 @@
-import { FieldIssue, PERCENTILE_KEYS, PercentileKey, Validated, WhatIfInputs } from "../contract";
+import { FieldIssue, PERCENTILE_KEYS, PercentileKey, Validated } from "../contract";
+import { WhatIfInputs } from "../model";
 import { single } from "./arguments";
 import { CellInput, Read, isBlank, readMoney, readNumber, readPercent } from "./values";
 

@@ -4,19 +4,14 @@ import {
   Comparable,
   CreateRequest,
   MAX_COMPARABLES,
-  MODEL_DEFAULTS,
   PERCENTILE_KEYS,
   Percentiles,
   Quartiles,
   Strategy,
-  annualRevenue,
-  arbModel,
-  cohostModel,
-  furnishingUSD,
-  mortgageStrategyModel,
   percentileOf,
   round,
 } from "../contract";
+import { MODEL_DEFAULTS, annualRevenue, arbModel, cohostModel, furnishingUSD, mortgageStrategyModel } from "../model";
 import { Place, placeOfAddress, placeOfPoint } from "./markets";
 import { normal, pick, seeded, unit } from "./random";
 import { revenueDataFor } from "./seasons";

@@ -1,11 +1,5 @@
-import {
-  NO_MONTHLY_FIGURES,
-  ProjectionMonth,
-  ProjectionSummary,
-  ProjectionYear,
-  UNIT_FORMATS,
-  Unit,
-} from "../contract";
+import { NO_MONTHLY_FIGURES, UNIT_FORMATS, Unit } from "../contract";
+import { ProjectionMonth, ProjectionSummary, ProjectionYear } from "../model";
 import { BLANK, CellRow, FormattedCell, Grid, cell, text } from "./cells";
 import { SANDBOX_NOTICE } from "./answer";
 import { cellValue, unitFormat } from "./values";

@@ -1,4 +1,5 @@
-import { FIELD_CATALOGUE, FieldInfo, RelayAnswer, RelayErrorBody, findField, findMaxBidField } from "../contract";
+import { FIELD_CATALOGUE, FieldInfo, RelayAnswer, RelayErrorBody, findField } from "../contract";
+import { findMaxBidField } from "../model";
 import { BLANK, CellRow, FormattedCell, text } from "./cells";
 import { DATE_TIME_FORMAT, excelDateTime } from "./excel-date";
 import { WARNINGS_HEADER, fieldsHeader } from "./fields";

@@ -1,4 +1,5 @@
-import { Analysis, FieldInfo, PercentileKey, WhatIfInputs, whatIf } from "../contract";
+import { Analysis, FieldInfo, PercentileKey } from "../contract";
+import { WhatIfInputs, whatIf } from "../model";
 import { BLANK, CellRow, Grid, cell, text } from "./cells";
 import { SANDBOX_NOTICE } from "./answer";
 import { fieldCell } from "./values";

@@ -1,4 +1,4 @@
-import { WhatIfInputs } from "../contract";
+import { WhatIfInputs } from "../model";
 
 /*
  * What a what-if changed, in words, for the first row of its card ("What-if … Changed: interest

@@ -1,14 +1,6 @@
 import { RelayCallError } from "../../src/client";
-import {
-  FIELD_CATALOGUE,
-  FieldGroup,
-  FieldInfo,
-  MaxBidRuleResult,
-  Strategy,
-  describeIssues,
-  isMaxBidField,
-  parseMaxBidRule,
-} from "../../src/contract";
+import { FIELD_CATALOGUE, FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
+import { MaxBidRuleResult, isMaxBidField, parseMaxBidRule } from "../../src/model";
 import {
   CellInput,
   ColumnMapping,

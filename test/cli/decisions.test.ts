@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import ExcelJS from "exceljs";
-import { BID_METRICS, findBidMetric, whatIf } from "../../src/contract";
+import { BID_METRICS, findBidMetric, whatIf } from "../../src/model";
 import { analysisOf } from "../../src/sheet";
 import { TEST_TOKEN, TestRelay, buyBodyWithPhotos, startRelay } from "../support/relay";
 import { columnOf, readWorkbook, screen, sheet, summaryOf, tempDir, testEnv } from "./support";

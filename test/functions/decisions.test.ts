@@ -1,6 +1,7 @@
 import { excelError, installCustomFunctionsRuntime } from "../support/custom-functions";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { MONTH_NAMES, npv } from "../../src/contract";
+import { MONTH_NAMES } from "../../src/contract";
+import { npv } from "../../src/model";
 
 installCustomFunctionsRuntime();
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,4 +1,5 @@
-import { RelayAnswer, findField, maxBid, maxBidField, moneyFormat, parseMaxBidRule } from "../../src/contract";
+import { RelayAnswer, findField, moneyFormat } from "../../src/contract";
+import { maxBid, maxBidField, parseMaxBidRule } from "../../src/model";
 import { analysisOf, comparablesTable, fieldsRow, parseFieldList } from "../../src/sheet";
 import { buyAnswer } from "./fixtures";
 

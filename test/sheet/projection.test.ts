@@ -1,4 +1,5 @@
-import { NO_MONTHLY_FIGURES, ProjectionSummary, ProjectionYear } from "../../src/contract";
+import { NO_MONTHLY_FIGURES } from "../../src/contract";
+import { ProjectionSummary, ProjectionYear } from "../../src/model";
 import {
   NO_IRR_TEXT,
   PROJECTION_COLUMN_LABELS,

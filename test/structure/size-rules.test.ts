@@ -46,8 +46,8 @@ describe("size rules", () => {
 });
 
 describe("comments", () => {
-  test("a file's opening comment does not document its first statement (src/contract, client, inputs, sheet, functions)", () => {
-    const attached = sourceFiles("src/contract", "src/client", "src/inputs", "src/sheet", "functions")
+  test("a file's opening comment does not document its first statement (src/contract, model, client, inputs, sheet, functions)", () => {
+    const attached = sourceFiles("src/contract", "src/model", "src/client", "src/inputs", "src/sheet", "functions")
       .map((file) => ({ file, line: openingDocAttached(file) }))
       .filter((f) => f.line !== undefined)
       .map((f) => `${f.file}:${f.line}`);

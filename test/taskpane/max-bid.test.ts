@@ -1,6 +1,6 @@
 import { AddressInfo } from "node:net";
 import { RelayClient } from "../../src/client";
-import { maxBid, parseMaxBidRule } from "../../src/contract";
+import { maxBid, parseMaxBidRule } from "../../src/model";
 import { recognizeColumns } from "../../src/inputs";
 import { analysisOf, findResultBlock } from "../../src/sheet";
 import { readSelectedTable } from "../../taskpane/excel/read-table";

@@ -1,4 +1,5 @@
-import { FIELD_CATALOGUE, maxBidField } from "../../src/contract";
+import { FIELD_CATALOGUE } from "../../src/contract";
+import { maxBidField } from "../../src/model";
 import { PlannedRow, RowOutcome } from "../../src/screening";
 import { runSummary } from "../../taskpane/run-summary";
 import { ScreeningJob } from "../../taskpane/screen";

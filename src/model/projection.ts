@@ -1,8 +1,8 @@
-import { Analysis } from "./analysis";
+import { Analysis } from "../contract/analysis";
 import { MortgageStrategyInputs, loanBalance, monthlyMortgagePayment } from "./finance";
 import { irr } from "./irr";
 import { ProjectionMonth, yearOneByMonth } from "./projection-months";
-import { round } from "./numbers";
+import { round } from "../contract/numbers";
 import { WhatIfInputs, mortgageInputs, whatIf, whatIfKind } from "./whatif";
 
 /*

@@ -1,6 +1,6 @@
-import type { Analysis, MonthlyFigures } from "./analysis";
-import { MONTH_NAMES } from "./monthly";
-import { round } from "./numbers";
+import type { Analysis, MonthlyFigures } from "../contract/analysis";
+import { MONTH_NAMES } from "../contract/monthly";
+import { round } from "../contract/numbers";
 import type { ProjectionYear } from "./projection";
 
 /*

@@ -1,4 +1,4 @@
-import { Analysis, PercentileKey } from "./analysis";
+import { Analysis, PercentileKey } from "../contract/analysis";
 import { mortgageStrategyModel } from "./finance";
 import { INVESTOR_METRICS, WhatIfInputs, mortgageInputs, whatIfKind } from "./whatif";
 

@@ -1,4 +1,5 @@
-import { Analysis, BID_METRICS, BidMetric, Strategy, findBidMetric, maxBid, whatIf } from "../../src/contract";
+import { Analysis, Strategy } from "../../src/contract";
+import { BID_METRICS, BidMetric, findBidMetric, maxBid, whatIf } from "../../src/model";
 import { sandboxAnalyses } from "../support/sandbox-analysis";
 
 const { analysis, close } = sandboxAnalyses("sk_test_maxbid_0123");

@@ -1,4 +1,4 @@
-import { Analysis, PercentileKey } from "./analysis";
+import { Analysis, PercentileKey } from "../contract/analysis";
 import {
   MODEL_DEFAULTS,
   MortgageStrategyInputs,
@@ -8,7 +8,7 @@ import {
   mortgageStrategyModel,
   mortgageYearOne,
 } from "./finance";
-import { round } from "./numbers";
+import { round } from "../contract/numbers";
 
 /*
  * What-if underwriting, computed locally from an analysis the service already made: other

@@ -1,5 +1,5 @@
-import { Analysis } from "./analysis";
-import { FieldInfo } from "./catalogue";
+import { Analysis } from "../contract/analysis";
+import { FieldInfo } from "../contract/catalogue";
 import { BID_METRICS, BidMetric, findBidMetric, maxBid } from "./max-bid";
 
 /**

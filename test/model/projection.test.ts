@@ -1,4 +1,5 @@
-import { Analysis, PROJECTION_DEFAULTS, Strategy, irr, npv, projectHold, whatIf } from "../../src/contract";
+import { Analysis, Strategy } from "../../src/contract";
+import { PROJECTION_DEFAULTS, irr, npv, projectHold, whatIf } from "../../src/model";
 import { sandboxAnalyses } from "../support/sandbox-analysis";
 
 const { analysis, close } = sandboxAnalyses("sk_test_projection_0123");

@@ -9,7 +9,7 @@ import {
   monthlyMortgagePayment,
   mortgageStrategyModel,
   mortgageYearOne,
-} from "../../src/contract";
+} from "../../src/model";
 
 /**
  * The financial model (docs/service/observed-behaviour.md, "The financial model"), checked against known

@@ -1,4 +1,5 @@
-import { Analysis, INVESTOR_METRICS, STRATEGY_FIELDS, Strategy, impliedPrice, whatIf } from "../../src/contract";
+import { Analysis, STRATEGY_FIELDS, Strategy } from "../../src/contract";
+import { INVESTOR_METRICS, impliedPrice, whatIf } from "../../src/model";
 import { sandboxAnalyses } from "../support/sandbox-analysis";
 
 const { analysis, close } = sandboxAnalyses("sk_test_whatif_0123");

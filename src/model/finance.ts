@@ -1,5 +1,5 @@
-import { ARB_FIELDS, COHOST_FIELDS, MORTGAGE_STRATEGY_FIELDS } from "./analysis";
-import { round } from "./numbers";
+import { ARB_FIELDS, COHOST_FIELDS, MORTGAGE_STRATEGY_FIELDS } from "../contract/analysis";
+import { round } from "../contract/numbers";
 
 /*
  * The service's financial model, as recomputed from its public report pages
