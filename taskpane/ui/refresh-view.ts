@@ -4,11 +4,11 @@ import { PaneError, describeError } from "../errors";
 import { RefreshScope } from "../excel/scope";
 import { EnhanceRetry, retryEnhancements } from "../enhance-retry";
 import { DestinationCheck, Placement } from "../excel/destination";
+import { placeResults } from "../overwrite";
 import {
   RefreshPlan,
-  checkTableDestinations,
   coveredCells,
-  placeTables,
+  plannedBlocks,
   planRefresh,
   recalculateFormulas,
   refreshOffer,
@@ -132,18 +132,21 @@ async function runPlan(tab: RefreshTab): Promise<void> {
   try {
     const client = await relayClient(ctx);
     // Read again before anything is sent: cells typed since the plan are asked about, not overwritten.
-    const now = await checkTableDestinations(ctx.run, current.jobs, current.blocks);
-    if (coveredCells(now) > coveredCells(current.destinations)) {
-      tab.plan = { ...current, destinations: now };
-      renderOverwrite(el, now);
+    const placed = await placeResults(ctx.run, plannedBlocks(current), placement());
+    if (!placed.go) {
+      tab.plan = { ...current, destinations: placed.now };
+      renderOverwrite(el, placed.now);
       show(el.planBox, true);
-      say(el.message, "warning", "Cells of yours appeared where results go: choose, then refresh again.");
+      say(
+        el.message,
+        "warning",
+        "Cells of yours appeared where the results would go, so nothing was sent: choose where they go, then refresh again.",
+      );
       return;
     }
     if (current.targets.formulas.length > 0) parts.push(await refreshFormulas(tab, current, controller.signal));
     if (current.jobs.length > 0 && !controller.signal.aborted) {
-      const jobs = placeTables(current.jobs, now, placement());
-      await rewriteTables(tab, { ...current, jobs }, client, controller.signal, parts);
+      await rewriteTables(tab, { ...current, jobs: placed.jobs }, client, controller.signal, parts);
     } else {
       const aborted = controller.signal.aborted;
       say(el.message, aborted ? "warning" : "success", aborted ? "Cancelled." : parts.join(" "));

@@ -22,16 +22,10 @@ import {
 } from "../../src/inputs";
 import { columnName, isInBlock, maskBlock, resultBlockWidth } from "../../src/sheet";
 import { describeError } from "../errors";
-import {
-  DestinationCheck,
-  Placement,
-  checkDestination,
-  columnsText,
-  destinationOf,
-  placeBlock,
-} from "../excel/destination";
+import { DestinationCheck, Placement, checkDestination, columnsText, destinationOf } from "../excel/destination";
 import { workbookNumberStyle } from "../excel/number-style";
 import { SheetTable, readSelectedTable } from "../excel/read-table";
+import { placeResults } from "../overwrite";
 import {
   Estimate,
   LoanTerms,
@@ -344,14 +338,24 @@ function wireRun(view: ScreenView): void {
     show(el.progressBox, true);
     el.cancel.focus();
     const group = ctx.undoGroup();
+    let askAgain = false;
     try {
-      const { final: job, changed } = await placed(view, planned, destination);
-      if (changed)
+      // Read again just before anything is sent (overwrite.ts): cells typed since the estimate are asked about.
+      const block = { job: planned, earlier: earlierBlock(state.table), shown: destination };
+      const placed = await placeResults(ctx.run, [block], placement());
+      if (!placed.go) {
+        askAgain = true;
+        state.destination = placed.now[0] ?? destination;
+        renderOverwrite(el, planned, state.destination);
+        show(el.estimateBox, true);
+        el.run.focus();
         return say(
           el.message,
-          "error",
-          "Cells where the results would go changed since the estimate: estimate again to see what is in the way. Nothing was sent.",
+          "warning",
+          "Cells of yours appeared where the results would go, so nothing was sent: choose where they go, then screen again.",
         );
+      }
+      const job = placed.jobs[0] ?? planned;
       const client = await relayClient(ctx);
       const deals = runSummary(job);
       const result = await runScreening({ client, run: group.run }, job, {
@@ -374,7 +378,8 @@ function wireRun(view: ScreenView): void {
       say(el.message, "error", describeError(error, "may-bill"));
     } finally {
       await group.close().catch((error: unknown) => say(el.message, "error", describeError(error)));
-      Object.assign(state, { running: undefined, job: undefined, estimate: undefined });
+      // Asked again, the estimate stands: only where the results go is in question.
+      Object.assign(state, { running: undefined }, askAgain ? {} : { job: undefined, estimate: undefined });
       show(el.progressBox, false);
       el.tableBox.inert = false;
       [el.read, el.dryRun].forEach((b) => enable(b, true));
@@ -388,19 +393,11 @@ function wireRun(view: ScreenView): void {
   });
 }
 
-/** The job as it will write, and whether anything of the user's is in its way now (read again just before writing). */
-async function placed(
-  { ctx, state }: ScreenView,
-  job: ScreeningJob,
-  check: DestinationCheck,
-): Promise<{ final: ScreeningJob; changed: boolean }> {
-  const placement: Placement =
-    document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite"
-      ? "overwrite"
-      : "right";
-  const final = placeBlock(job, check, placement, resultBlockWidth(job.fields));
-  const now = await checkDestination(ctx.run, destinationOf(final, earlierBlock(state.table)));
-  return { final, changed: now.occupied > (final === job ? check.occupied : 0) };
+/** The user's answer to the question: further right unless they chose to overwrite. */
+function placement(): Placement {
+  return document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite"
+    ? "overwrite"
+    : "right";
 }
 
 function renderSummary(el: HTMLElement, table: SheetTable): void {
