@@ -1,11 +1,12 @@
 import { RefreshGate, RelayClient } from "../src/client";
 import { STRATEGIES, Strategy, centsToUSD } from "../src/contract";
 import { missingLocation, recognizeColumns } from "../src/inputs";
-import { maskBlock, resultBlockWidth } from "../src/sheet";
-import { DestinationCheck, Placement, checkDestination, destinationOf, placeBlock } from "./excel/destination";
+import { maskBlock } from "../src/sheet";
+import { DestinationCheck } from "./excel/destination";
 import { ExcelRun } from "./excel/host";
 import { SupportsApi, workbookNumberStyle } from "./excel/number-style";
 import { cutoffOf, rowsFetchedBefore } from "./aged";
+import { PlannedBlock, inTheWay } from "./overwrite";
 import { RunOffer, runOffer } from "./run-offer";
 import { EnhanceRetry, planEnhanceRetry } from "./enhance-retry";
 import {
@@ -47,7 +48,7 @@ export interface RefreshPlan {
   enhanceRetry: EnhanceRetry;
   /** Each job's earlier block (sheet columns): ours to replace. */
   blocks: { left: number; width: number }[];
-  /** What of the user's each job's rewrite would cover (read again just before writing). */
+  /** What of the user's each job's rewrite would cover where planned: what the pane asks about. */
   destinations: DestinationCheck[];
 }
 
@@ -86,7 +87,10 @@ export async function planRefresh(
     blocks.push({ left: table.left + table.block.start, width: table.block.width });
   }
   const tables = await estimate(deps.client, jobs, options.signal);
-  const destinations = await checkTableDestinations(deps.run, jobs, blocks);
+  const destinations = await inTheWay(
+    deps.run,
+    jobs.map((job, i) => ({ job, earlier: blocks[i] })),
+  );
   return {
     targets,
     formulaRequests,
@@ -123,30 +127,16 @@ export function refreshOffer(plan: Pick<RefreshPlan, "formulas" | "tables">): Ru
 }
 
 /**
- * Whether rewriting each table's block would cover anything of the user's: the block is rewritten as
- * wide as its fields need, which is wider than the earlier block when its Warnings column was removed,
- * and a user's column may sit there now.
+ * Each table's block as the user was asked about it, for the one overwrite rule (overwrite.ts): the
+ * block is rewritten as wide as its fields need, which is wider than the earlier block when its
+ * Warnings column was removed, and a user's column may sit there now.
  */
-export async function checkTableDestinations(
-  run: ExcelRun,
-  jobs: readonly ScreeningJob[],
-  blocks: readonly { left: number; width: number }[],
-): Promise<DestinationCheck[]> {
-  const checks: DestinationCheck[] = [];
-  for (const [i, job] of jobs.entries()) checks.push(await checkDestination(run, destinationOf(job, blocks[i])));
-  return checks;
-}
-
-/** The jobs as they will write: where nothing of the user's is covered, or over it when the user chose so. */
-export function placeTables(
-  jobs: readonly ScreeningJob[],
-  checks: readonly DestinationCheck[],
-  placement: Placement,
-): ScreeningJob[] {
-  return jobs.map((job, i) => {
-    const check = checks[i];
-    return check ? placeBlock(job, check, placement, resultBlockWidth(job.fields)) : job;
-  });
+export function plannedBlocks(plan: Pick<RefreshPlan, "jobs" | "blocks" | "destinations">): PlannedBlock[] {
+  return plan.jobs.map((job, i) => ({
+    job,
+    earlier: plan.blocks[i],
+    shown: plan.destinations[i] ?? { occupied: 0, first: undefined, freeLeft: job.blockColumn },
+  }));
 }
 
 /** Cells of the user's covered, over all tables. */

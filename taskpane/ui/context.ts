@@ -23,3 +23,22 @@ export type TabId = "start" | "screen" | "refresh" | "comps" | "spend" | "settin
 export async function relayClient(ctx: PaneContext): Promise<RelayClient> {
   return (await ctx.connection.get()).client;
 }
+
+/** What a tab's module (screen-tab.ts, refresh-tab.ts) needs of the pane. */
+export function tabDeps(ctx: PaneContext): {
+  run: ExcelRun;
+  undoGroup: () => UndoGroup;
+  gate: RefreshGate;
+  client: () => Promise<RelayClient>;
+  setMode: (mode: "sandbox" | "live") => void;
+  spendChanged: () => void;
+} {
+  return {
+    run: ctx.run,
+    undoGroup: () => ctx.undoGroup(),
+    gate: ctx.gate,
+    client: () => relayClient(ctx),
+    setMode: (mode) => ctx.setMode(mode),
+    spendChanged: () => ctx.spendChanged(),
+  };
+}

@@ -1,21 +1,13 @@
-import { RelayCallError, RelayClient } from "../../src/client";
 import { Strategy } from "../../src/contract";
-import { PaneError, describeError } from "../errors";
-import { RefreshScope } from "../excel/scope";
-import { EnhanceRetry, retryEnhancements } from "../enhance-retry";
+import { describeError } from "../errors";
+import { EnhanceRetry } from "../enhance-retry";
 import { DestinationCheck, Placement } from "../excel/destination";
-import {
-  RefreshPlan,
-  checkTableDestinations,
-  coveredCells,
-  placeTables,
-  planRefresh,
-  recalculateFormulas,
-  refreshOffer,
-  refreshTables,
-} from "../refresh";
+import { RefreshScope } from "../excel/scope";
+import { RefreshPlan, coveredCells } from "../refresh";
+import { FormulasRefreshed, RefreshOutcome, RefreshTab } from "../refresh-tab";
+import { RunOffer } from "../run-offer";
 import { budgetLeftFigure, usd } from "../spend";
-import { PaneContext, relayClient } from "./context";
+import { PaneContext, tabDeps } from "./context";
 import { byId, enable, figures, h, inputValue, messageBar, say, show } from "./dom";
 import { outcomeMessage, progressBinding } from "./progress-view";
 
@@ -43,72 +35,55 @@ function elements() {
   };
 }
 
-/** The tab's state: the plan shown (what the Refresh button runs) and the run under way. */
-interface RefreshTab {
-  ctx: PaneContext;
+/** What the tab's handlers share: its elements, the tab they forward to, and the progress bar. */
+interface RefreshView {
   el: Elements;
+  tab: RefreshTab;
   progress: ReturnType<typeof progressBinding>;
-  plan: RefreshPlan | undefined;
-  running: AbortController | undefined;
 }
 
 /**
- * The Refresh tab: choose a scope, see what is in it and what refreshing it costs, confirm, watch it
- * run. Nothing is sent before the confirming click.
+ * The Refresh tab, drawn: choose a scope, see what is in it and what refreshing it costs, confirm,
+ * watch it run. What each click does is refresh-tab.ts's; this file shows it and forwards the clicks.
  */
 export function mountRefresh(ctx: PaneContext): void {
   const el = elements();
-  const tab: RefreshTab = {
-    ctx,
+  const view: RefreshView = {
     el,
+    tab: new RefreshTab(tabDeps(ctx)),
     progress: progressBinding(byId("refresh-bar"), byId("refresh-progress-text")),
-    plan: undefined,
-    running: undefined,
   };
-  for (const input of [el.scope, el.strategy]) input.addEventListener("change", () => forget(tab));
-  el.olderThan.addEventListener("input", () => forget(tab));
-  el.find.addEventListener("click", () => void findPlan(tab));
-  el.run.addEventListener("click", () => void runPlan(tab));
-  el.retryRun.addEventListener("click", () => void retryFailed(tab));
-  el.cancel.addEventListener("click", () =>
-    tab.running?.abort(new RelayCallError("STR_CANCELLED", "Cancelled in the task pane.")),
-  );
+  for (const input of [el.scope, el.strategy]) input.addEventListener("change", () => forget(view));
+  el.olderThan.addEventListener("input", () => forget(view));
+  el.find.addEventListener("click", () => void findPlan(view));
+  el.run.addEventListener("click", () => void runPlan(view));
+  el.retryRun.addEventListener("click", () => void retryFailed(view));
+  el.cancel.addEventListener("click", () => view.tab.cancel());
 }
 
-function forget(tab: RefreshTab): void {
-  tab.plan = undefined;
-  show(tab.el.planBox, false);
-  show(tab.el.retryBox, false);
+function forget({ el, tab }: RefreshView): void {
+  tab.forget();
+  show(el.planBox, false);
+  show(el.retryBox, false);
 }
 
-async function findPlan(tab: RefreshTab): Promise<void> {
-  const { ctx, el } = tab;
-  forget(tab);
+async function findPlan(view: RefreshView): Promise<void> {
+  const { el, tab } = view;
+  forget(view);
   say(el.message, undefined);
   enable(el.find, false);
   try {
     const scope = (inputValue(el.scope) || "selection") as RefreshScope;
-    const client = await relayClient(ctx);
-    const days = olderThanDays(el.olderThan.value);
-    const plan = await planRefresh({ client, run: ctx.run }, scope, {
-      strategy: el.strategy.value as Strategy,
-      ...(days === undefined ? {} : { olderThanDays: days }),
-    });
-    tab.plan = plan;
-    ctx.setMode(plan.tables.sandbox ? "sandbox" : "live");
-    renderPlan(el.planList, el.planNote, plan);
+    const found = await tab.find(scope, { strategy: el.strategy.value as Strategy, olderThan: el.olderThan.value });
+    const { plan, offer, nothing } = found;
+    renderPlan(el.planList, el.planNote, plan, offer);
     renderOverwrite(el, plan.destinations);
     renderRetry(el, plan.enhanceRetry);
-    const total = plan.formulaCostUSD + plan.tables.estimatedCostUSD;
-    // With "older than", formulas whose answers are all newer have nothing to buy.
-    const noFormulas = plan.targets.formulas.length === 0 || (plan.olderThan && plan.formulas.calls === 0);
-    const nothing = noFormulas === true && plan.jobs.length === 0;
-    const offered = refreshOffer(plan).offered;
-    el.run.textContent = `Refresh — up to ${usd(total)}`;
+    el.run.textContent = `Refresh — up to ${usd(found.totalUSD)}`;
     // Nothing to refresh, or more than the budget: no button (a disabled one reads as a broken promise).
-    show(el.run, offered && !nothing);
+    show(el.run, offer.offered && !nothing);
     show(el.planBox, true);
-    if (!nothing && offered) el.run.focus();
+    if (!nothing && offer.offered) el.run.focus();
     else if (plan.olderThan)
       say(el.message, "info", `Nothing in ${scopeText(scope, plan)} is older than ${plan.olderThan.days} days.`);
     else say(el.message, "info", `No STR formulas and no screened tables in ${scopeText(scope, plan)}.`);
@@ -119,57 +94,56 @@ async function findPlan(tab: RefreshTab): Promise<void> {
   }
 }
 
-async function runPlan(tab: RefreshTab): Promise<void> {
-  const { ctx, el } = tab;
-  const current = tab.plan;
-  if (!current || tab.running || !refreshOffer(current).offered) return;
-  const controller = new AbortController();
-  tab.running = controller;
-  forget(tab);
+async function runPlan(view: RefreshView): Promise<void> {
+  const { el, tab, progress } = view;
+  if (!tab.runnable()) return;
+  show(el.planBox, false);
+  show(el.retryBox, false);
   enable(el.find, false);
   say(el.message, undefined);
-  const parts: string[] = [];
-  try {
-    const client = await relayClient(ctx);
-    // Read again before anything is sent: cells typed since the plan are asked about, not overwritten.
-    const now = await checkTableDestinations(ctx.run, current.jobs, current.blocks);
-    if (coveredCells(now) > coveredCells(current.destinations)) {
-      tab.plan = { ...current, destinations: now };
-      renderOverwrite(el, now);
-      show(el.planBox, true);
-      say(el.message, "warning", "Cells of yours appeared where results go: choose, then refresh again.");
-      return;
-    }
-    if (current.targets.formulas.length > 0) parts.push(await refreshFormulas(tab, current, controller.signal));
-    if (current.jobs.length > 0 && !controller.signal.aborted) {
-      const jobs = placeTables(current.jobs, now, placement());
-      await rewriteTables(tab, { ...current, jobs }, client, controller.signal, parts);
-    } else {
-      const aborted = controller.signal.aborted;
-      say(el.message, aborted ? "warning" : "success", aborted ? "Cancelled." : parts.join(" "));
-    }
-  } catch (error) {
-    say(el.message, "error", [...parts, describeError(error, "may-bill")].join(" "));
-  } finally {
-    tab.running = undefined;
-    show(el.progressBox, false);
-    enable(el.find, true);
-    ctx.spendChanged();
-  }
+  const outcome = await tab.refresh(placement(), {
+    formulas: (count) => say(el.message, "info", `Recalculating ${count} STR formulas past the cache…`),
+    tables: (total) => {
+      progress.reset(total);
+      show(el.progressBox, true);
+      el.cancel.focus();
+    },
+    progress: progress.update,
+  });
+  show(el.progressBox, false);
+  enable(el.find, true);
+  if (outcome) renderOutcome(view, outcome);
 }
 
-/** Recalculates the plan's formulas past the cache (only what aged, with "older than"); says what was sent. */
-async function refreshFormulas(tab: RefreshTab, plan: RefreshPlan, signal: AbortSignal): Promise<string> {
-  say(tab.el.message, "info", `Recalculating ${plan.targets.formulas.length} STR formulas past the cache…`);
-  const { calls, notMade } = await recalculateFormulas(tab.ctx.run, tab.ctx.gate, plan.targets, plan.formulaRequests, {
-    signal,
-    ...(plan.olderThan ? { freshSince: plan.olderThan.freshSince } : {}),
-  });
-  return formulaRefreshText(calls, notMade, plan.formulas.unread);
+/** How the refresh ended: what the formulas and the tables did; or the question again. */
+function renderOutcome({ el }: RefreshView, outcome: RefreshOutcome): void {
+  if (outcome.kind === "ask-again") {
+    renderOverwrite(el, outcome.destinations);
+    show(el.planBox, true);
+    say(
+      el.message,
+      "warning",
+      "Cells of yours appeared where the results would go, so nothing was sent: choose where they go, then refresh again.",
+    );
+    return;
+  }
+  const parts = outcome.formulas ? [formulaRefreshText(outcome.formulas)] : [];
+  if (outcome.kind === "failed")
+    return say(el.message, "error", [...parts, describeError(outcome.error, "may-bill")].join(" "));
+  const tables = outcome.tables;
+  if (!tables)
+    return outcome.cancelled ? say(el.message, "warning", "Cancelled.") : say(el.message, "success", parts.join(" "));
+  const said = outcomeMessage(tables, "refresh");
+  say(
+    el.message,
+    said.intent,
+    [...parts, said.text].join(" "),
+    tables.writeError !== undefined ? ` ${describeError(tables.writeError)}` : "",
+  );
 }
 
 /** What the formulas' refresh did: the priced calls sent again, those whose cells never called, those not priced. */
-function formulaRefreshText(calls: number, notMade: number, unread: number): string {
+function formulaRefreshText({ calls, notMade, unread }: FormulasRefreshed): string {
   const parts = [
     `${calls} STR formula ${calls === 1 ? "call was" : "calls were"} sent again; the cells update as the answers arrive.`,
   ];
@@ -182,53 +156,23 @@ function formulaRefreshText(calls: number, notMade: number, unread: number): str
   return parts.join(" ");
 }
 
-/** Runs the tables again into their blocks, as one undo step where Excel can group it, with progress. */
-async function rewriteTables(
-  tab: RefreshTab,
-  plan: RefreshPlan,
-  client: RelayClient,
-  signal: AbortSignal,
-  parts: readonly string[],
-): Promise<void> {
-  const { ctx, el, progress } = tab;
-  progress.reset(plan.jobs.reduce((n, j) => n + j.rows.filter((r) => r.kind !== "blank").length, 0));
-  show(el.progressBox, true);
-  el.cancel.focus();
-  const group = ctx.undoGroup();
-  const result = await refreshTables({ client, run: group.run }, plan.jobs, {
-    signal,
-    sandbox: plan.tables.sandbox,
-    onProgress: progress.update,
-  }).finally(() => group.close());
-  progress.update(result.progress);
-  const outcome = outcomeMessage(result, "refresh");
-  say(
-    el.message,
-    outcome.intent,
-    [...parts, outcome.text].join(" "),
-    result.writeError !== undefined ? ` ${describeError(result.writeError)}` : "",
-  );
-}
-
-async function retryFailed(tab: RefreshTab): Promise<void> {
-  const retry = tab.plan?.enhanceRetry;
-  if (!retry || retry.cells.length === 0 || tab.running) return;
-  const n = retry.cells.length;
-  show(tab.el.retryBox, false);
+async function retryFailed({ el, tab }: RefreshView): Promise<void> {
+  if (!tab.retryable()) return;
+  show(el.retryBox, false);
   try {
-    await retryEnhancements(tab.ctx.run, retry.cells);
+    const retry = await tab.retry();
+    const n = retry?.cells.length ?? 0;
     say(
-      tab.el.message,
+      el.message,
       "info",
-      `${n} STR.ENHANCE ${n === 1 ? "cell asks" : "cells ask"} again, up to ${usd(retry.costUSD)}: only AI steps that complete are billed. Find what to refresh again to see any still failing, with the next try's price.`,
+      `${n} STR.ENHANCE ${n === 1 ? "cell asks" : "cells ask"} again, up to ${usd(retry?.costUSD ?? 0)}: only AI steps that complete are billed. Find what to refresh again to see any still failing, with the next try's price.`,
     );
   } catch (error) {
-    say(tab.el.message, "error", describeError(error, "may-bill"));
-  } finally {
-    tab.ctx.spendChanged();
+    say(el.message, "error", describeError(error, "may-bill"));
   }
 }
 
+/** The user's answer to the question: further right unless they chose to overwrite. */
 function placement(): Placement {
   return document.querySelector<HTMLInputElement>('input[name="refresh-placement"]:checked')?.value === "overwrite"
     ? "overwrite"
@@ -241,7 +185,7 @@ function scopeText(scope: RefreshScope, plan: RefreshPlan): string {
   return `the workbook's ${plan.targets.sheets.length} sheets`;
 }
 
-function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): void {
+function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan, offer: RunOffer): void {
   const { targets, tables } = plan;
   const rows = plan.jobs.reduce((n, j) => n + j.items.length, 0);
   const sheets = [...new Set(targets.formulas.map((f) => f.sheetName))];
@@ -277,7 +221,6 @@ function renderPlan(list: HTMLElement, note: HTMLElement, plan: RefreshPlan): vo
   ]);
   const notes: HTMLElement[] = [];
   for (const s of plan.skipped) notes.push(h("p", { class: "inline-error" }, `${s.address} is left out: ${s.reason}.`));
-  const offer = refreshOffer(plan);
   if (!offer.offered) notes.push(messageBar("warning", h("strong", {}, offer.reason), " ", offer.advice));
   note.replaceChildren(...notes);
 }
@@ -321,13 +264,4 @@ function renderRetry(
   if (n === 0) return;
   el.retryText.textContent = `${n} STR.ENHANCE ${n === 1 ? "cell has" : "cells have"} no kept answer: every AI step failed (not billed), or it never ran.`;
   el.retryRun.textContent = `Retry ${n === 1 ? "it" : `those ${n}`} — up to ${usd(retry.costUSD)}`;
-}
-
-/** The "older than" box: blank is everything; anything else must be a whole number of days, 0 or more. */
-function olderThanDays(text: string): number | undefined {
-  if (text.trim() === "") return undefined;
-  const days = Number(text);
-  if (!Number.isInteger(days) || days < 0)
-    throw new PaneError(`Older than must be a whole number of days, 0 or more (or blank for all); got "${text}".`);
-  return days;
 }

@@ -1,72 +1,26 @@
-import { RelayCallError } from "../../src/client";
-import { FIELD_CATALOGUE, FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
-import { MaxBidRuleResult, isMaxBidField, parseMaxBidRule } from "../../src/model";
-import {
-  CellInput,
-  ColumnMapping,
-  INPUT_FIELDS,
-  INPUT_FIELD_NAMES,
-  InputField,
-  NumberStyle,
-  isBlank,
-  missingLocation,
-  recognizeColumns,
-} from "../../src/inputs";
-import { columnName, isInBlock, maskBlock, resultBlockWidth } from "../../src/sheet";
+import { FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contract";
+import { MaxBidRuleResult } from "../../src/model";
+import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, isBlank } from "../../src/inputs";
+import { columnName, isInBlock, resultBlockWidth } from "../../src/sheet";
 import { describeError } from "../errors";
-import {
-  DestinationCheck,
-  Placement,
-  checkDestination,
-  columnsText,
-  destinationOf,
-  placeBlock,
-} from "../excel/destination";
-import { workbookNumberStyle } from "../excel/number-style";
-import { SheetTable, readSelectedTable } from "../excel/read-table";
-import {
-  Estimate,
-  LoanTerms,
-  SEND_UNUSUAL_LABEL,
-  ScreeningJob,
-  estimate,
-  planScreening,
-  readLoanTerms,
-  runScreening,
-} from "../screen";
-import { RunOffer, runOffer } from "../run-offer";
-import { runSummary } from "../run-summary";
+import { DestinationCheck, Placement, columnsText } from "../excel/destination";
+import { SheetTable } from "../excel/read-table";
+import { Estimate, SEND_UNUSUAL_LABEL, ScreeningJob } from "../screen";
+import { DryRunCheck, Estimated, LoanField, ScreenRun, ScreenTab } from "../screen-tab";
+import { RunOffer } from "../run-offer";
 import { budgetLeftFigure, usd } from "../spend";
-import { PaneContext, relayClient } from "./context";
+import { PaneContext, tabDeps } from "./context";
 import { byId, enable, figures, h, messageBar, say, show } from "./dom";
 import { mountEnhance } from "./enhance-view";
 import { outcomeMessage, progressBinding } from "./progress-view";
 import { runSummaryElement } from "./run-summary-view";
 
-/**
- * The Screen tab: read the selected table, show the columns as recognised for the user to correct,
- * pick the result columns, show the dry run's cost, and only then — on a second click — screen,
- * with a progress bar and Cancel. Where the results would cover cells of the user's, the estimate
- * asks first: write further right (the default) or overwrite them. The run is one undo step where
- * Excel supports it (ctx.undoGroup).
+/*
+ * The Screen tab, drawn: the table read, the columns as recognised for the user to correct, the
+ * result columns, the dry run's cost and — where the results would cover cells of the user's — the
+ * question (write further right, the default, or overwrite), then the run's progress bar and Cancel.
+ * What each click does is screen-tab.ts's; this file shows its state and forwards the clicks.
  */
-interface State {
-  table: SheetTable | undefined;
-  /** How the workbook writes numbers as text, asked of Excel when the table is read. */
-  numbers: NumberStyle;
-  mapping: ColumnMapping;
-  /** The user ticked "Also send unusual rows". */
-  acceptUnusual: boolean;
-  /** Result columns the user chose, by path; undefined until they change the defaults. */
-  chosen: Set<string> | undefined;
-  /** The max-bid column's rule as the user wrote it, read; undefined for none. */
-  maxBid: MaxBidRuleResult | undefined;
-  job: ScreeningJob | undefined;
-  estimate: Estimate | undefined;
-  /** What is in the way of the results, read with the estimate. */
-  destination: DestinationCheck | undefined;
-  running: AbortController | undefined;
-}
 
 /** The tab's elements, by what they are for. */
 function screenElements() {
@@ -104,43 +58,21 @@ function screenElements() {
   };
 }
 
-/** What the tab's handlers share: its elements, its state, and the steps several of them take. */
+/** What the tab's handlers share: its elements, the tab they forward to, and the progress bar. */
 interface ScreenView {
-  ctx: PaneContext;
   el: ReturnType<typeof screenElements>;
-  state: State;
+  tab: ScreenTab;
   progress: ReturnType<typeof progressBinding>;
-  /** The job the table and the settings make now; undefined before a table is read. */
-  plan(): ScreeningJob | undefined;
-  /** Anything changed before the run: the estimate no longer holds. */
-  invalidate(): void;
-  renderFields(): void;
   /** A table was read: the enhancement section follows it. */
   tableRead(table: SheetTable): void;
 }
 
 export function mountScreen(ctx: PaneContext): void {
   const el = screenElements();
-  const state: State = {
-    table: undefined,
-    numbers: "unknown",
-    acceptUnusual: false,
-    mapping: [],
-    chosen: undefined,
-    maxBid: undefined,
-    job: undefined,
-    estimate: undefined,
-    destination: undefined,
-    running: undefined,
-  };
   const view: ScreenView = {
-    ctx,
     el,
-    state,
+    tab: new ScreenTab(tabDeps(ctx), el.strategy.value as Strategy),
     progress: progressBinding(byId("screen-bar"), byId("screen-progress-text")),
-    plan: () => planOf(el, state),
-    invalidate: () => invalidate(view),
-    renderFields: () => renderFields(view),
     tableRead: mountEnhance(ctx).setTable,
   };
   wireTable(view);
@@ -148,159 +80,97 @@ export function mountScreen(ctx: PaneContext): void {
   wireRun(view);
 }
 
-function planOf(el: ScreenView["el"], state: State): ScreeningJob | undefined {
-  if (!state.table) return undefined;
-  const chosen = state.chosen;
-  return planScreening(state.table, state.mapping, {
-    strategy: el.strategy.value as Strategy,
-    numbers: state.numbers,
-    acceptUnusual: state.acceptUnusual,
-    maxBid: state.maxBid?.ok ? state.maxBid.rule : undefined,
-    loanTerms: loanTermsOf(el, state.numbers).terms,
-    ...(chosen ? { fields: FIELD_CATALOGUE.filter((f) => chosen.has(f.path)) } : {}),
-  });
-}
-
-function invalidate({ el, state }: ScreenView): void {
-  state.job = undefined;
-  state.estimate = undefined;
-  state.destination = undefined;
+/** Anything changed before the run: the estimate goes, and Estimate is offered once a location column is known. */
+function renderInvalidated({ el, tab }: ScreenView): void {
   show(el.estimateBox, false);
-  const missing = missingLocation(state.mapping);
+  const missing = tab.missingLocation();
   el.location.textContent = missing ? `Cannot screen yet: ${missing}.` : "";
   show(el.location, missing !== undefined);
-  enable(el.dryRun, !missing && state.running === undefined);
+  enable(el.dryRun, !missing && tab.state.running === undefined);
 }
 
 function renderFields(view: ScreenView): void {
-  const { el, state } = view;
-  const job = view.plan();
-  if (!job) return;
-  const chosen = new Set(job.fields.filter((f) => !isMaxBidField(f)).map((f) => f.path));
-  const offered = FIELD_CATALOGUE.filter((f) => !job.strategy || f.strategies.includes(job.strategy));
-  renderFieldChoices(el.fields, offered, chosen, (path, on) => {
-    state.chosen ??= new Set(chosen);
-    if (on) state.chosen.add(path);
-    else state.chosen.delete(path);
-    el.fieldsSummary.textContent = `Result columns: ${state.chosen.size} chosen, then Warnings`;
-    view.invalidate();
+  const { el, tab } = view;
+  const choices = tab.fieldChoices();
+  if (!choices) return;
+  renderFieldChoices(el.fields, choices.offered, choices.chosen, (path, on) => {
+    el.fieldsSummary.textContent = `Result columns: ${tab.chooseField(path, on)} chosen, then Warnings`;
+    renderInvalidated(view);
   });
-  el.fieldsSummary.textContent = `Result columns: ${chosen.size} chosen, then Warnings`;
+  el.fieldsSummary.textContent = `Result columns: ${choices.chosen.size} chosen, then Warnings`;
 }
 
-/** Reading the table, and the settings made on it: the columns' fields, the strategy, the max-bid column. */
+/** Reading the table, and the settings made on it: the columns' fields, the strategy, the max-bid column, loan terms. */
 function wireTable(view: ScreenView): void {
-  const { ctx, el, state } = view;
-  /** A column's field changed: a field is held by one column only, so another column holding it lets it go. */
+  const { el, tab } = view;
   const onMap = (column: number, field: InputField | null) => {
-    state.mapping = state.mapping.map((f, c) => (c === column ? field : f === field && field !== null ? null : f));
-    if (state.table) renderMapping(el.mapping, state.table, state.mapping, onMap);
-    view.renderFields();
-    view.invalidate();
+    tab.setColumn(column, field);
+    const table = tab.state.table;
+    if (table) renderMapping(el.mapping, table, tab.state.mapping, onMap);
+    renderFields(view);
+    renderInvalidated(view);
   };
   el.read.addEventListener("click", async () => {
     say(el.message, undefined);
     enable(el.read, false);
     try {
-      const table = await readSelectedTable(ctx.run);
-      state.numbers = await workbookNumberStyle(ctx.run);
-      state.table = table;
-      state.mapping = recognizeColumns(maskBlock(table.headers, table.block));
-      state.chosen = undefined;
-      state.acceptUnusual = false;
+      const table = await tab.readTable();
       el.acceptUnusual.checked = false;
       renderSummary(el.summary, table);
-      renderMapping(el.mapping, table, state.mapping, onMap);
-      view.renderFields();
+      renderMapping(el.mapping, table, tab.state.mapping, onMap);
+      renderFields(view);
       show(el.tableBox, true);
       view.tableRead(table);
-      view.invalidate();
+      renderInvalidated(view);
     } catch (error) {
       say(el.message, "error", describeError(error));
     } finally {
-      enable(el.read, state.running === undefined);
+      enable(el.read, tab.state.running === undefined);
     }
   });
   el.strategy.addEventListener("change", () => {
-    state.chosen = undefined;
-    view.renderFields();
-    view.invalidate();
+    tab.setStrategy(el.strategy.value as Strategy);
+    renderFields(view);
+    renderInvalidated(view);
   });
   // Read as it is typed, and nothing shown or hidden on blur: the blur is the press of the next
   // click, and a line appearing or going then moves Estimate from under the pointer (the click was
   // lost). The error shows when Estimate is clicked, and goes as soon as the rule reads.
   el.maxBid.addEventListener("input", () => {
-    const text = el.maxBid.value.trim();
-    state.maxBid = text === "" ? undefined : parseMaxBidRule(text);
-    if (!el.maxBidError.hidden) showMaxBidError(el, state.maxBid);
-    view.invalidate();
+    const rule = tab.setMaxBid(el.maxBid.value);
+    if (!el.maxBidError.hidden) showMaxBidError(el, rule);
+    renderInvalidated(view);
   });
   // As the max bid: an error line goes as soon as the terms read, and none appears on blur.
-  for (const input of [el.loanDown, el.loanInterest, el.loanYears])
+  const loan: [HTMLInputElement, LoanField][] = [
+    [el.loanDown, "downPaymentPercentage"],
+    [el.loanInterest, "interestRatePercentage"],
+    [el.loanYears, "mortgageLength"],
+  ];
+  for (const [input, field] of loan) {
+    if (input.value !== "") tab.setLoanTerm(field, input.value);
     input.addEventListener("input", () => {
-      if (!el.loanError.hidden && loanTermsOf(el, state.numbers).issues.length === 0) show(el.loanError, false);
-      view.invalidate();
+      const issues = tab.setLoanTerm(field, input.value);
+      if (!el.loanError.hidden && issues.length === 0) show(el.loanError, false);
+      renderInvalidated(view);
     });
-}
-
-/** The loan terms typed, read (readLoanTerms): the terms when all read, else what is wrong. */
-function loanTermsOf(
-  el: Pick<ScreenView["el"], "loanDown" | "loanInterest" | "loanYears">,
-  numbers: NumberStyle,
-): { terms: LoanTerms | undefined; issues: string[] } {
-  const read = readLoanTerms(
-    {
-      downPaymentPercentage: el.loanDown.value,
-      interestRatePercentage: el.loanInterest.value,
-      mortgageLength: el.loanYears.value,
-    },
-    numbers,
-  );
-  return read.ok ? { terms: read.terms, issues: [] } : { terms: undefined, issues: read.issues };
+  }
 }
 
 /** The dry run: what the run would send and cost, and what of the user's is in the way. */
 function wireEstimate(view: ScreenView): void {
-  const { ctx, el, state } = view;
+  const { el, tab } = view;
   const dryRun = async () => {
-    const job = view.plan();
-    if (!job) return;
+    const checked = tab.check();
+    if (checked.kind === "no-table") return;
     say(el.message, undefined);
-    if (job.fields.length === 0) return say(el.message, "error", "Choose at least one result column.");
-    // The field's own error line says what is wrong: said once, where it is fixed.
-    if (state.maxBid?.ok === false) {
-      showMaxBidError(el, state.maxBid);
-      return el.maxBid.focus();
-    }
-    const loan = loanTermsOf(el, state.numbers);
-    el.loanError.textContent = loan.issues.join(". ");
-    show(el.loanError, loan.issues.length > 0);
-    if (loan.issues.length > 0) {
-      el.loanBox.open = true;
-      return el.loanDown.focus();
-    }
+    if (checked.kind !== "ready") return renderRefused(view, checked);
+    el.loanError.textContent = "";
+    show(el.loanError, false);
     enable(el.dryRun, false);
     try {
-      const client = await relayClient(ctx);
-      const answer = await estimate(client, [job]);
-      ctx.setMode(answer.sandbox ? "sandbox" : "live");
-      const destination = await checkDestination(ctx.run, destinationOf(job, earlierBlock(state.table)));
-      Object.assign(state, { job, estimate: answer, destination });
-      const offer = runOffer(answer);
-      renderEstimate(el.estimateList, el.estimateNote, job, answer, offer);
-      renderOverwrite(el, job, destination);
-      // Offered while the table has unusual rows (held back, or sent because the box is ticked).
-      show(
-        el.unusualBox,
-        job.rows.some((r) => r.kind === "unusual" || (r.kind === "request" && r.unusual.length > 0)),
-      );
-      el.run.textContent =
-        answer.items === 0
-          ? "Write the invalid rows"
-          : `Screen ${answer.items.toLocaleString("en-US")} rows — up to ${usd(answer.estimatedCostUSD)}`;
-      show(el.run, offer.offered);
-      show(el.estimateBox, true);
-      (offer.offered ? el.run : el.back).focus();
+      const done = await tab.dryRun(checked);
+      if (done.kind === "estimated") renderEstimated(view, done.estimated);
     } catch (error) {
       say(el.message, "error", describeError(error));
     } finally {
@@ -308,91 +178,102 @@ function wireEstimate(view: ScreenView): void {
     }
   };
   el.dryRun.addEventListener("click", dryRun);
-  // Confirming (or not) changes what is sent: the estimate is made again.
   el.acceptUnusual.addEventListener("change", () => {
-    state.acceptUnusual = el.acceptUnusual.checked;
+    tab.setAcceptUnusual(el.acceptUnusual.checked);
     void dryRun();
   });
   el.back.addEventListener("click", () => {
-    view.invalidate();
+    tab.invalidate();
+    renderInvalidated(view);
     el.dryRun.focus();
   });
 }
 
+/** Why Estimate priced nothing, said once, where it is fixed. */
+function renderRefused({ el, tab }: ScreenView, checked: Exclude<DryRunCheck, { kind: "ready" | "no-table" }>): void {
+  if (checked.kind === "no-fields") return say(el.message, "error", "Choose at least one result column.");
+  if (checked.kind === "bad-max-bid") {
+    showMaxBidError(el, tab.state.maxBid);
+    return el.maxBid.focus();
+  }
+  el.loanError.textContent = checked.issues.join(". ");
+  show(el.loanError, true);
+  el.loanBox.open = true;
+  el.loanDown.focus();
+}
+
+function renderEstimated({ el }: ScreenView, e: Estimated): void {
+  renderEstimate(el.estimateList, el.estimateNote, e.job, e.estimate, e.offer);
+  renderOverwrite(el, e.job, e.destination);
+  // Offered while the table has unusual rows (held back, or sent because the box is ticked).
+  show(el.unusualBox, e.unusualRows);
+  el.run.textContent =
+    e.estimate.items === 0
+      ? "Write the invalid rows"
+      : `Screen ${e.estimate.items.toLocaleString("en-US")} rows — up to ${usd(e.estimate.estimatedCostUSD)}`;
+  show(el.run, e.offer.offered);
+  show(el.estimateBox, true);
+  (e.offer.offered ? el.run : el.back).focus();
+}
+
 /** The run, once the estimate is confirmed, and Cancel. */
 function wireRun(view: ScreenView): void {
-  const { ctx, el, state, progress } = view;
+  const { el, tab, progress } = view;
   el.run.addEventListener("click", async () => {
-    const { job: planned, estimate: est, destination } = state;
-    if (!planned || !est || !destination || state.running || !runOffer(est).offered) return;
-    const controller = new AbortController();
-    state.running = controller;
+    const total = tab.runnable();
+    if (total === undefined) return;
     say(el.message, undefined);
     show(el.estimateBox, false);
     [el.read, el.dryRun].forEach((b) => enable(b, false));
     // The table's settings cannot change a run under way: out of reach until it ends.
     el.tableBox.inert = true;
-    progress.reset(planned.rows.filter((r) => r.kind !== "blank").length);
+    progress.reset(total);
     show(el.progressBox, true);
     el.cancel.focus();
-    const group = ctx.undoGroup();
-    try {
-      const { final: job, changed } = await placed(view, planned, destination);
-      if (changed)
-        return say(
-          el.message,
-          "error",
-          "Cells where the results would go changed since the estimate: estimate again to see what is in the way. Nothing was sent.",
-        );
-      const client = await relayClient(ctx);
-      const deals = runSummary(job);
-      const result = await runScreening({ client, run: group.run }, job, {
-        signal: controller.signal,
-        sandbox: est.sandbox,
-        onProgress: progress.update,
-        onOutcome: deals.add,
-      });
-      progress.update(result.progress);
-      const outcome = outcomeMessage(result, "screen the table");
-      const where = `Results in columns ${columnName(job.blockColumn)}–${columnName(job.blockColumn + job.writeWidth - 1)} of ${job.sheetName}.`;
-      say(
-        el.message,
-        outcome.intent,
-        `${outcome.text} ${where}`,
-        result.writeError !== undefined ? ` ${describeError(result.writeError, "may-bill")}` : "",
-      );
-      el.message.append(runSummaryElement(deals.summary()));
-    } catch (error) {
-      say(el.message, "error", describeError(error, "may-bill"));
-    } finally {
-      await group.close().catch((error: unknown) => say(el.message, "error", describeError(error)));
-      Object.assign(state, { running: undefined, job: undefined, estimate: undefined });
-      show(el.progressBox, false);
-      el.tableBox.inert = false;
-      [el.read, el.dryRun].forEach((b) => enable(b, true));
-      ctx.spendChanged();
-    }
+    const run = await tab.screen(placement(), progress.update);
+    show(el.progressBox, false);
+    el.tableBox.inert = false;
+    [el.read, el.dryRun].forEach((b) => enable(b, true));
+    if (run) renderRun(view, run);
   });
   el.cancel.addEventListener("click", () => {
-    state.running?.abort(new RelayCallError("STR_CANCELLED", "Cancelled in the task pane."));
+    tab.cancel();
     enable(el.cancel, false);
     setTimeout(() => enable(el.cancel, true), 500);
   });
 }
 
-/** The job as it will write, and whether anything of the user's is in its way now (read again just before writing). */
-async function placed(
-  { ctx, state }: ScreenView,
-  job: ScreeningJob,
-  check: DestinationCheck,
-): Promise<{ final: ScreeningJob; changed: boolean }> {
-  const placement: Placement =
-    document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite"
-      ? "overwrite"
-      : "right";
-  const final = placeBlock(job, check, placement, resultBlockWidth(job.fields));
-  const now = await checkDestination(ctx.run, destinationOf(final, earlierBlock(state.table)));
-  return { final, changed: now.occupied > (final === job ? check.occupied : 0) };
+/** How the run ended: the outcome and where the results are, the deals' summary; or the question again. */
+function renderRun({ el }: ScreenView, run: ScreenRun): void {
+  if (run.kind === "ask-again") {
+    renderOverwrite(el, run.estimated.job, run.estimated.destination);
+    show(el.estimateBox, true);
+    say(
+      el.message,
+      "warning",
+      "Cells of yours appeared where the results would go, so nothing was sent: choose where they go, then screen again.",
+    );
+    el.run.focus();
+  } else if (run.kind === "ran") {
+    const { job, result } = run;
+    const outcome = outcomeMessage(result, "screen the table");
+    const where = `Results in columns ${columnName(job.blockColumn)}–${columnName(job.blockColumn + job.writeWidth - 1)} of ${job.sheetName}.`;
+    say(
+      el.message,
+      outcome.intent,
+      `${outcome.text} ${where}`,
+      result.writeError !== undefined ? ` ${describeError(result.writeError, "may-bill")}` : "",
+    );
+    el.message.append(runSummaryElement(run.summary));
+  } else say(el.message, "error", describeError(run.error, "may-bill"));
+  if (run.closeError !== undefined) say(el.message, "error", describeError(run.closeError));
+}
+
+/** The user's answer to the question: further right unless they chose to overwrite. */
+function placement(): Placement {
+  return document.querySelector<HTMLInputElement>('input[name="screen-placement"]:checked')?.value === "overwrite"
+    ? "overwrite"
+    : "right";
 }
 
 function renderSummary(el: HTMLElement, table: SheetTable): void {
@@ -544,11 +425,6 @@ function renderEstimate(list: HTMLElement, note: HTMLElement, job: ScreeningJob,
     ),
   );
   note.replaceChildren(...notes);
-}
-
-/** The earlier result block beside the table, in sheet columns: ours to replace. */
-function earlierBlock(table: SheetTable | undefined): { left: number; width: number } | undefined {
-  return table?.block ? { left: table.left + table.block.start, width: table.block.width } : undefined;
 }
 
 /** The question, when the results would cover cells of the user's: where they are, and the two ways on. */

@@ -4,14 +4,8 @@ import { defaultScreeningFields, excelDateTime, resultBlockHeader } from "../../
 import { findRefreshTargets } from "../../taskpane/excel/scope";
 import { formulaCalls } from "../../taskpane/excel/formula-arguments";
 import { estimateFormulas, pricedRequests, readFormulaRequests } from "../../taskpane/formula-requests";
-import {
-  checkTableDestinations,
-  coveredCells,
-  placeTables,
-  planRefresh,
-  recalculateFormulas,
-  strategyOfBlock,
-} from "../../taskpane/refresh";
+import { inTheWay, placeResults } from "../../taskpane/overwrite";
+import { coveredCells, planRefresh, plannedBlocks, recalculateFormulas, strategyOfBlock } from "../../taskpane/refresh";
 import { mockWorkbook } from "./office-mock";
 
 /**
@@ -295,16 +289,17 @@ describe("what a table's rewrite would cover", () => {
     // The header "My notes" and two rows: a note, and a formula that shows nothing.
     expect(coveredCells(plan.destinations)).toBe(3);
     expect(plan.destinations[0]?.first?.content).toBe("My notes");
-    const [right] = placeTables(plan.jobs, plan.destinations, "right");
-    expect(right).toMatchObject({ blockColumn: notes + 1, writeWidth: arbFields.length + 3 });
-    expect(placeTables(plan.jobs, plan.destinations, "overwrite")[0]).toBe(plan.jobs[0]);
+    const right = await placeResults(wb.run, plannedBlocks(plan), "right");
+    expect(right.go && right.jobs[0]).toMatchObject({ blockColumn: notes + 1, writeWidth: arbFields.length + 3 });
+    const over = await placeResults(wb.run, plannedBlocks(plan), "overwrite");
+    expect(over.go && over.jobs[0]).toBe(plan.jobs[0]);
   });
 
   test("a block whose columns hold only our results: nothing to ask", async () => {
     const wb = workbook();
     const plan = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", { strategy: "buy" });
     expect(plan.destinations.map((d) => d.occupied)).toEqual([0, 0]);
-    expect(await checkTableDestinations(wb.run, plan.jobs, plan.blocks)).toEqual(plan.destinations);
+    expect(await inTheWay(wb.run, plannedBlocks(plan))).toEqual(plan.destinations);
   });
 });
 
