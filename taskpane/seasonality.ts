@@ -11,7 +11,7 @@ export interface SeasonMonth {
   /** "Jan" … "Dec" (a dated key "2026-01" is shown by its month). */
   label: string;
   revenueUSD: number | undefined;
-  adrUSD: number | undefined;
+  ratePerNightUSD: number | undefined;
   /** A fraction (0.55 is 55 %). */
   occupancy: number | undefined;
 }
@@ -26,7 +26,7 @@ export function seasonalityOf(analysis: Pick<Analysis, "monthly"> | undefined): 
   const months = rows.map((m): SeasonMonth => ({
     label: monthLabel(m.month),
     revenueUSD: m.revenueUSD,
-    adrUSD: m.adrUSD,
+    ratePerNightUSD: m.ratePerNightUSD,
     occupancy: m.occupancy,
   }));
   const withRevenue = months.filter((m) => m.revenueUSD !== undefined);

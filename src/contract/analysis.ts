@@ -101,7 +101,7 @@ export type Comparable = z.infer<typeof Comparable>;
 export const MonthlyFigures = z.object({
   /** As the service keyed it: "2026-01", or a month's name ("Jan") when it gave no year. */
   month: z.string(),
-  adrUSD: z.number().optional(),
+  ratePerNightUSD: z.number().optional(),
   occupancy: z.number().optional(),
   revenueUSD: z.number().optional(),
 });
@@ -119,8 +119,8 @@ export const NormalizedMark = z.object({
 });
 export type NormalizedMark = z.infer<typeof NormalizedMark>;
 export const NORMALIZED_MARK = "_normalized";
-/** Bumped when the normaliser reads a shape differently. */
-export const NORMALIZER_VERSION = 2;
+/** Bumped when the normaliser reads a shape differently, or names a figure differently (3: `monthly[].ratePerNightUSD`, `adrUSD` before). */
+export const NORMALIZER_VERSION = 3;
 
 /** The spec does not show a warning's shape: strings and objects are both kept as they came. */
 export const Warning = z.union([z.string(), z.looseObject({})]);

@@ -74,7 +74,7 @@ export function monthlyOf(revenueData: unknown): { monthly: MonthlyFigures[]; no
       const occupancy = occupancyFraction(occupancyRaw);
       if (occupancyRaw !== undefined && occupancyRaw > 0 && occupancyRaw <= 1) fractions++;
       if (occupancyRaw !== undefined && occupancy === undefined) dropped++;
-      if (adr !== undefined) row.adrUSD = adr;
+      if (adr !== undefined) row.ratePerNightUSD = adr;
       if (occupancy !== undefined) row.occupancy = occupancy;
       if (revenue !== undefined) row.revenueUSD = revenue;
     } else {

@@ -102,6 +102,21 @@ export function normalizedMarkOf(data: unknown): NormalizedMark | undefined {
 }
 
 /**
+ * A marked analysis with the names of this version: one cached or stored before version 3 named the
+ * months' nightly rate `adrUSD`. The relay's answers and the sheet's reading both go through it.
+ */
+export function markedUpToDate<T extends AnalysisData>(data: T): T {
+  const monthly = (data as { monthly?: unknown }).monthly;
+  if ((normalizedMarkOf(data)?.version ?? NORMALIZER_VERSION) >= 3 || !Array.isArray(monthly)) return data;
+  const renamed = monthly.map((m: unknown) => {
+    if (!isObject(m) || !("adrUSD" in m)) return m;
+    const { adrUSD, ...rest } = m;
+    return { ...rest, ratePerNightUSD: adrUSD };
+  });
+  return { ...data, monthly: renamed };
+}
+
+/**
  * The analysis in one shape. `notes` gets one line per repair (and is stored in the mark); `raw`,
  * the data as sent, tells a value that was not a number from one that was not sent.
  */
@@ -111,7 +126,7 @@ export function normalizeAnalysis(
   context: NormalizeContext = {},
   raw: unknown = data,
 ): Analysis {
-  if (normalizedMarkOf(data)) return data as Analysis;
+  if (normalizedMarkOf(data)) return markedUpToDate(data as Analysis);
   const analysis: AnalysisData = { ...data };
   notes.push(...unreadNumbers(raw, analysis));
 

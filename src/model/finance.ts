@@ -184,8 +184,8 @@ export function cohostModel(i: CohostInputs): Record<(typeof COHOST_FIELDS)[numb
 }
 
 /** Annual revenue = ADR × occupancy × 365 days. */
-export function annualRevenue(adrUSD: number, occupancyFraction: number): number {
-  return adrUSD * occupancyFraction * 365;
+export function annualRevenue(ratePerNightUSD: number, occupancyFraction: number): number {
+  return ratePerNightUSD * occupancyFraction * 365;
 }
 
 function usd(value: number): number {

@@ -14,7 +14,7 @@ export interface Market {
   lat: number;
   lng: number;
   /** Nightly rate of a typical two-bedroom listing, USD. */
-  adrUSD: number;
+  ratePerNightUSD: number;
   /** Occupancy of a typical listing, fraction of 1. */
   occupancy: number;
   /** Long-term rent a month as a fraction of the property's price. */
@@ -94,13 +94,13 @@ const ROWS: Row[] = [
 ];
 
 export const MARKETS: readonly Market[] = ROWS.map(
-  ([id, name, country, lat, lng, adrUSD, occupancy, ltrYield, names]) => ({
+  ([id, name, country, lat, lng, ratePerNightUSD, occupancy, ltrYield, names]) => ({
     id,
     name,
     country,
     lat,
     lng,
-    adrUSD,
+    ratePerNightUSD,
     occupancy,
     ltrYield,
     names,
@@ -228,7 +228,7 @@ function fallbackMarket(key: string, lat: number, lng: number, country: string):
     country,
     lat,
     lng,
-    adrUSD: Math.round(95 + unit("adr", key) * 170),
+    ratePerNightUSD: Math.round(95 + unit("adr", key) * 170),
     occupancy: Math.round((0.42 + unit("occ", key) * 0.3) * 100) / 100,
     ltrYield: Math.round((0.0045 + unit("ltr", key) * 0.003) * 10000) / 10000,
     names: [],

@@ -78,7 +78,7 @@ export function comparablesFor(place: Place, bedrooms: number, baseUrl: string):
     const baths = Math.max(1, Math.round((beds * 0.6 + 0.5 + next() * 0.8) * 2) / 2);
     const guests = Math.max(1, beds * 2 + Math.floor(next() * 3));
     const distance = round(0.1 + next() ** 1.5 * (market.known ? 4.9 : 14.9), 2);
-    const adr = round(market.adrUSD * bedroomFactor(beds) * Math.exp(normal(next, 0, 0.22)), 2);
+    const adr = round(market.ratePerNightUSD * bedroomFactor(beds) * Math.exp(normal(next, 0, 0.22)), 2);
     const occupancy = Math.min(0.93, Math.max(0.18, normal(next, market.occupancy, 0.09)));
     const platformId = String(1_000_000_000 + Math.floor(next() * 8_999_999_999));
     const label = `${pick(next, ADJECTIVES)} ${beds === 0 ? "Studio" : `${beds}BR`} ${pick(next, KINDS)}`;

@@ -65,7 +65,7 @@ const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 export function revenueDataFor(
   market: Market,
   lat: number,
-  adrUSD: number,
+  ratePerNightUSD: number,
   occupancyFraction: number,
 ): Record<string, { average_daily_rate: number; average_occupancy_rate: number; average_revenue: number }> {
   const profile = PROFILES[seasonOf(market)];
@@ -73,7 +73,7 @@ export function revenueDataFor(
   return Object.fromEntries(
     MONTH_KEYS.map((key, i) => {
       const m = south ? (i + 6) % 12 : i;
-      const adr = round(adrUSD * (profile.adr[m] as number), 2);
+      const adr = round(ratePerNightUSD * (profile.adr[m] as number), 2);
       const occupancy = Math.min(0.98, Math.max(0.05, occupancyFraction * (profile.occupancy[m] as number)));
       return [
         key,

@@ -9,6 +9,7 @@ import {
   looksLikeAnalysis,
   normalizeAnalysis,
   normalizedMarkOf,
+  markedUpToDate,
   warningText,
 } from "../contract";
 
@@ -54,7 +55,7 @@ function parseAndNormalize(data: Record<string, unknown>): Analysis | undefined 
   if (!result.success) return undefined;
   if (!normalizedMarkOf(data)) return normalizeAnalysis(result.data, [], {}, data);
   // Read as it is; only the shape every analysis has is made sure of, in case a copy lost part of it.
-  const a = result.data;
+  const a = markedUpToDate(result.data);
   const list = Array.isArray(a.comparables) ? a.comparables.filter((c) => typeof c === "object" && c !== null) : [];
   return {
     ...a,

@@ -14,7 +14,7 @@ import { warningsCell } from "./warnings";
 
 export const MONTHLY_COLUMNS = [
   { key: "month", label: "Month" },
-  { key: "adrUSD", label: "Nightly rate" },
+  { key: "ratePerNightUSD", label: "Nightly rate" },
   { key: "occupancy", label: "Occupancy" },
   { key: "revenueUSD", label: "Revenue" },
 ] as const satisfies readonly { key: keyof MonthlyFigures; label: string }[];
@@ -31,7 +31,7 @@ export function monthlyTable(analysis: Analysis | undefined, warnings: readonly 
     header,
     ...months.map((m): CellRow => [
       text(m.month),
-      figure(m.adrUSD, money),
+      figure(m.ratePerNightUSD, money),
       figure(m.occupancy, unitFormat("fraction", undefined)),
       figure(m.revenueUSD, money),
       notes,

@@ -42,7 +42,7 @@ function row(m: SeasonMonth): HTMLElement {
     {},
     h("th", { scope: "row" }, m.label),
     h("td", {}, money(m.revenueUSD)),
-    h("td", {}, money(m.adrUSD)),
+    h("td", {}, money(m.ratePerNightUSD)),
     h("td", {}, m.occupancy === undefined ? "—" : `${(m.occupancy * 100).toFixed(0)}%`),
   );
 }

@@ -185,4 +185,18 @@ describe("normalised once", () => {
     const marked = { _id: "m2", occupancyRatePercentage: 0.9, _normalized: { version: 2, notes: [] } };
     expect(analysisOf({ data: marked })?.occupancyRatePercentage).toBe(0.9);
   });
+
+  test("an analysis cached before the months' nightly rate was named ratePerNightUSD (version 2: adrUSD) still shows it", () => {
+    const monthly = [{ month: "Jan", adrUSD: 180, occupancy: 0.5, revenueUSD: 2790 }];
+    const cached = { _id: "m3", ratePerNightUSD: 200, monthly, _normalized: { version: 2, notes: [] } };
+    expect(analysisOf({ data: cached })?.monthly).toEqual([
+      { month: "Jan", ratePerNightUSD: 180, occupancy: 0.5, revenueUSD: 2790 },
+    ]);
+    const current = {
+      ...cached,
+      monthly: [{ month: "Jan", ratePerNightUSD: 180 }],
+      _normalized: { version: 3, notes: [] },
+    };
+    expect(analysisOf({ data: current })?.monthly).toEqual([{ month: "Jan", ratePerNightUSD: 180 }]);
+  });
 });

@@ -37,9 +37,9 @@ describe("revenueData as twelve months", () => {
       "2": { average_daily_rate: 190, average_occupancy_rate: 50, average_revenue: 2_660 },
     });
     expect(read?.monthly).toEqual([
-      { month: "Jan", adrUSD: 180, occupancy: 0.4, revenueUSD: 2_232 },
-      { month: "Feb", adrUSD: 190, occupancy: 0.5, revenueUSD: 2_660 },
-      { month: "Mar", adrUSD: 200, occupancy: 0.61, revenueUSD: 3_782 },
+      { month: "Jan", ratePerNightUSD: 180, occupancy: 0.4, revenueUSD: 2_232 },
+      { month: "Feb", ratePerNightUSD: 190, occupancy: 0.5, revenueUSD: 2_660 },
+      { month: "Mar", ratePerNightUSD: 200, occupancy: 0.61, revenueUSD: 3_782 },
     ]);
     expect(read?.notes).toContain("the service gave 3 months of figures, not 12");
   });
@@ -92,7 +92,9 @@ describe("STR.MONTHLY and STR.COMPS on a live answer, and the sandbox's months",
     const grid = await STR.monthly("an_months");
     expect(grid[0]).toEqual(["Month", "Nightly rate", "Occupancy", "Revenue", "Warnings"]);
     expect(grid).toHaveLength(13);
-    expect(grid.slice(1).map((r) => ({ month: r[0], adrUSD: r[1], occupancy: r[2] }))).toEqual(MONTHLY_EXPECTED);
+    expect(grid.slice(1).map((r) => ({ month: r[0], ratePerNightUSD: r[1], occupancy: r[2] }))).toEqual(
+      MONTHLY_EXPECTED,
+    );
     expect(grid.slice(1).every((r) => typeof r[3] === "number")).toBe(true);
   });
 

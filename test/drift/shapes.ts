@@ -29,7 +29,7 @@ export function revenueData(): Record<string, unknown> {
 }
 export const MONTHLY_EXPECTED = MONTHS.map((m, i) => ({
   month: `2026-${m}`,
-  adrUSD: MONTH_ADR[i],
+  ratePerNightUSD: MONTH_ADR[i],
   occupancy: (MONTH_OCCUPANCY[i] as number) / 100,
 }));
 

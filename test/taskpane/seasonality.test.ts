@@ -6,7 +6,7 @@ describe("the seasonality the pane draws", () => {
     const monthly = Array.from({ length: 12 }, (_, i) => ({
       month: `2026-${String(i + 1).padStart(2, "0")}`,
       revenueUSD: i === 6 ? 9000 : i === 0 ? 1200 : 4000,
-      adrUSD: 200,
+      ratePerNightUSD: 200,
       occupancy: 0.5,
     }));
     const s = seasonalityOf({ monthly });

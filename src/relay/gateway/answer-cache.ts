@@ -8,6 +8,7 @@ import {
   centsToUSD,
   isAnswerToKeep,
   isCreate,
+  markedUpToDate,
 } from "../../contract";
 import { RelayMetrics } from "../ops/metrics";
 import { CacheReadOptions, CachedAnswer, LastCall, RelayStore, StoredAnalysis } from "../store/store";
@@ -143,7 +144,7 @@ export class AnswerCache {
     return {
       ...envelope.extra,
       success: envelope.success,
-      ...(envelope.data ? { data: envelope.data } : {}),
+      ...(envelope.data ? { data: markedUpToDate(envelope.data) } : {}),
       ...(envelope.warnings && envelope.warnings.length > 0 ? { warnings: envelope.warnings } : {}),
       relay: {
         cached: meta.cached,
