@@ -1,4 +1,5 @@
 import path from "node:path";
+import { ParseArgsConfig, parseArgs as tokenize } from "node:util";
 import { z } from "zod";
 import { FieldInfo, MAX_COMPARABLES, STRATEGIES, Strategy } from "../contract";
 import { MaxBidRule, parseMaxBidRule } from "../model";
@@ -243,22 +244,30 @@ interface CommandLine {
   input: string | undefined;
 }
 
+/**
+ * How node:util's parseArgs splits the words: a value option takes the word after it (or what
+ * follows its "="), "--" ends the options. Not strict: strict mode refuses a value that starts with
+ * "-" ("--comps -1", "--sheet -2024", which the options' own rules judge here), takes "-ofile" for
+ * "-o file", and its errors name the option only in their prose. readOption checks each token.
+ */
+const TOKENS = {
+  options: Object.fromEntries(
+    ALL_OPTIONS.map((name) => {
+      const short = Object.keys(SHORT_OPTIONS).find((s) => SHORT_OPTIONS[s] === name);
+      return [name, { type: isValueOption(name) ? "string" : "boolean", ...(short ? { short: short.slice(1) } : {}) }];
+    }),
+  ) as NonNullable<ParseArgsConfig["options"]>,
+  strict: false,
+  allowPositionals: true,
+  tokens: true,
+} satisfies ParseArgsConfig;
+
 function splitCommandLine(argv: readonly string[]): CommandLine {
   const line: CommandLine = { values: {}, flags: new Set(), input: undefined };
   const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const given = argv[i] as string;
-    const arg = given in (SHORT_OPTIONS as object) ? `--${SHORT_OPTIONS[given]}` : given;
-    if (arg === "--") {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith("--") || arg === "-") {
-      if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}; options: ${optionList()}`);
-      positional.push(arg);
-      continue;
-    }
-    if (readOption(arg, argv[i + 1], line) === "took the next word") i++;
+  for (const token of tokenize({ ...TOKENS, args: [...argv] }).tokens) {
+    if (token.kind === "positional") positional.push(token.value);
+    else if (token.kind === "option") readOption(token, argv[token.index] as string, line);
   }
   if (positional.length > 1)
     throw new UsageError(
@@ -267,14 +276,18 @@ function splitCommandLine(argv: readonly string[]): CommandLine {
   return { ...line, input: positional[0] };
 }
 
-/** Records one "--name", "--name=value" or "--name value" in `line`; says whether it used `next` as its value. */
-function readOption(arg: string, next: string | undefined, line: CommandLine): "took the next word" | "alone" {
-  const eq = arg.indexOf("=");
-  const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+type OptionToken = Extract<ReturnType<typeof tokenize<typeof TOKENS>>["tokens"][number], { kind: "option" }>;
+
+/** Records one option token ("--name", "--name=value", "--name value", "-o value") in `line`; `word` is the argument it came from. */
+function readOption(token: OptionToken, word: string, line: CommandLine): void {
+  // A short option stands alone: "-o FILE", "-h"; never grouped ("-ho") or with its value attached ("-ofile").
+  if (!token.rawName.startsWith("--") && (word !== token.rawName || !Object.hasOwn(SHORT_OPTIONS, word)))
+    throw new UsageError(`unknown option ${word}; options: ${optionList()}`);
+  const name = token.name;
   if (isFlagOption(name)) {
-    if (eq >= 0) throw new UsageError(`--${name} takes no value; got ${JSON.stringify(arg.slice(eq + 1))}`);
+    if (token.inlineValue) throw new UsageError(`--${name} takes no value; got ${JSON.stringify(token.value)}`);
     line.flags.add(name);
-    return "alone";
+    return;
   }
   if (!isValueOption(name)) {
     const close = ALL_OPTIONS.find((o) => o.replace(/-/g, "") === name.toLowerCase().replace(/[-_]/g, ""));
@@ -283,14 +296,11 @@ function readOption(arg: string, next: string | undefined, line: CommandLine): "
     );
   }
   if (name in line.values) throw new UsageError(`--${name} is given twice`);
-  if (eq >= 0) {
-    line.values[name] = arg.slice(eq + 1);
-    return "alone";
-  }
-  // "--out --refresh" is a forgotten value, not a file named "--refresh".
-  if (next === undefined || (next.startsWith("--") && next.length > 2)) throw new UsageError(`--${name} needs a value`);
-  line.values[name] = next;
-  return "took the next word";
+  // "--out --refresh" is a forgotten value, not a file named "--refresh"; "--comps -1" is a value.
+  const value = token.value;
+  if (value === undefined || (!token.inlineValue && value.startsWith("--") && value.length > 2))
+    throw new UsageError(`--${name} needs a value`);
+  line.values[name] = value;
 }
 
 /** IN, --out, --strategy, --sheet, --fields (as text), --comps and the flags they depend on, each checked, and the combinations that cannot be. */

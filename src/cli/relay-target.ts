@@ -39,7 +39,7 @@ const isSet = (v: string | undefined): v is string => v !== undefined && v.trim(
  */
 export interface PreparedTarget {
   open(): Promise<RelayTarget>;
-  /** Ends what was started, when the run stops before `open`. */
+  /** Ends what was started, when the run stops before `open`; once `open` is called, nothing (the target's `close` ends it). */
   cancel(): Promise<void>;
 }
 

@@ -25,7 +25,7 @@ import { checkOutput } from "./output-checks";
 import { Outcomes } from "./outcomes";
 import { Plan, planScreening } from "./plan";
 import { ProgressStats, ProgressStream, progressReporter } from "./progress";
-import { PreparedTarget, RelayTarget, prepareRelayTarget } from "./relay-target";
+import { RelayTarget, prepareRelayTarget } from "./relay-target";
 import { summarize, summaryText, usd } from "./summary";
 import { InputTable, readTable } from "./table-reader";
 import { OutputError } from "./atomic-file";
@@ -57,99 +57,136 @@ export const EXIT = { done: 0, failed: 1, usage: 2, internal: 3 } as const;
 
 export async function run(argv: readonly string[], io: RunIO): Promise<number> {
   const say = (line: string) => void io.stderr.write(`${line}\n`);
-  const commandLine = readCommandLine(argv, io, say);
-  if (typeof commandLine === "number") return commandLine;
-  let options = commandLine;
-
-  const started = Date.now();
-  let relay: PreparedTarget | undefined;
-  let target: RelayTarget | undefined;
-  let outcomes: Outcomes | undefined;
-  let out: Output | undefined;
+  const options = readCommandLine(argv, io, say);
+  if (typeof options === "number") return options;
+  const session: Session = { io, say, started: Date.now(), toClose: [] };
   try {
-    // The relay gets ready while the table is read.
-    relay = await prepareRelayTarget(io.env);
-    const table = await readTable(options.input, options.sheet);
-    const earlier = earlierRun(table);
-    options = withEarlierRun(options, earlier);
-    const decided = withDecisions(planScreening(table, options), table, options);
-    const plan = decided.plan;
-    const output =
-      options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table, options) };
-    say(
-      `str-screen ${RELAY_VERSION}: ${describeTable(table, plan)}${output ? ` → ${output.out}${output.inPlace ? " (in place)" : ""}` : ""}`,
-    );
-    say(`Columns: ${describeColumns(plan)}`);
-    if (earlier?.strategy)
-      say(
-        `Screened before with --strategy ${earlier.strategy}: ${options.strategy === earlier.strategy ? "kept" : `now ${options.strategy} (--change-strategy)`}.`,
-      );
-    decided.notes.forEach(say);
-    target = await relay.open();
-    say(
-      `Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`,
-    );
-
-    const estimate = await estimateRun(target, plan, options.resendUnknown, io, say);
-    if (options.dryRun || !output) {
-      io.stdout.write(dryRunText(table, plan, estimate, refusedRows(plan)));
-      return estimate.invalid + estimate.unusual + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
-    }
-    planNotes(plan, estimate, say);
-    const reports = target.linksOutliveRun ? undefined : keptReports(output.out);
-    outcomes = new Outcomes(options.comps, reports);
-    const sandbox = target.mode === "sandbox";
-    out = await openOutput(options.outFormat, output, { table, plan, outcomes, sandbox });
-    const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
-    await keepUnsent(target, table, plan, outcomes, say);
-    const unkept = await outcomes.reportsKept();
-    if (unkept.length > 0)
-      say(
-        `${unkept.length} reports could not be kept beside ${output.out}, e.g. ${unkept[0]}: their Report cells say so.`,
-      );
-    // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
-    const closing = target.close();
-    target = { ...target, close: () => closing };
-
-    const summary = summarize(plan, counts, {
-      ...summaryBase(options, table, output, target),
-      elapsedSeconds: (Date.now() - started) / 1000,
-      stopped,
-    });
-    if (stopped && summary.done === 0) {
-      say(`Stopped before any row was answered: ${output.out} was not written.`);
-      return EXIT.failed;
-    }
-    await out.write({ table, plan, outcomes, summary, sandbox });
-    io.stdout.write(summaryText(summary, output.out));
-    listFailures(plan, outcomes, say);
-    return summary.failed > 0 || unkept.length > 0 ? EXIT.failed : EXIT.done;
+    return await screen(options, session);
   } catch (error) {
     return failureExit(error, say);
   } finally {
-    out?.discard();
-    outcomes?.close();
-    if (target) await target.close();
-    else await relay?.cancel();
+    for (const close of session.toClose.reverse()) await close();
   }
+}
+
+/** A run's streams and start, and what it has opened: closed when it ends, however it ends, the last opened first. */
+interface Session {
+  io: RunIO;
+  say: (line: string) => void;
+  started: number;
+  toClose: (() => unknown)[];
+}
+
+/** The table read and planned, the relay opened and the plan priced; then the dry run's table, or the run. */
+async function screen(given: ScreenOptions, session: Session): Promise<number> {
+  const { io, say, toClose } = session;
+  // The relay gets ready while the table is read.
+  const relay = await prepareRelayTarget(io.env);
+  toClose.push(() => relay.cancel());
+  const table = await readTable(given.input, given.sheet);
+  const earlier = earlierRun(table);
+  const options = withEarlierRun(given, earlier);
+  const decided = withDecisions(planScreening(table, options), table, options);
+  const plan = decided.plan;
+  const output =
+    options.dryRun || !options.out ? undefined : { out: options.out, ...checkOutput(options.out, table, options) };
+  say(
+    `str-screen ${RELAY_VERSION}: ${describeTable(table, plan)}${output ? ` → ${output.out}${output.inPlace ? " (in place)" : ""}` : ""}`,
+  );
+  say(`Columns: ${describeColumns(plan)}`);
+  if (earlier?.strategy)
+    say(
+      `Screened before with --strategy ${earlier.strategy}: ${options.strategy === earlier.strategy ? "kept" : `now ${options.strategy} (--change-strategy)`}.`,
+    );
+  decided.notes.forEach(say);
+  const target = closedOnce(await relay.open());
+  toClose.push(() => target.close());
+  say(
+    `Relay: ${target.description}${target.mode === "sandbox" ? " — sandbox: simulated data" : " — live: analyses are billed"}`,
+  );
+
+  const estimate = await estimateRun(target, plan, options.resendUnknown, io, say);
+  if (options.dryRun || !output) {
+    io.stdout.write(dryRunText(table, plan, estimate, refusedRows(plan)));
+    return estimate.invalid + estimate.unusual + estimate.unknownOutcome > 0 ? EXIT.failed : EXIT.done;
+  }
+  planNotes(plan, estimate, say);
+  return sendAndWrite({ options, table, plan, output, target, estimate }, session);
+}
+
+/** What a run that sends has settled before it sends. */
+interface Planned {
+  options: ScreenOptions;
+  table: InputTable;
+  plan: Plan;
+  output: { out: string; inPlace: boolean };
+  target: RelayTarget;
+  estimate: ScreeningEstimate;
+}
+
+/** The rows sent, OUT written as they are answered or at the end, and the summary said. */
+async function sendAndWrite(
+  { options, table, plan, output, target, estimate }: Planned,
+  { io, say, started, toClose }: Session,
+): Promise<number> {
+  const reports = target.linksOutliveRun ? undefined : keptReports(output.out);
+  const outcomes = new Outcomes(options.comps, reports);
+  toClose.push(() => outcomes.close());
+  const sandbox = target.mode === "sandbox";
+  const out = await openOutput(options.outFormat, output, { table, plan, outcomes, sandbox });
+  toClose.push(() => out.discard());
+  const { stopped, counts } = await sendRows(target, plan, estimate, outcomes, io);
+  await keepUnsent(target, table, plan, outcomes, say);
+  const unkept = await outcomes.reportsKept();
+  if (unkept.length > 0)
+    say(
+      `${unkept.length} reports could not be kept beside ${output.out}, e.g. ${unkept[0]}: their Report cells say so.`,
+    );
+  // Nothing more goes through the relay: let an in-process one wind down while the workbook is written.
+  void target.close();
+
+  const summary = summarize(plan, counts, {
+    ...summaryBase(options, table, output, target),
+    elapsedSeconds: (Date.now() - started) / 1000,
+    stopped,
+  });
+  if (stopped && summary.done === 0) {
+    say(`Stopped before any row was answered: ${output.out} was not written.`);
+    return EXIT.failed;
+  }
+  await out.write({ table, plan, outcomes, summary, sandbox });
+  io.stdout.write(summaryText(summary, output.out));
+  listFailures(plan, outcomes, say);
+  return summary.failed > 0 || unkept.length > 0 ? EXIT.failed : EXIT.done;
+}
+
+/** The target, closed once however often it is asked: the run closes it when nothing more goes through it, and waits for that at its end. */
+function closedOnce(target: RelayTarget): RelayTarget {
+  let closing: Promise<void> | undefined;
+  return { ...target, close: () => (closing ??= target.close()) };
 }
 
 /** The options; or the exit code when the command line is all there is to do (help, version, a usage error). */
 function readCommandLine(argv: readonly string[], io: RunIO, say: (line: string) => void): ScreenOptions | number {
-  let options: ScreenOptions;
+  const options = usageOrOptions(argv, say);
+  if (typeof options === "number") return options;
+  if (options.help || options.version) {
+    io.stdout.write(`${options.help ? HELP : RELAY_VERSION}\n`);
+    return EXIT.done;
+  }
+  return options;
+}
+
+/** The options, or EXIT.usage with the usage error said. */
+function usageOrOptions(argv: readonly string[], say: (line: string) => void): ScreenOptions | number {
   try {
-    options = parseArgs(argv);
+    return parseArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     say(`str-screen: ${error.message}`);
     say("Run str-screen --help for usage.");
     return EXIT.usage;
   }
-  if (options.help || options.version) {
-    io.stdout.write(`${options.help ? HELP : RELAY_VERSION}\n`);
-    return EXIT.done;
-  }
-  return options;
 }
 
 /** What the Summary says of the run's settings and where it ran. */

@@ -81,6 +81,57 @@ describe("the command line", () => {
     expect(usage(argv)).toContain(message);
   });
 
+  describe("the words node:util's parseArgs splits as this command line does not", () => {
+    test("a value starting with one dash is a value: the option's own rule judges it", () => {
+      expect(usage(["in.csv", "-o", "o.xlsx", "--comps", "-1"])).toBe(
+        '--comps must be a whole number from 0 to 50; got "-1"',
+      );
+      expect(usage(["in.csv", "-o", "o.xlsx", "--refresh-older-than", "-3"])).toMatch(/^--refresh-older-than .*"-3"/);
+      expect(parseArgs(["book.xlsx", "--dry-run", "--sheet", "-2024"]).sheet).toBe("-2024");
+      expect(usage(["in.csv", "--out", "-"])).toBe('--out must name an .xlsx, .csv, .json file; got "-"');
+      // "--" right after a value option is its value, as the options are not over until it is read as one.
+      expect(usage(["in.csv", "--out", "--"])).toBe('--out must name an .xlsx, .csv, .json file; got "--"');
+    });
+
+    test("an empty value after = is given, and judged", () => {
+      expect(usage(["in.csv", "--out="])).toBe('--out must name an .xlsx, .csv, .json file; got ""');
+      expect(usage(["in.csv", "--dry-run", "--comps="])).toBe('--comps must be a whole number from 0 to 50; got ""');
+      expect(usage(["in.csv", "--dry-run", "--refresh="])).toBe('--refresh takes no value; got ""');
+    });
+
+    test("-o and -h stand alone: not grouped, no value attached", () => {
+      for (const word of ["-oout.xlsx", "-o=out.xlsx", "-ho", "-oh"])
+        expect(usage(["in.csv", word])).toMatch(new RegExp(`^unknown option ${word}; options: --out, `));
+      expect(parseArgs(["in.csv", "-o", "-o.xlsx"]).out).toBe("-o.xlsx");
+    });
+
+    test('"--" ends the options: what follows is the input file, even "--help" or a name starting with "-"', () => {
+      expect(parseArgs(["--dry-run", "--", "-deals.csv"])).toMatchObject({ input: "-deals.csv", dryRun: true });
+      expect(usage(["--dry-run", "--", "--help"])).toMatch(/^IN must be a \.csv or \.xlsx file .*; got "--help"$/);
+      expect(usage(["a.csv", "--dry-run", "--", "-b.csv"])).toBe('one input file at a time; got 2: "a.csv", "-b.csv"');
+      expect(usage(["in.csv", "--dry-run", "--", "--out", "o.xlsx"])).toMatch(/^one input file at a time; got 3/);
+    });
+
+    test("a repeated flag is the flag; a repeated value option, even in its other form, is an error", () => {
+      expect(parseArgs(["in.csv", "--dry-run", "--refresh", "--refresh"]).refresh).toBe(true);
+      expect(usage(["in.csv", "-o", "a.xlsx", "--out=b.xlsx"])).toBe("--out is given twice");
+      expect(usage(["in.csv", "--dry-run", "--comps", "3", "--comps"])).toBe("--comps is given twice");
+    });
+
+    test("an unknown option is named as given, its value aside", () => {
+      expect(usage(["in.csv", "--dry-run", "--verbose=3"])).toMatch(/^unknown option --verbose; options: /);
+      expect(usage(["in.csv", "--dry-run", "--Dry_Run"])).toBe("unknown option --Dry_Run (did you mean --dry-run?)");
+      expect(usage(["in.csv", "--dry-run", "--=x"])).toMatch(/^unknown option --=x; options: /);
+      expect(usage(["in.csv", "--dry-run", "-1.csv"])).toMatch(/^unknown option -1\.csv; options: /);
+    });
+
+    test("help wins before a --, even as another option's value", () => {
+      expect(parseArgs(["--fields", "-h"]).help).toBe(true);
+      expect(parseArgs(["in.csv", "--bogus", "--version"]).version).toBe(true);
+      expect(usage(["in.csv", "--dry-run", "--help=x"])).toBe('--help takes no value; got "x"');
+    });
+  });
+
   describe("usage and configuration errors exit 2 before anything is sent", () => {
     const dir = tempDir();
     const env = testEnv(dir);
