@@ -6,7 +6,7 @@ import { Pool } from "undici";
 import { BENCH_KEY, BENCH_TOKEN, ROOT, buyParams, startRelay, startSandbox, verdict } from "./support";
 
 /**
- * npm run bench:cli — str-screen as users run it (`node lib/cli/main.js`), on a CSV portfolio of
+ * npm run bench:cli — str-screen as users run it (`node lib/cli/str-screen.js`), on a CSV portfolio of
  * distinct properties, against a sandbox throttled at the service's 100 req/s whose reports take
  * 0.2–0.6 s (SANDBOX_TIME_SCALE 0.02).
  *   1. 2,000 rows on the CLI's in-process sandbox relay: elapsed (the whole process: start, read,
@@ -25,7 +25,7 @@ import { BENCH_KEY, BENCH_TOKEN, ROOT, buyParams, startRelay, startSandbox, verd
  */
 const RPS = 100;
 const SIZES = (process.env.BENCH_ROWS ?? "500,2000").split(",").map(Number);
-const MAIN = path.join(ROOT, "lib", "cli", "main.js");
+const MAIN = path.join(ROOT, "lib", "cli", "str-screen.js");
 
 interface Measured {
   rows: number;

@@ -59,7 +59,7 @@ export function startChild(entry: string, env: Record<string, string>, ready: Re
 }
 
 export function startSandbox(env: Record<string, string> = {}): Promise<Child> {
-  return startChild("sandbox/main.js", { SANDBOX_PORT: "0", ...env }, /listening on (http:\/\/[\d.]+:\d+)/);
+  return startChild("sandbox/standalone.js", { SANDBOX_PORT: "0", ...env }, /listening on (http:\/\/[\d.]+:\d+)/);
 }
 
 export const BENCH_TOKEN = "bench-token-0123456789abcdef";
@@ -77,7 +77,7 @@ export async function startRelay(env: Record<string, string>): Promise<Child> {
   let child: Child;
   try {
     child = await startChild(
-      "relay/main.js",
+      "relay/str-relay.js",
       {
         RELAY_PORT: "0",
         RELAY_DATA_DIR: dataDir,

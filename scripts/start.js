@@ -16,7 +16,7 @@ const { setTimeout } = require("node:timers");
 
 const { ROOT, MANIFEST, sessionFile, runningSession, officeAddinDebugging } = require("./dev-session");
 
-const RELAY_MAIN = path.join(ROOT, "lib", "relay", "main.js");
+const RELAY_MAIN = path.join(ROOT, "lib", "relay", "str-relay.js");
 const DEV_SERVER_PORT = 3000;
 const DEV_SERVER_WAIT_MS = 120_000;
 /** How long the relay may take to finish calls in flight (its own limit is 30 s). */

@@ -1,7 +1,7 @@
 import { RelayClient } from "../src/client";
 import { Analysis, Comparable } from "../src/contract";
 import { analysisOf, warningTexts } from "../src/sheet";
-import { PaneError } from "./errors";
+import { PaneError } from "./pane-error";
 import { PercentilePoint, revenuePercentiles } from "./excel/comparables-sheet";
 import { Seasonality, seasonalityOf } from "./seasonality";
 

@@ -9,7 +9,7 @@
 import { RefreshGate, RelayCallError, RelayClient } from "../src/client";
 import { Strategy } from "../src/contract";
 import { EnhanceRetry, retryEnhancements } from "./enhance-retry";
-import { PaneError } from "./errors";
+import { PaneError } from "./pane-error";
 import { DestinationCheck, Placement } from "./excel/destination";
 import { ExcelRun, UndoGroup } from "./excel/host";
 import { RefreshScope } from "./excel/scope";

@@ -5,7 +5,7 @@ import { maskBlock } from "../src/sheet";
 import { DestinationCheck } from "./excel/destination";
 import { ExcelRun } from "./excel/host";
 import { SupportsApi, workbookNumberStyle } from "./excel/number-style";
-import { cutoffOf, rowsFetchedBefore } from "./aged";
+import { cutoffOf, rowsFetchedBefore } from "./aged-rows";
 import { PlannedBlock, inTheWay } from "./overwrite";
 import { RunOffer, runOffer } from "./run-offer";
 import { EnhanceRetry, planEnhanceRetry } from "./enhance-retry";

@@ -13,7 +13,7 @@ import {
   excelSerialOf,
 } from "../sheet";
 import { ScreenOptions, UsageError } from "./args";
-import { Plan } from "./plan";
+import { Plan } from "./table-plan";
 import { InputTable } from "./table-reader";
 
 /*

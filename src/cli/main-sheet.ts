@@ -1,7 +1,7 @@
 import { CellInput } from "../inputs";
 import { GENERAL_FORMAT, resultBlockHeader } from "../sheet";
 import { Outcomes } from "./outcomes";
-import { Plan } from "./plan";
+import { Plan } from "./table-plan";
 import { OutCell, OutRow, blockCells } from "./report-sheets";
 import { InputTable } from "./table-reader";
 

@@ -1,6 +1,6 @@
 import { warningsCell } from "../sheet";
 import { Outcomes } from "./outcomes";
-import { Plan } from "./plan";
+import { Plan } from "./table-plan";
 import { MONTHLY_HEADER, OutCell, OutRow } from "./report-sheets";
 
 /*

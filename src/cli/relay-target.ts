@@ -96,7 +96,7 @@ async function inProcessRelay(env: Env): Promise<PreparedTarget> {
   const [{ ConfigError, loadConfig, userDataDir }, { startUpstream }, { sandboxOptionsFromEnv }] = await Promise.all([
     relayParts.config(),
     relayParts.upstreamTarget(),
-    import("../sandbox/options"),
+    import("../sandbox/sandbox-options"),
   ]);
   const dataDir = path.resolve(
     isSet(env.RELAY_DATA_DIR) ? env.RELAY_DATA_DIR : userDataDir(env as NodeJS.ProcessEnv),

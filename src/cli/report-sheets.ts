@@ -15,7 +15,7 @@ import {
 } from "../sheet";
 import { PlannedRow } from "../screening";
 import { Outcomes, SpooledOutcome } from "./outcomes";
-import { Plan } from "./plan";
+import { Plan } from "./table-plan";
 import { RunSummary } from "./summary";
 
 /*

@@ -1,6 +1,6 @@
 import { Strategy } from "../contract";
 import { ScreeningCounts } from "../screening";
-import { Plan } from "./plan";
+import { Plan } from "./table-plan";
 
 /** What a run did, counted once for the Summary sheet and the closing line. */
 export interface RunSummary {

@@ -1,6 +1,6 @@
 import { RefreshAdmission } from "./batcher";
 import { RelayConnection } from "./connection";
-import { memoryStorage, officeRuntimeStorage } from "./settings";
+import { memoryStorage, officeRuntimeStorage } from "./relay-settings";
 
 /*
  * What the custom functions and the task pane share in the add-in's one runtime: the connection to

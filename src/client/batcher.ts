@@ -10,7 +10,7 @@ import {
   canonicalRequest,
   isAnswerToKeep,
 } from "../contract";
-import { RelayCallError } from "./errors";
+import { RelayCallError } from "./relay-call-error";
 import { RelayClient } from "./relay-client";
 
 /*

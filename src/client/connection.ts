@@ -1,7 +1,7 @@
-import { RelayCallError } from "./errors";
+import { RelayCallError } from "./relay-call-error";
 import { BatchingClient } from "./batcher";
 import { RelayClient } from "./relay-client";
-import { RelaySettings, SettingsStorage, loadSettings, saveSettings } from "./settings";
+import { RelaySettings, SettingsStorage, loadSettings, saveSettings } from "./relay-settings";
 
 /**
  * The add-in's one connection to its relay, shared by the functions and the task pane (they run in

@@ -1,9 +1,9 @@
 /* The relay's client: one typed API for the functions, the task pane and the CLI (browser and Node). */
 
-export * from "./errors";
+export * from "./relay-call-error";
 export * from "./relay-client";
 export * from "./batcher";
-export * from "./settings";
+export * from "./relay-settings";
 export * from "./connection";
 export * from "./addin";
-export * from "./dry-run";
+export * from "./dry-run-totals";

@@ -14,7 +14,7 @@ import {
   RelayErrorBody,
   UsageAnswer,
 } from "../contract";
-import { RelayCallError } from "./errors";
+import { RelayCallError } from "./relay-call-error";
 
 /*
  * The one typed client of the relay, used by the custom functions, the task pane and the CLI.

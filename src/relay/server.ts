@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { FastifyInstance } from "fastify";
-import type { Sandbox } from "../sandbox/server";
-import { SandboxOptionsInput } from "../sandbox/options";
+import type { Sandbox } from "../sandbox/sandbox-server";
+import { SandboxOptionsInput } from "../sandbox/sandbox-options";
 import { RouteEntry, TOKEN, accessOf } from "./http/access";
 import { LoggerOption, buildApp } from "./http/app";
 import { Callers } from "./callers/caller";
@@ -21,7 +21,7 @@ import { addinRoutes } from "./http/routes/addin";
 import { analysesRoutes } from "./http/routes/analyses";
 import { analysisRoutes } from "./http/routes/analysis";
 import { batchRoutes } from "./http/routes/batch";
-import { RouteContext } from "./http/routes/context";
+import { RouteContext } from "./http/routes/route-context";
 import { healthRoutes } from "./http/routes/health";
 import { jobsRoutes } from "./http/routes/jobs";
 import { sandboxPageRoutes } from "./http/routes/sandbox-pages";
@@ -36,7 +36,7 @@ import { UpstreamTarget, startUpstream } from "./upstream/upstream-target";
 
 /*
  * Builds the relay: its store, pacer, upstream connection (or embedded sandbox), and the HTTP
- * app with every route. It never listens itself (main.ts does; tests use inject or listen on 0).
+ * app with every route. It never listens itself (str-relay.ts does; tests use inject or listen on 0).
  */
 
 export interface RelayOptions {

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { SandboxOptionsInput } from "./options";
-import { buildSandbox, listenOnLoopback } from "./server";
+import { SandboxOptionsInput } from "./sandbox-options";
+import { buildSandbox, listenOnLoopback } from "./sandbox-server";
 
 /*
  * The relay's embedded sandbox on a thread of its own (src/relay/upstream/embedded-sandbox.ts). It says where

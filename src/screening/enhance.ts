@@ -1,7 +1,7 @@
 import { RelayClient } from "../client";
 import { BatchItem, FieldInfo, PRICE_CENTS, RelayAnswer, centsToUSD, validateRequest } from "../contract";
 import { CellRow, analysisOf, text, warningsCell } from "../sheet";
-import { RowOutcome, lineOutcome } from "./outcome";
+import { RowOutcome, lineOutcome } from "./row-outcome";
 import { PlannedRow, PlannedRows } from "./plan";
 
 /*

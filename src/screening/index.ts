@@ -6,8 +6,8 @@
  */
 
 export * from "./plan";
-export * from "./outcome";
+export * from "./row-outcome";
 export * from "./estimate";
-export * from "./run";
+export * from "./run-loop";
 export * from "./aged";
 export * from "./enhance";

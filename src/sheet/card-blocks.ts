@@ -1,6 +1,6 @@
 import { Analysis, FieldInfo, PercentileKey, findField } from "../contract";
 import { BLANK, CellRow, Grid, text } from "./cells";
-import { fieldCell } from "./values";
+import { fieldCell } from "./field-values";
 
 /*
  * The blocks of the card (card.ts): the decision rows an investor reads first, and the percentiles

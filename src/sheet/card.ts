@@ -3,7 +3,7 @@ import { CellRow, Grid, cell, text } from "./cells";
 import { analysisOf, strategyOf, warningTexts } from "./answer";
 import { cardRow, decisionRows, percentileRows, restRows } from "./card-blocks";
 import { CARD_DATE_FORMAT, CARD_TIME_FORMAT, excelDateTime } from "./excel-date";
-import { readField } from "./values";
+import { readField } from "./field-values";
 import { WARNING_MARK } from "./warnings";
 
 /*

@@ -1,7 +1,7 @@
 import { Analysis, COMPARABLE_COLUMNS, nearestFirst } from "../contract";
 import { BLANK, CellRow, FormattedCell, Grid, text } from "./cells";
 import { WARNINGS_HEADER } from "./fields";
-import { cellValue, unitFormat, valueAt } from "./values";
+import { cellValue, unitFormat, valueAt } from "./field-values";
 import { warningsCell } from "./warnings";
 
 /*

@@ -3,7 +3,7 @@ import { FieldInfo, RelayAnswer, Strategy, fieldsOf } from "../contract";
 import { analysisOf, strategyOf, warningTexts } from "./answer";
 import { HostSupport, toCellValue } from "./cell-values";
 import { MODE_TEXT } from "./card";
-import { fieldCell } from "./values";
+import { fieldCell } from "./field-values";
 
 /*
  * STR.CARD: the analysis as one Excel entity value (a data type), so a single cell holds the whole

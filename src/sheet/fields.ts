@@ -2,7 +2,7 @@ import { FieldInfo, RelayAnswer, Strategy, findField } from "../contract";
 import { CellRow, text } from "./cells";
 import { analysisOf, warningTexts } from "./answer";
 import { closeFields } from "./suggest";
-import { fieldCell } from "./values";
+import { fieldCell } from "./field-values";
 import { warningsCell } from "./warnings";
 
 /*

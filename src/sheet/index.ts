@@ -6,7 +6,7 @@
 export * from "./cells";
 export * from "./cell-values";
 export * from "./answer";
-export * from "./values";
+export * from "./field-values";
 export * from "./excel-date";
 export * from "./warnings";
 export * from "./card";
@@ -20,6 +20,6 @@ export * from "./entity";
 export * from "./sensitivity";
 export * from "./result-block";
 export * from "./column-name";
-export * from "./projection";
-export * from "./monthly";
+export * from "./projection-cells";
+export * from "./monthly-cells";
 export * from "./inert-text";

@@ -2,7 +2,7 @@ import { Analysis, FieldInfo, PercentileKey } from "../contract";
 import { WhatIfInputs, whatIf } from "../model";
 import { BLANK, CellRow, Grid, cell, text } from "./cells";
 import { SANDBOX_NOTICE } from "./answer";
-import { fieldCell } from "./values";
+import { fieldCell } from "./field-values";
 
 /*
  * STR.SENSITIVITY: one metric across two variables — cash-on-cash by price × interest rate, cash

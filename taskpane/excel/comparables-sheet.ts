@@ -1,6 +1,6 @@
 import { Analysis, COMPARABLE_COLUMNS, moneyFormat } from "../../src/contract";
 import { Cell, comparablesTable } from "../../src/sheet";
-import { PaneError } from "../errors";
+import { PaneError } from "../pane-error";
 import { ExcelRun, a1Address } from "./host";
 import { excelCell } from "./writer";
 

@@ -1,6 +1,6 @@
 import { BILLED_FUNCTIONS, BilledFunction, CellInput, isBlank } from "../../src/inputs";
 import { ResultBlockSpan, findResultBlock } from "../../src/sheet";
-import { PaneError } from "../errors";
+import { PaneError } from "../pane-error";
 import { ExcelRun, a1Address } from "./host";
 import { Bounds, TableRow, boundsOf, intersect } from "./read-table";
 

@@ -1,7 +1,7 @@
 import { findField } from "../../src/contract";
 import { CellInput } from "../../src/inputs";
 import { findResultBlock } from "../../src/sheet";
-import { PaneError } from "../errors";
+import { PaneError } from "../pane-error";
 import { ExcelRun } from "./host";
 
 /**

@@ -1,6 +1,6 @@
 import { Comparable } from "../../src/contract";
 import { ComparablesView, loadComparables } from "../comps";
-import { describeError } from "../errors";
+import { describeError } from "../pane-error";
 import { insertComparablesSheet, PercentilePoint } from "../excel/comparables-sheet";
 import { analysisAtSelection } from "../excel/selected";
 import { wholeUSD } from "../spend";

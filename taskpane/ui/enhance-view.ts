@@ -1,6 +1,6 @@
 import { PlannedRow, RowOutcome, enhanceCostUSD } from "../../src/screening";
-import { describeError } from "../errors";
-import { planShortlist, readShortlist } from "../enhance";
+import { describeError } from "../pane-error";
+import { planShortlist, readShortlist } from "../enhance-shortlist";
 import { SheetTable } from "../excel/read-table";
 import { runOffer } from "../run-offer";
 import { ScreeningJob, estimate, runScreening } from "../screen";

@@ -1,5 +1,5 @@
 import { Strategy } from "../../src/contract";
-import { describeError } from "../errors";
+import { describeError } from "../pane-error";
 import { EnhanceRetry } from "../enhance-retry";
 import { DestinationCheck, Placement } from "../excel/destination";
 import { RefreshScope } from "../excel/scope";

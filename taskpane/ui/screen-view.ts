@@ -2,7 +2,7 @@ import { FieldGroup, FieldInfo, Strategy, describeIssues } from "../../src/contr
 import { MaxBidRuleResult } from "../../src/model";
 import { CellInput, ColumnMapping, INPUT_FIELDS, INPUT_FIELD_NAMES, InputField, isBlank } from "../../src/inputs";
 import { columnName, isInBlock, resultBlockWidth } from "../../src/sheet";
-import { describeError } from "../errors";
+import { describeError } from "../pane-error";
 import { DestinationCheck, Placement, columnsText } from "../excel/destination";
 import { SheetTable } from "../excel/read-table";
 import { Estimate, SEND_UNUSUAL_LABEL, ScreeningJob } from "../screen";

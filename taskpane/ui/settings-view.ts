@@ -1,4 +1,4 @@
-import { describeError } from "../errors";
+import { describeError } from "../pane-error";
 import { ConnectionReport, SettingsDeps, saveSettingsForm, savedSettings, testConnection } from "../settings";
 import { usd } from "../spend";
 import { PaneContext } from "./context";

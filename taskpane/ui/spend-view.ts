@@ -1,4 +1,4 @@
-import { describeError } from "../errors";
+import { describeError } from "../pane-error";
 import { CallerLine, SpendView, clockTime, loadSpend, usd } from "../spend";
 import { PaneContext, relayClient } from "./context";
 import { byId, enable, figures, h, say } from "./dom";

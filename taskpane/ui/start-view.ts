@@ -1,6 +1,6 @@
 import { Unit } from "../../src/contract";
 import { CellInput } from "../../src/inputs";
-import { describeError } from "../errors";
+import { describeError } from "../pane-error";
 import { workbookNumberStyle } from "../excel/number-style";
 import { insertSampleTable } from "../excel/sample-table";
 import { runOffer } from "../run-offer";

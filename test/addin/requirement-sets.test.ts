@@ -69,7 +69,7 @@ test("the scan covers both bundles and the shared code they import, and no Node 
       "functions/functions.ts",
       "functions/custom-function.ts",
       "taskpane/taskpane.ts",
-      "src/client/settings.ts",
+      "src/client/relay-settings.ts",
       "src/sheet/cell-values.ts",
     ]),
   );

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { RelayAnswer, findField } from "../../src/contract";
 import { Outcomes } from "../../src/cli/outcomes";
-import { Plan } from "../../src/cli/plan";
+import { Plan } from "../../src/cli/table-plan";
 import { blockCells, comparablesRows } from "../../src/cli/report-sheets";
 import { PlannedRow, lineOutcome } from "../../src/screening";
 import { buyAnswer } from "../sheet/fixtures";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "../../src/cli/args";
-import { planScreening } from "../../src/cli/plan";
+import { planScreening } from "../../src/cli/table-plan";
 import { readTable } from "../../src/cli/table-reader";
 import { screen, tempDir, testEnv } from "./support";
 

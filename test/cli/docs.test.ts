@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { FLAG_OPTIONS, HELP, SHORT_OPTIONS, VALUE_OPTIONS } from "../../src/cli/args";
-import { EXIT } from "../../src/cli/run";
+import { EXIT } from "../../src/cli/run-command";
 import { INPUT_FIELDS, STRATEGY_WORDS } from "../../src/inputs";
 import { tableRows } from "../support/markdown";
 

@@ -1,7 +1,7 @@
 import { NO_MONTHLY_FIGURES, RelayAnswer } from "../../src/contract";
 import { monthlyRows } from "../../src/cli/monthly-sheet";
 import { Outcomes } from "../../src/cli/outcomes";
-import { Plan } from "../../src/cli/plan";
+import { Plan } from "../../src/cli/table-plan";
 import { PlannedRow } from "../../src/screening";
 import { buyAnswer } from "../sheet/fixtures";
 

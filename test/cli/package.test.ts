@@ -10,7 +10,7 @@ const ROOT = path.join(__dirname, "..", "..");
 
 test("npm pack holds bin/, the compiled lib/ the commands require, and no tests or sources", () => {
   // The pack lists the files as they are: lib/ must have been built (npm test builds it first).
-  expect(fs.existsSync(path.join(ROOT, "lib", "cli", "main.js"))).toBe(true);
+  expect(fs.existsSync(path.join(ROOT, "lib", "cli", "str-screen.js"))).toBe(true);
   const pack = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
     cwd: ROOT,
     encoding: "utf8",
@@ -29,9 +29,9 @@ test("npm pack holds bin/, the compiled lib/ the commands require, and no tests 
   }
   expect(files).toEqual(
     expect.arrayContaining([
-      "lib/cli/main.js",
-      "lib/relay/main.js",
-      "lib/sandbox/server.js",
+      "lib/cli/str-screen.js",
+      "lib/relay/str-relay.js",
+      "lib/sandbox/sandbox-server.js",
       // The embedded sandbox's thread (src/relay/upstream/embedded-sandbox.ts).
       "lib/sandbox/worker.js",
       "package.json",

@@ -3,9 +3,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { MESSY_CSV, readWorkbook, rowValues, sheet, summaryOf, tempDir } from "./support";
 
-/** `node lib/cli/main.js` as a separate process: exit codes, and Ctrl-C in the middle of a run. */
+/** `node lib/cli/str-screen.js` as a separate process: exit codes, and Ctrl-C in the middle of a run. */
 const ROOT = path.join(__dirname, "..", "..");
-const MAIN = path.join(ROOT, "lib", "cli", "main.js");
+const MAIN = path.join(ROOT, "lib", "cli", "str-screen.js");
 
 /** Builds lib/ when it is missing or older than a source file (npm test builds it first anyway). */
 function ensureBuilt(): void {

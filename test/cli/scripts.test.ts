@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import ExcelJS from "exceljs";
-import { run } from "../../src/cli/run";
+import { run } from "../../src/cli/run-command";
 import { parseCsv } from "../../src/cli/csv";
 import { RELAY_VERSION } from "../../src/relay/version";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";

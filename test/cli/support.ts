@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import ExcelJS from "exceljs";
-import { run } from "../../src/cli/run";
+import { run } from "../../src/cli/run-command";
 
 /** Runs str-screen in this process, as users run it, with captured streams and a clean environment. */
 export const FIXTURES = path.join(__dirname, "..", "fixtures");

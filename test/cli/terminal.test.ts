@@ -45,7 +45,7 @@ describe("str-screen in a terminal", () => {
     );
 
   beforeAll(() => {
-    if (!fs.existsSync(path.join(ROOT, "lib", "cli", "main.js"))) throw new Error("run npm run build:node first");
+    if (!fs.existsSync(path.join(ROOT, "lib", "cli", "str-screen.js"))) throw new Error("run npm run build:node first");
   });
 
   test("rows held back as unusual: the bar counts only the rows sent, and the run ends with its workbook", async () => {

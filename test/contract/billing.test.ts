@@ -21,7 +21,7 @@ const COMPS = { addAIComps: true };
 const EXPENSES = { addAIExpenseEstimates: true };
 const BOTH_FNS: AiFunction[] = ["addAIComps", "addAIExpenseEstimates"];
 
-// The sandbox's own warning texts (src/sandbox/server.ts), as the live service might word them.
+// The sandbox's own warning texts (src/sandbox/sandbox-server.ts), as the live service might word them.
 const COMPS_US_ONLY =
   "addAIComps skipped: AI comparables are available for US properties only; standard comparables were used. Not billed.";
 const COMPS_FAILED = "addAIComps failed: the AI step could not complete; standard comparables were used. Not billed.";
@@ -199,7 +199,7 @@ describe("reading which AI function failed from the warnings: only a warning tha
   });
 
   test("a warning object's function field decides before its code and its text", () => {
-    // The sandbox's object warnings (src/sandbox/server.ts warningOf): function, code, message.
+    // The sandbox's object warnings (src/sandbox/sandbox-server.ts warningOf): function, code, message.
     const sandbox = { function: "addAIExpenseEstimates", code: "AI_STEP_TIMEOUT", message: EXPENSES_TIMED_OUT };
     expect(failedAiFunctions(BOTH_FNS, [sandbox])).toEqual(["addAIExpenseEstimates"]);
     const mixed = { function: "addAIComps", code: "AI_EXPENSES_FAILED", message: "AI expenses too" };

@@ -1,4 +1,4 @@
-import { describeError } from "../../taskpane/errors";
+import { describeError } from "../../taskpane/pane-error";
 import { excelError, installCustomFunctionsRuntime } from "../support/custom-functions";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 

@@ -38,9 +38,9 @@ function modulesLoadedAtTheCall(entry: string): string[] {
 
 describe("the commands keep their compiled code between starts", () => {
   test.each([
-    ["bin/str-screen.js", "lib/cli/main.js"],
-    ["bin/str-relay.js", "lib/relay/main.js"],
-    ["lib/relay/main.js", "lib/relay/main.js"],
+    ["bin/str-screen.js", "lib/cli/str-screen.js"],
+    ["bin/str-relay.js", "lib/relay/str-relay.js"],
+    ["lib/relay/str-relay.js", "lib/relay/str-relay.js"],
   ])("%s turns the compile cache on before any other of its modules loads", (entry, main) => {
     expect(modulesLoadedAtTheCall(entry).sort()).toEqual([main, "lib/relay/compile-cache.js"].sort());
   });

@@ -44,7 +44,7 @@ Module._load = function (request, ...rest) {
   try {
     const ran = spawnSync(
       process.execPath,
-      ["--require", preload, path.join(ROOT, "lib/cli/main.js"), csv, ...args(dir)],
+      ["--require", preload, path.join(ROOT, "lib/cli/str-screen.js"), csv, ...args(dir)],
       {
         encoding: "utf8",
         env: { PATH: process.env.PATH ?? "", HOME: dir, RELAY_DATA_DIR: path.join(dir, "data") },

@@ -1,4 +1,4 @@
-import { sandboxOptionsFromEnv } from "../../src/sandbox/options";
+import { sandboxOptionsFromEnv } from "../../src/sandbox/sandbox-options";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

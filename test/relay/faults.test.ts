@@ -1,5 +1,5 @@
 import net from "node:net";
-import { buildSandbox } from "../../src/sandbox/server";
+import { buildSandbox } from "../../src/sandbox/sandbox-server";
 import { analysisOf } from "../../src/sheet";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { buildSandbox } from "../../src/sandbox/server";
+import { buildSandbox } from "../../src/sandbox/sandbox-server";
 import { BUY_PATH, ENHANCE_PATH, TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 const KEY = "sk_live_SECRET_key_0123456789";

@@ -1,5 +1,5 @@
 import { OPERATION_PATHS } from "../../src/contract";
-import { buildSandbox } from "../../src/sandbox/server";
+import { buildSandbox } from "../../src/sandbox/sandbox-server";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 
 /**

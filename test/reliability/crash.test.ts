@@ -57,7 +57,7 @@ describe("crash safety: the relay killed with SIGKILL mid-batch and restarted on
 
   const startRelayProcess = () =>
     startChild(
-      "relay/main.js",
+      "relay/str-relay.js",
       {
         STR_API_KEY: SANDBOX_KEY,
         STR_API_BASE_URL: sandbox.url,

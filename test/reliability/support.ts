@@ -19,7 +19,7 @@ export function tempDir(label: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `str-reliability-${label}-`));
 }
 
-/** A sandbox process (lib/sandbox/main.js) that logs its arrivals, statuses and bill to `logFile`. */
+/** A sandbox process (lib/sandbox/standalone.js) that logs its arrivals, statuses and bill to `logFile`. */
 export function startLoggedSandbox(logFile: string, env: Record<string, string> = {}): Promise<Child> {
   const nodeOptions = [process.env.NODE_OPTIONS, `--require ${LEDGER_HOOK}`].filter(Boolean).join(" ");
   return startSandboxProcess({

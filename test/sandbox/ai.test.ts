@@ -1,7 +1,7 @@
 import { AiFunction, chargeFor, normalizeEnvelope, warningText } from "../../src/contract";
 import { MIN_AI_PHOTOS, placeOf, usablePhotoCount } from "../../src/sandbox/model";
-import { sandboxOptionsFromEnv } from "../../src/sandbox/options";
-import { Sandbox } from "../../src/sandbox/server";
+import { sandboxOptionsFromEnv } from "../../src/sandbox/sandbox-options";
+import { Sandbox } from "../../src/sandbox/sandbox-server";
 import { BODIES, KEY, OTHER_KEY, PARIS, billedCents, call, create, makeSandbox } from "./helpers";
 
 /**

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildSandbox } from "../../src/sandbox/server";
+import { buildSandbox } from "../../src/sandbox/sandbox-server";
 import { AnalysisLog } from "../../src/sandbox/analysis-log";
 import { BODIES, call, makeSandbox } from "./helpers";
 

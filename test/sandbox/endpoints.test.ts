@@ -1,5 +1,5 @@
 import { Analysis, OPERATION_PATHS, fieldsOf } from "../../src/contract";
-import { Sandbox } from "../../src/sandbox/server";
+import { Sandbox } from "../../src/sandbox/sandbox-server";
 import { SPEC_COMMON_FIELDS, SPEC_COMPARABLE_FIELDS, SPEC_STRATEGY_FIELDS } from "../fixtures/spec-fields";
 import { AUSTIN, BODIES, CREATE_OPS, KEY, OTHER_KEY, billedCents, call, create, makeSandbox } from "./helpers";
 

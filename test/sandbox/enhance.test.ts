@@ -1,6 +1,6 @@
 import { chargeFor, normalizeEnvelope } from "../../src/contract";
 import { MIN_AI_PHOTOS, placeOf, usablePhotoCount } from "../../src/sandbox/model";
-import { Sandbox } from "../../src/sandbox/server";
+import { Sandbox } from "../../src/sandbox/sandbox-server";
 import { KEY, OTHER_KEY, PARIS, billedCents, call, create, makeSandbox } from "./helpers";
 
 /**

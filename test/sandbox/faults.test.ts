@@ -1,8 +1,8 @@
 import { AddressInfo } from "node:net";
 import { request } from "undici";
 import { Comparable, OPERATION_PATHS, normalizeEnvelope } from "../../src/contract";
-import { sandboxOptionsFromEnv } from "../../src/sandbox/options";
-import { Sandbox } from "../../src/sandbox/server";
+import { sandboxOptionsFromEnv } from "../../src/sandbox/sandbox-options";
+import { Sandbox } from "../../src/sandbox/sandbox-server";
 import { BODIES, CREATE_OPS, KEY, billedCents, call, create, makeSandbox } from "./helpers";
 
 /**

@@ -1,6 +1,6 @@
 import { OPERATION_PATHS, Operation } from "../../src/contract";
-import { SandboxOptionsInput } from "../../src/sandbox/options";
-import { Sandbox, buildSandbox } from "../../src/sandbox/server";
+import { SandboxOptionsInput } from "../../src/sandbox/sandbox-options";
+import { Sandbox, buildSandbox } from "../../src/sandbox/sandbox-server";
 import { Answer, answerOf } from "../support/inject";
 
 /** Shared set-up of the sandbox suites: an instant sandbox, keys, bodies and an inject wrapper. */

@@ -1,4 +1,4 @@
-import { Sandbox } from "../../src/sandbox/server";
+import { Sandbox } from "../../src/sandbox/sandbox-server";
 import { BODIES, CREATE_OPS, CreateOp, create, expectNear, makeSandbox, mean, percentileInc } from "./helpers";
 
 /**

@@ -1,4 +1,4 @@
-import { Sandbox } from "../../src/sandbox/server";
+import { Sandbox } from "../../src/sandbox/sandbox-server";
 import { Throttle } from "../../src/sandbox/state";
 import { BODIES, KEY, OTHER_KEY, billedCents, call, makeSandbox } from "./helpers";
 

@@ -3,7 +3,7 @@ import { UsageAnswer } from "../../src/contract";
 import { pacingRule } from "../../src/relay/pacing/pacer";
 import { RedisPacer } from "../../src/relay/pacing/redis-pacer";
 import { MIGRATIONS } from "../../src/relay/store/postgres/postgres-migrations";
-import { Sandbox } from "../../src/sandbox/server";
+import { Sandbox } from "../../src/sandbox/sandbox-server";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
 import {
   SharedUrls,

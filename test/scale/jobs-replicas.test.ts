@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { BatchItem } from "../../src/contract";
 import { pacingRule } from "../../src/relay/pacing/pacer";
 import { RedisPacer } from "../../src/relay/pacing/redis-pacer";
-import { Sandbox } from "../../src/sandbox/server";
+import { Sandbox } from "../../src/sandbox/sandbox-server";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 import {
   SharedUrls,

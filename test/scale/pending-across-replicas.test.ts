@@ -1,6 +1,6 @@
 import { RelayClient } from "../../src/client";
 import { BatchLine } from "../../src/contract";
-import { Sandbox, buildSandbox } from "../../src/sandbox/server";
+import { Sandbox, buildSandbox } from "../../src/sandbox/sandbox-server";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 import { SharedUrls, describeShared, dropNamespace, openTestStore, testNamespace, waitFor } from "../support/scale";
 

@@ -2,7 +2,7 @@ import { AcquireOptions, Pacer, Slot, pacingRule } from "../../src/relay/pacing/
 import { RedisPacer } from "../../src/relay/pacing/redis-pacer";
 import { ITEMS_PER_TURN } from "../../src/relay/batch/stream-batch";
 import { Upstream } from "../../src/relay/upstream/upstream";
-import { Sandbox } from "../../src/sandbox/server";
+import { Sandbox } from "../../src/sandbox/sandbox-server";
 import { TestRelay, buyBody, startRelay } from "../support/relay";
 import {
   SharedUrls,

@@ -1,7 +1,7 @@
 import http from "node:http";
 import net from "node:net";
 import zlib from "node:zlib";
-import { buildSandbox } from "../../src/sandbox/server";
+import { buildSandbox } from "../../src/sandbox/sandbox-server";
 
 /**
  * A stand-in for the service that counts exactly what it bills: a create is billed (0.20 USD, and

@@ -30,7 +30,7 @@ const BUY = "/v1/external/analysis/create/buy";
 /** One relay on its own SQLite store, with both tokens. */
 export function startSoloRelay(sandboxUrl: string): Promise<Child> {
   return startChild(
-    "relay/main.js",
+    "relay/str-relay.js",
     {
       STR_API_KEY: SANDBOX_KEY,
       STR_API_BASE_URL: sandboxUrl,

@@ -1,6 +1,6 @@
 import http from "node:http";
 import net from "node:net";
-import { buildSandbox } from "../../src/sandbox/server";
+import { buildSandbox } from "../../src/sandbox/sandbox-server";
 
 /**
  * A stand-in for the service that quotes the key back in every JSON escaping it can: in comparables'

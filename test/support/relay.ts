@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { RelayConfig, loadConfig } from "../../src/relay/config";
 import { Relay, RelayOptions, createRelay } from "../../src/relay/server";
 import { MIN_AI_PHOTOS, placeOf, usablePhotoCount } from "../../src/sandbox/model";
-import { SandboxOptionsInput } from "../../src/sandbox/options";
+import { SandboxOptionsInput } from "../../src/sandbox/sandbox-options";
 import { answerOf } from "./inject";
 
 /**

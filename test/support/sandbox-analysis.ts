@@ -1,5 +1,5 @@
 import { Analysis, Strategy, normalizeEnvelope } from "../../src/contract";
-import { buildSandbox } from "../../src/sandbox/server";
+import { buildSandbox } from "../../src/sandbox/sandbox-server";
 
 /**
  * Real analyses for the contract's financial tests, made by an in-memory sandbox (no socket, no

@@ -1,4 +1,4 @@
-import type { Sandbox } from "../../src/sandbox/server";
+import type { Sandbox } from "../../src/sandbox/sandbox-server";
 
 /*
  * From the TypeScript sources the relay's embedded sandbox runs on the test's own thread
@@ -16,7 +16,7 @@ export interface WatchedSandboxes {
 }
 
 export async function watchSandboxes(): Promise<WatchedSandboxes> {
-  const server = await import("../../src/sandbox/server");
+  const server = await import("../../src/sandbox/sandbox-server");
   const listen = server.listenOnLoopback;
   const started: { sandbox: Sandbox; url: Promise<string> }[] = [];
   const spy = jest.spyOn(server, "listenOnLoopback").mockImplementation((sandbox) => {

@@ -7,7 +7,7 @@ import path from "node:path";
 import Redis from "ioredis";
 import { Client } from "pg";
 import { SharedStore } from "../../src/relay/store/shared-store";
-import { Sandbox, buildSandbox, listenOnLoopback } from "../../src/sandbox/server";
+import { Sandbox, buildSandbox, listenOnLoopback } from "../../src/sandbox/sandbox-server";
 
 /**
  * For the scale-out suites: this machine's Redis and Postgres (REDIS_URL, DATABASE_URL), a
@@ -137,7 +137,7 @@ export function ensureBuilt(): void {
     }
     return t;
   };
-  const built = path.join(ROOT, "lib", "relay", "main.js");
+  const built = path.join(ROOT, "lib", "relay", "str-relay.js");
   if (fs.existsSync(built) && fs.statSync(built).mtimeMs >= newest(path.join(ROOT, "src"))) return;
   // Type errors elsewhere (work in progress) do not stop tsc from emitting; `npm run typecheck` reports them.
   const run = spawnSync(
@@ -230,7 +230,7 @@ export const RELAY_TOKEN = "scale-token-0123456789abcdef";
 
 export function startSandboxProcess(env: Record<string, string> = {}): Promise<Child> {
   return startChild(
-    "sandbox/main.js",
+    "sandbox/standalone.js",
     {
       SANDBOX_PORT: "0",
       SANDBOX_API_KEYS: SANDBOX_KEY,
@@ -251,7 +251,7 @@ export function startReplica(
   options: ChildOptions = {},
 ): Promise<Child> {
   return startChild(
-    "relay/main.js",
+    "relay/str-relay.js",
     {
       STR_API_KEY: SANDBOX_KEY,
       STR_API_BASE_URL: sandboxUrl,

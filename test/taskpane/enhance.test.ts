@@ -2,7 +2,7 @@ import { AddressInfo } from "node:net";
 import { RelayClient } from "../../src/client";
 import { recognizeColumns } from "../../src/inputs";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
-import { planShortlist, readShortlist } from "../../taskpane/enhance";
+import { planShortlist, readShortlist } from "../../taskpane/enhance-shortlist";
 import { estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, buyBodyWithPhotos, startRelay } from "../support/relay";
 import { mockWorkbook } from "./office-mock";

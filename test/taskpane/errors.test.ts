@@ -1,6 +1,6 @@
 import { RelayCallError } from "../../src/client";
 import { ERROR_ADVICE } from "../../src/sheet";
-import { PaneError, describeError } from "../../taskpane/errors";
+import { PaneError, describeError } from "../../taskpane/pane-error";
 
 /** How the pane words a failure: billing only after a run, investor words, the code last. */
 describe("the pane's error messages", () => {

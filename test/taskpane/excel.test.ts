@@ -3,7 +3,7 @@ import { insertComparablesSheet, uniqueSheetName } from "../../taskpane/excel/co
 import { READ_CHUNK_ROWS, readSelectedTable } from "../../taskpane/excel/read-table";
 import { findAnalysisId } from "../../taskpane/excel/selected";
 import { ChunkedWriter, excelCell } from "../../taskpane/excel/writer";
-import { PaneError } from "../../taskpane/errors";
+import { PaneError } from "../../taskpane/pane-error";
 import { buyAnswer } from "../sheet/fixtures";
 import { mockWorkbook } from "./office-mock";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { budgetList, tokenList } from "../callers/token-config";
-import { blankIsUnset, isSafeUrl, num, originList, str } from "./fields";
+import { blankIsUnset, isSafeUrl, num, originList, str } from "./env-readers";
 
 /*
  * Every variable the relay reads, with its rule; each one's JSDoc gives its default and why

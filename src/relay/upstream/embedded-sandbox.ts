@@ -1,7 +1,7 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { SandboxOptionsInput } from "../../sandbox/options";
-import type { Sandbox } from "../../sandbox/server";
+import type { SandboxOptionsInput } from "../../sandbox/sandbox-options";
+import type { Sandbox } from "../../sandbox/sandbox-server";
 
 /*
  * The sandbox a relay without a key calls over loopback, as it would call the service. It runs on a
@@ -66,7 +66,7 @@ async function onItsOwnThread(options: SandboxOptionsInput): Promise<EmbeddedSan
 }
 
 async function onThisThread(options: SandboxOptionsInput): Promise<EmbeddedSandbox> {
-  const { buildSandbox, listenOnLoopback } = await import("../../sandbox/server");
+  const { buildSandbox, listenOnLoopback } = await import("../../sandbox/sandbox-server");
   const sandbox = buildSandbox(options);
   return {
     url: await listenOnLoopback(sandbox),

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { API_KEY_HEADER } from "../../contract/operations";
-import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../../sandbox/options";
+import { SandboxOptionsInput, sandboxOptionsFromEnv } from "../../sandbox/sandbox-options";
 import { RelayConfig } from "../config";
 import { EmbeddedSandbox, startEmbeddedSandbox } from "./embedded-sandbox";
 

@@ -5,7 +5,7 @@ import { PUBLIC } from "../access";
 import { functionsMetadataFor, manifestFor } from "../../addin/addin-files";
 import { RelayError } from "../../errors";
 import { unifiedManifestFor } from "../../addin/unified-manifest";
-import { RouteContext } from "./context";
+import { RouteContext } from "./route-context";
 
 /*
  * In production the relay also serves the built add-in (dist/) and its manifest with every URL

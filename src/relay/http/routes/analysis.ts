@@ -3,7 +3,7 @@ import { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { OPERATION_PATHS, Operation, PRIORITY_HEADER, Priority } from "../../../contract";
 import { TOKEN } from "../access";
 import { RelayError } from "../../errors";
-import { RouteContext } from "./context";
+import { RouteContext } from "./route-context";
 
 /** The service's five operations, one POST route each, on the service's own paths (http-api.md). */
 export const analysisRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway, events }) => {

@@ -6,7 +6,7 @@ import { streamBatch } from "../../batch/stream-batch";
 import { parseBatch } from "../../batch/batch-request";
 import { dryRunBatch } from "../../batch/batch-dry-run";
 import { callerGone } from "./analysis";
-import { RouteContext } from "./context";
+import { RouteContext } from "./route-context";
 
 /** POST /v1/batch: many items in one request, answered as NDJSON lines (or priced, with dryRun). */
 export const batchRoutes: FastifyPluginAsync<RouteContext> = async (app, { gateway, config, events }) => {

@@ -5,7 +5,7 @@ import { EVENTS } from "../../ops/events";
 import { openApiDocument } from "../openapi";
 import { StoreDownError } from "../../store/store-down";
 import { RELAY_VERSION } from "../../version";
-import { RouteContext } from "./context";
+import { RouteContext } from "./route-context";
 
 /**
  * GET /healthz for load balancers and probes (no token), GET /metrics for Prometheus (token), and

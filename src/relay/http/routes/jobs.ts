@@ -4,7 +4,7 @@ import { TOKEN } from "../access";
 import { RelayError } from "../../errors";
 import { JobReply, jobReply } from "../../batch/jobs/job-answer";
 import { JobState } from "../../batch/jobs/job-store";
-import { RouteContext } from "./context";
+import { RouteContext } from "./route-context";
 
 /**
  * POST /v1/jobs, GET and DELETE /v1/jobs/:id: a batch run in the background and polled (jobs/).

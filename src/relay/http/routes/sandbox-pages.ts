@@ -1,7 +1,7 @@
 import { FastifyPluginAsync } from "fastify";
 import { PUBLIC } from "../access";
 import { RelayError } from "../../errors";
-import { RouteContext } from "./context";
+import { RouteContext } from "./route-context";
 
 // No dot segments: a page name is never a way out of its folder.
 const SANDBOX_PAGES = /^\/sandbox\/(reports|listings|photos)\/(?!.*\.\.)[A-Za-z0-9_./-]+$/;

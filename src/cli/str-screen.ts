@@ -1,5 +1,5 @@
 import "../relay/compile-cache";
-import { EXIT, run } from "./run";
+import { EXIT, run } from "./run-command";
 
 /*
  * `str-screen` (`npx --no-install str-screen` in a checkout): the CLI with the process's environment and streams. Ctrl-C (or SIGTERM from a

@@ -2,7 +2,7 @@ import { NO_MONTHLY_FIGURES, UNIT_FORMATS, Unit } from "../contract";
 import { ProjectionMonth, ProjectionSummary, ProjectionYear } from "../model";
 import { BLANK, CellRow, FormattedCell, Grid, cell, text } from "./cells";
 import { SANDBOX_NOTICE } from "./answer";
-import { cellValue, unitFormat } from "./values";
+import { cellValue, unitFormat } from "./field-values";
 
 /*
  * STR.PROJECTION's spill: the summary first, two columns of label and value, so that each of its

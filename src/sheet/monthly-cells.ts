@@ -1,7 +1,7 @@
 import { Analysis, MonthlyFigures, NO_MONTHLY_FIGURES, moneyFormat } from "../contract";
 import { BLANK, CellRow, FormattedCell, Grid, text } from "./cells";
 import { WARNINGS_HEADER } from "./fields";
-import { unitFormat } from "./values";
+import { unitFormat } from "./field-values";
 import { warningsCell } from "./warnings";
 
 /*

@@ -21,7 +21,7 @@ import {
 import { AnalysisLog } from "./analysis-log";
 import { driftShape } from "./drift";
 import { AiOutcome, buildAnalysis, placeOf, reportSeconds, runAiStep } from "./model";
-import { SandboxFaults, SandboxFaultsPatch, SandboxOptions, SandboxOptionsInput } from "./options";
+import { SandboxFaults, SandboxFaultsPatch, SandboxOptions, SandboxOptionsInput } from "./sandbox-options";
 import { listingPage, photoSvg, reportPage } from "./pages";
 import { seeded } from "./random";
 import { SandboxState, StoredAnalysis, keyFingerprint } from "./state";
@@ -29,7 +29,7 @@ import { SandboxState, StoredAnalysis, keyFingerprint } from "./state";
 /**
  * The sandbox: the service's five endpoints, simulated faithfully (spec and observed behaviour),
  * with its public report pages, a per-key bill, throttling, and fault knobs. It builds a fastify
- * app and never listens itself (main.ts does, or the relay embeds it).
+ * app and never listens itself (standalone.ts does, or the relay embeds it).
  */
 export interface Sandbox {
   app: FastifyInstance;

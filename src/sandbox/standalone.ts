@@ -1,8 +1,8 @@
-import { buildSandbox } from "./server";
-import { sandboxOptionsFromEnv } from "./options";
+import { buildSandbox } from "./sandbox-server";
+import { sandboxOptionsFromEnv } from "./sandbox-options";
 
 /**
- * Runs the sandbox on its own (`node lib/sandbox/main.js`): for tests that run several relay
+ * Runs the sandbox on its own (`node lib/sandbox/standalone.js`): for tests that run several relay
  * processes against one simulated service, and for trying the service's interface by hand.
  * SANDBOX_PORT (default 8788) and SANDBOX_HOST (default 127.0.0.1) say where it listens.
  */

@@ -9,7 +9,7 @@ import {
   heldBack,
   lineOutcome,
   refusal,
-} from "./outcome";
+} from "./row-outcome";
 import { PlannedRow, ScreeningPlan } from "./plan";
 
 /*

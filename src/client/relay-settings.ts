@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describeIssues, toFieldIssues } from "../contract";
-import { RelayCallError } from "./errors";
+import { RelayCallError } from "./relay-call-error";
 
 /**
  * Where the add-in finds its relay: the relay URL and the relay token, kept in the add-in's own

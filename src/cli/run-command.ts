@@ -23,7 +23,7 @@ import { earlierRun, withEarlierRun } from "./earlier-run";
 import { LocalReports } from "./local-reports";
 import { checkOutput } from "./output-checks";
 import { Outcomes } from "./outcomes";
-import { Plan, planScreening } from "./plan";
+import { Plan, planScreening } from "./table-plan";
 import { ProgressStats, ProgressStream, progressReporter } from "./progress";
 import { RelayTarget, prepareRelayTarget } from "./relay-target";
 import { summarize, summaryText, usd } from "./summary";
@@ -35,7 +35,7 @@ import { NewWorkbook, WriteInput, refreshInPlace } from "./workbook-writer";
 import { WriteSource } from "./main-sheet";
 
 /*
- * `str-screen`, callable in-process: tests run it with their own environment and streams, main.ts
+ * `str-screen`, callable in-process: tests run it with their own environment and streams, str-screen.ts
  * with the process's. Resolves with the exit code (EXIT; docs/cli.md, "Exit codes").
  */
 

@@ -1,6 +1,6 @@
 import { LEADING_COLUMNS } from "../src/sheet";
 import { EnhanceSteps, PlannedRow, planEnhancement } from "../src/screening";
-import { PaneError } from "./errors";
+import { PaneError } from "./pane-error";
 import { ExcelRun } from "./excel/host";
 import { SheetTable } from "./excel/read-table";
 import { ScreeningJob } from "./screen";
