@@ -5,7 +5,7 @@ import { ExcelRun } from "./excel/host";
 import { SheetTable } from "./excel/read-table";
 import { ScreeningJob } from "./screen";
 
-/**
+/*
  * "Enhance with AI" on a shortlist: the rows of a screened table the user selects go to the relay as
  * `enhance` calls for the AI steps chosen (src/screening/enhance.ts), priced by the relay's dry run
  * first (0.10 USD a step), and the answers are written over the same rows of the result block, in

@@ -16,7 +16,7 @@ import { Place, placeOfAddress, placeOfPoint } from "./markets";
 import { normal, pick, seeded, unit } from "./random";
 import { revenueDataFor } from "./seasons";
 
-/**
+/*
  * The simulated underwriting model: where the property is, which listings compare, what they
  * earn, and each strategy's financials (the shared formulas in contract/finance.ts). Everything is
  * a pure function of the request, so an answer can be recomputed from its inputs.

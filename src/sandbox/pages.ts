@@ -2,7 +2,7 @@ import { AnalysisData, COMPARABLE_COLUMNS, FIELD_CATALOGUE, Strategy, UNIT_SCALE
 import { SANDBOX_NOTICE } from "./model";
 import { hash32 } from "./random";
 
-/**
+/*
  * The sandbox's public pages: the hosted report every analysis links to, the simulated listings
  * and their placeholder photos. Each says, in large type, that it is simulated.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * Deterministic randomness: the same input always yields the same market, comparables and AI
  * outcomes, so a sandbox answer can be asserted in a test and recomputed from its inputs.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * Links in the pane open in the user's browser. A task pane is a web view inside Excel: following
  * a link there replaces the pane, and `target="_blank"` opens a window Office may block or leave
  * without an address bar. Office's `openBrowserWindow` (OpenBrowserWindowApi 1.1) hands the URL to

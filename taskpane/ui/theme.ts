@@ -1,7 +1,7 @@
 import { setTheme } from "@fluentui/web-components";
 import { webDarkTheme, webLightTheme } from "@fluentui/tokens";
 
-/**
+/*
  * The pane follows Office's theme: dark Fluent tokens when Office's theme is dark (Black or Dark
  * Gray), and Office's own body colours for the page, so the pane sits in Excel without a seam.
  * Before Office is ready, and wherever it has no theme to give (Excel on the web follows the
