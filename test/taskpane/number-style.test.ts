@@ -7,14 +7,8 @@ import { installFakeExcel } from "./fake-excel";
 
 /** The pane reads text numbers by the workbook's own decimal mark, and refuses them when Excel cannot say it. */
 function cultureRun(decimalMark: string): { run: ExcelRun; calls: () => number } {
-  let calls = 0;
-  const numberFormat = { numberDecimalSeparator: decimalMark, load: () => undefined };
-  const context = { application: { cultureInfo: { numberFormat } }, sync: async () => undefined };
-  const run: ExcelRun = async (batch) => {
-    calls++;
-    return batch(context as unknown as Excel.RequestContext);
-  };
-  return { run, calls: () => calls };
+  const excel = installFakeExcel({ sheets: [{ name: "Sheet1", rows: [] }], decimalSeparator: decimalMark });
+  return { run: excel.run, calls: () => excel.runs };
 }
 
 describe("the workbook's decimal mark", () => {
