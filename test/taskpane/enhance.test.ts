@@ -5,7 +5,7 @@ import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { planShortlist, readShortlist } from "../../taskpane/enhance-shortlist";
 import { estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, buyBodyWithPhotos, startRelay } from "../support/relay";
-import { mockWorkbook } from "./office-mock";
+import { FakeExcel, installFakeExcel } from "./fake-excel";
 
 /**
  * "Enhance with AI" in the pane, on the real relay and its sandbox: the selected rows of a screened
@@ -29,27 +29,30 @@ async function screenedGrid(client: RelayClient, from: number): Promise<unknown[
     next = Number(/^(\d+)/.exec(body.fullAddress)?.[1]) - 11;
     grid.push([body.fullAddress, 400000 + i * 10000, 3, 2, 6]);
   }
-  const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
+  const wb = installFakeExcel({ sheets: [{ name: "Deals", rows: grid }] });
   const table = await readSelectedTable(wb.run);
   const job = planScreening(table, recognizeColumns(table.headers), { strategy: "buy", numbers: "point" });
   await runScreening({ client, run: wb.run }, job, { sandbox: true });
   return grid.map((row, r) => [...row, ...(writtenAt(wb, HEADER.length).get(r) ?? [])]);
 }
 
-function writtenAt(wb: ReturnType<typeof mockWorkbook>, column: number): Map<number, unknown[]> {
+function writtenAt(wb: FakeExcel, column: number): Map<number, unknown[]> {
   const rows = new Map<number, unknown[]>();
   for (const r of wb.ranges) {
-    if (r.column !== column || !Array.isArray(r.mock.values)) continue;
-    (r.mock.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
+    if (r.column !== column || !Array.isArray(r.values)) continue;
+    (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
   }
   return rows;
 }
 
 /** The table read as the Screen tab reads it, then rows 2–3 selected for the shortlist. */
 async function shortlist(grid: unknown[][]) {
-  const whole = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
+  const whole = installFakeExcel({ sheets: [{ name: "Deals", rows: grid }] });
   const table = await readSelectedTable(whole.run);
-  const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }], selection: { row: 2, column: 0, rows: 2, columns: 1 } });
+  const wb = installFakeExcel({
+    sheets: [{ name: "Deals", rows: grid }],
+    selection: { row: 2, column: 0, rows: 2, columns: 1 },
+  });
   const { selected, ids } = await readShortlist(wb.run, table);
   return { wb, table, job: planShortlist(table, selected, ids, { addAIComps: true, addAIExpenseEstimates: true }) };
 }

@@ -5,9 +5,9 @@ import { findAnalysisId } from "../../taskpane/excel/selected";
 import { ChunkedWriter, excelCell } from "../../taskpane/excel/writer";
 import { PaneError } from "../../taskpane/pane-error";
 import { buyAnswer } from "../sheet/fixtures";
-import { mockWorkbook } from "./office-mock";
+import { installFakeExcel } from "./fake-excel";
 
-/** Workbook interactions of the task pane, on office-addin-mock's objects: what is read, what is written, and how many syncs it takes. */
+/** Workbook interactions of the task pane, on the fake Excel: what is read, what is written, and how many syncs it takes. */
 
 const HEADER = ["Property Address", "List Price ($)", "Beds", "Baths", "Sleeps"];
 const row = (i: number) => [`${i} Main St, Austin TX`, 400000 + i, 3, 2, 6];
@@ -22,7 +22,10 @@ describe("reading the selected table with its header row", () => {
   test("one cell of a plain range: the region around it, header first, in three syncs", async () => {
     const grid = portfolio(4, { row: 2, column: 1 });
     grid[0] = ["A title above the table"];
-    const wb = mockWorkbook({ sheets: [{ name: "Deals", id: "{d}", grid }], selection: { row: 4, column: 2 } });
+    const wb = installFakeExcel({
+      sheets: [{ name: "Deals", id: "{d}", rows: grid }],
+      selection: { row: 4, column: 2 },
+    });
     const table = await readSelectedTable(wb.run);
     expect(table).toMatchObject({
       sheetId: "{d}",
@@ -36,17 +39,17 @@ describe("reading the selected table with its header row", () => {
     expect(table.headers).toEqual(HEADER);
     expect(table.rows.map((r) => r.sheetRow)).toEqual([3, 4, 5, 6]);
     expect(table.rows[0]?.cells).toEqual(row(1));
-    expect(wb.syncs()).toBe(3);
+    expect(wb.syncs).toBe(3);
   });
 
   test("a cell in an Excel table: the table's range, its totals row left out", async () => {
     const grid = portfolio(3);
     grid[4] = ["Total", 1200000, "", "", ""];
     grid[5] = ["stray cell below, outside the table"];
-    const wb = mockWorkbook({
-      sheets: [{ name: "Sheet1", grid }],
+    const wb = installFakeExcel({
+      sheets: [{ name: "Sheet1", rows: grid }],
       selection: { row: 2, column: 1 },
-      tableAtSelection: { name: "Deals", row: 0, column: 0, rows: 5, columns: 5, showTotals: true },
+      tables: [{ name: "Deals", row: 0, column: 0, rows: 5, columns: 5, showTotals: true }],
     });
     const table = await readSelectedTable(wb.run);
     expect(table.tableName).toBe("Deals");
@@ -58,8 +61,8 @@ describe("reading the selected table with its header row", () => {
   });
 
   test("whole columns selected: cut to the used range, trailing blank rows dropped", async () => {
-    const wb = mockWorkbook({
-      sheets: [{ name: "Sheet1", grid: portfolio(2) }],
+    const wb = installFakeExcel({
+      sheets: [{ name: "Sheet1", rows: portfolio(2) }],
       selection: { row: 0, column: 0, rows: 1_048_576, columns: 5 },
     });
     const table = await readSelectedTable(wb.run);
@@ -71,26 +74,26 @@ describe("reading the selected table with its header row", () => {
     const grid = portfolio(2);
     const fields = defaultScreeningFields("buy");
     grid[0] = [...HEADER, ...resultBlockHeader(fields, true).map((c) => c.value)];
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid }], selection: { row: 1, column: 0 } });
+    const wb = installFakeExcel({ sheets: [{ name: "Sheet1", rows: grid }], selection: { row: 1, column: 0 } });
     const table = await readSelectedTable(wb.run);
     expect(table.block).toEqual({ start: HEADER.length, width: resultBlockWidth(fields), fields });
   });
 
   test("a header with nothing under it is refused, saying what to select", async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: [HEADER] }], selection: { row: 0, column: 0 } });
+    const wb = installFakeExcel({ sheets: [{ name: "Sheet1", rows: [HEADER] }], selection: { row: 0, column: 0 } });
     await expect(readSelectedTable(wb.run)).rejects.toThrow(PaneError);
     await expect(readSelectedTable(wb.run)).rejects.toThrow(/header row and nothing under it/);
   });
 
   test(`a table of more than ${READ_CHUNK_ROWS} rows is read ${READ_CHUNK_ROWS} rows a sync`, async () => {
-    const wb = mockWorkbook({
-      sheets: [{ name: "Sheet1", grid: portfolio(READ_CHUNK_ROWS + 1000) }],
+    const wb = installFakeExcel({
+      sheets: [{ name: "Sheet1", rows: portfolio(READ_CHUNK_ROWS + 1000) }],
       selection: { row: 0, column: 0 },
     });
     const table = await readSelectedTable(wb.run);
     expect(table.rows).toHaveLength(READ_CHUNK_ROWS + 1000);
     expect(table.rows.at(-1)?.cells[1]).toBe(400000 + READ_CHUNK_ROWS + 1000);
-    expect(wb.syncs()).toBe(2 + 2);
+    expect(wb.syncs).toBe(2 + 2);
   });
 });
 
@@ -105,14 +108,14 @@ describe("writing result rows in chunks", () => {
   ];
 
   test("450 rows: three syncs of at most 200 rows, each range given its number formats with its values", async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(450) }] });
+    const wb = installFakeExcel({ sheets: [{ name: "Sheet1", rows: portfolio(450) }] });
     const writer = new ChunkedWriter({ run: wb.run, sheetId: "{Sheet1}", left: 5, width, maxDelayMs: 60_000 });
     writer.header(0, resultBlockHeader(fields, true));
     for (let i = 1; i <= 450; i++) writer.put(i, cells(i));
     await writer.close();
 
-    expect(wb.syncs()).toBeLessThanOrEqual(Math.ceil(450 / 200) + 1);
-    expect(writer.syncs).toBe(wb.syncs());
+    expect(wb.syncs).toBeLessThanOrEqual(Math.ceil(450 / 200) + 1);
+    expect(writer.syncs).toBe(wb.syncs);
     expect(writer.rowsWritten).toBe(450);
     const data = wb.ranges.filter((r) => r.row > 0);
     expect(data.map((r) => r.rows)).toEqual([200, 200, 50]);
@@ -120,44 +123,44 @@ describe("writing result rows in chunks", () => {
     for (const r of data) {
       expect(r.column).toBe(5);
       expect(r.columns).toBe(width);
-      expect(r.mock.values).toHaveLength(r.rows);
-      expect(r.mock.numberFormat).toHaveLength(r.rows);
-      expect(r.mock.numberFormat[0]).toEqual(["General", "yyyy-mm-dd hh:mm", ...fields.map(() => "$#,##0"), "General"]);
+      expect(r.values).toHaveLength(r.rows);
+      expect(r.numberFormat).toHaveLength(r.rows);
+      expect(r.numberFormat?.[0]).toEqual(["General", "yyyy-mm-dd hh:mm", ...fields.map(() => "$#,##0"), "General"]);
     }
-    expect(data[0]?.mock.values[0][2]).toBe(10);
+    expect(data[0]?.values?.[0]?.[2]).toBe(10);
     // The header goes with the first chunk, bold and its columns fitted.
     const header = wb.ranges.find((r) => r.row === 0);
     expect(header?.before).toBe(0);
-    expect(header?.mock.values[0][0]).toBe("STR status");
-    expect(header?.mock.format.font.bold).toBe(true);
+    expect(header?.values?.[0]?.[0]).toBe("STR status");
+    expect(header?.bold).toBe(true);
   });
 
   test("rows arriving out of order: one sync, consecutive rows written as one range", async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(10) }] });
+    const wb = installFakeExcel({ sheets: [{ name: "Sheet1", rows: portfolio(10) }] });
     const writer = new ChunkedWriter({ run: wb.run, sheetId: "{Sheet1}", left: 5, width, maxDelayMs: 60_000 });
     for (const i of [5, 1, 3, 2, 9, 4, 10]) writer.put(i, cells(i));
     await writer.close();
-    expect(wb.syncs()).toBe(1);
+    expect(wb.syncs).toBe(1);
     expect(wb.ranges.map((r) => [r.row, r.rows])).toEqual([
       [1, 5],
       [9, 2],
     ]);
-    expect(wb.ranges[0]?.mock.values.map((v: unknown[]) => v[2])).toEqual([10, 20, 30, 40, 50]);
+    expect(wb.ranges[0]?.values?.map((v: unknown[]) => v[2])).toEqual([10, 20, 30, 40, 50]);
   });
 
   test("a slow trickle still reaches the sheet: what waited maxDelayMs is written", async () => {
     jest.useFakeTimers();
     try {
-      const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(3) }] });
+      const wb = installFakeExcel({ sheets: [{ name: "Sheet1", rows: portfolio(3) }] });
       const writer = new ChunkedWriter({ run: wb.run, sheetId: "{Sheet1}", left: 5, width, maxDelayMs: 20 });
       writer.put(1, cells(1));
       await jest.advanceTimersByTimeAsync(19);
-      expect(wb.syncs()).toBe(0);
+      expect(wb.syncs).toBe(0);
       await jest.advanceTimersByTimeAsync(1);
-      expect(wb.syncs()).toBe(1);
+      expect(wb.syncs).toBe(1);
       writer.put(2, cells(2));
       await writer.close();
-      expect(wb.syncs()).toBe(2);
+      expect(wb.syncs).toBe(2);
     } finally {
       jest.useRealTimers();
     }
@@ -169,7 +172,7 @@ describe("writing result rows in chunks", () => {
     // On a clock the test moves (fake timers), so a loaded machine cannot stretch 2 ms into 100.
     jest.useFakeTimers();
     try {
-      const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(200) }] });
+      const wb = installFakeExcel({ sheets: [{ name: "Sheet1", rows: portfolio(200) }] });
       const slow: typeof wb.run = async (batch) => {
         const result = await wb.run(batch);
         await new Promise((r) => setTimeout(r, 10));
@@ -192,7 +195,7 @@ describe("writing result rows in chunks", () => {
       await closing;
       const sizes = wb.ranges.map((r) => r.rows);
       expect(sizes.reduce((a, b) => a + b, 0)).toBe(200);
-      expect(wb.syncs()).toBeLessThanOrEqual(200 / 20 + 1);
+      expect(wb.syncs).toBeLessThanOrEqual(200 / 20 + 1);
       expect(sizes.slice(0, -1).every((n) => n === 20)).toBe(true);
     } finally {
       jest.useRealTimers();
@@ -200,7 +203,7 @@ describe("writing result rows in chunks", () => {
   });
 
   test("a narrower row blanks the rest of a wider, earlier block", async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Sheet1", grid: portfolio(1) }] });
+    const wb = installFakeExcel({ sheets: [{ name: "Sheet1", rows: portfolio(1) }] });
     const writer = new ChunkedWriter({
       run: wb.run,
       sheetId: "{Sheet1}",
@@ -210,7 +213,7 @@ describe("writing result rows in chunks", () => {
     });
     writer.put(1, []);
     await writer.close();
-    expect(wb.ranges[0]?.mock.values[0]).toEqual(Array(width + 2).fill(""));
+    expect(wb.ranges[0]?.values?.[0]).toEqual(Array(width + 2).fill(""));
   });
 
   test("a write Excel refuses stops the writer: reported once, nothing more sent to Excel", async () => {
@@ -276,39 +279,34 @@ describe("comparables: the analysis in the selected cell, and Insert as table", 
   });
 
   test("insert: a new sheet named after the analysis, the comparables as an Excel table with formats and links, a percentile chart; two syncs", async () => {
-    const wb = mockWorkbook({
+    const wb = installFakeExcel({
       sheets: [
-        { name: "Sheet1", grid: [["x"]] },
-        { name: "Comps an_buy_1", grid: [] },
+        { name: "Sheet1", rows: [["x"]] },
+        { name: "Comps an_buy_1", rows: [] },
       ],
     });
     const analysis = analysisOf(buyAnswer);
     if (!analysis) throw new Error("fixture has no analysis");
     const result = await insertComparablesSheet(wb.run, analysis, warningTexts(buyAnswer));
     expect(result).toMatchObject({ sheetName: "Comps an_buy_1 (2)", rows: 3 });
-    expect(wb.syncs()).toBe(2);
-    const [sheet] = wb.added;
-    expect(sheet?.name).toBe("Comps an_buy_1 (2)");
-    const table = wb.ranges.find((r) => r.sheet === sheet?.name && r.column === 0);
+    expect(wb.syncs).toBe(2);
+    const sheet = "Comps an_buy_1 (2)";
+    expect(wb.sheetNames()).toEqual(["Sheet1", "Comps an_buy_1", sheet]);
+    const table = wb.ranges.find((r) => r.sheet === sheet && r.column === 0);
     expect(table?.rows).toBe(4);
-    expect(table?.mock.values[0][0]).toBe("Listing");
-    expect(table?.mock.values[1][0]).toBe("Listing 1");
-    expect(table?.mock.values[1][8]).toBe('=HYPERLINK("https://listings.example/1")');
-    expect(table?.mock.numberFormat[1][4]).toBe("$#,##0");
+    expect(table?.values?.[0]?.[0]).toBe("Listing");
+    expect(table?.values?.[1]?.[0]).toBe("Listing 1");
+    expect(table?.values?.[1]?.[8]).toBe('=HYPERLINK("https://listings.example/1")');
+    expect(table?.numberFormat?.[1]?.[4]).toBe("$#,##0");
     // The answer's warnings in each row's last cell: a sandbox comparable says it is simulated.
-    expect(table?.mock.values[0].at(-1)).toBe("Warnings");
-    expect(table?.mock.values[1].at(-1)).toMatch(/^⚠ SANDBOX: simulated data \| /);
-    const percentiles = wb.ranges.find((r) => r.sheet === sheet?.name && r.column > 0);
-    expect(percentiles?.mock.values.map((v: unknown[]) => v[1])).toEqual([
-      "Annual revenue",
-      48000,
-      60000,
-      72000,
-      85000,
-    ]);
-    expect(sheet?.tables).toEqual([{ range: table?.mock, hasHeaders: true }]);
-    expect(sheet?.charts.map((c) => [c.type, c.title.text])).toEqual([
-      ["ColumnClustered", "Annual revenue by percentile — 12 Main St, Austin TX"],
+    expect(table?.values?.[0]?.at(-1)).toBe("Warnings");
+    expect(table?.values?.[1]?.at(-1)).toMatch(/^⚠ SANDBOX: simulated data \| /);
+    const percentiles = wb.ranges.find((r) => r.sheet === sheet && r.column > 0);
+    expect(percentiles?.values?.map((v: unknown[]) => v[1])).toEqual(["Annual revenue", 48000, 60000, 72000, 85000]);
+    // The Excel table over the comparables' range, with its header row.
+    expect(wb.tables).toEqual([{ sheet, row: 0, column: 0, rows: 4, columns: table?.columns, hasHeaders: true }]);
+    expect(wb.charts.map((c) => [c.sheet, c.type, c.title])).toEqual([
+      [sheet, "ColumnClustered", "Annual revenue by percentile — 12 Main St, Austin TX"],
     ]);
   });
 

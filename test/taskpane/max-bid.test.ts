@@ -6,7 +6,7 @@ import { analysisOf, findResultBlock } from "../../src/sheet";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, startRelay } from "../support/relay";
-import { mockWorkbook } from "./office-mock";
+import { installFakeExcel } from "./fake-excel";
 
 /** The pane's Max bid column: STR.MAXBID of each screened row's analysis, beside its figures, free. */
 test("a max-bid rule adds its column after the fields, each row's price as STR.MAXBID gives it, found again by its header", async () => {
@@ -20,7 +20,7 @@ test("a max-bid rule adds its column after the fields, each row's price as STR.M
       ["1 Bid St, Austin TX", 250000, 3, 2, 6],
       ["2 Bid St, Austin TX", 900000, 4, 3, 8],
     ];
-    const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
+    const wb = installFakeExcel({ sheets: [{ name: "Deals", rows: grid }] });
     const table = await readSelectedTable(wb.run);
     const rule = parseMaxBidRule("cap-rate>=5%");
     if (!rule.ok) throw new Error(rule.message);
@@ -37,8 +37,8 @@ test("a max-bid rule adds its column after the fields, each row's price as STR.M
 
     const rows = new Map<number, unknown[]>();
     for (const r of wb.ranges)
-      if (r.column === 5 && Array.isArray(r.mock.values))
-        (r.mock.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
+      if (r.column === 5 && Array.isArray(r.values))
+        (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
     const header = rows.get(0) as unknown[];
     const bidAt = header.indexOf("Max bid (cap-rate>=5%)");
     const idAt = header.indexOf("Analysis id");

@@ -3,18 +3,12 @@ import { workbookNumberStyle } from "../../taskpane/excel/number-style";
 import { ExcelRun } from "../../taskpane/excel/host";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { planScreening } from "../../taskpane/screen";
-import { mockWorkbook } from "./office-mock";
+import { installFakeExcel } from "./fake-excel";
 
 /** The pane reads text numbers by the workbook's own decimal mark, and refuses them when Excel cannot say it. */
 function cultureRun(decimalMark: string): { run: ExcelRun; calls: () => number } {
-  let calls = 0;
-  const numberFormat = { numberDecimalSeparator: decimalMark, load: () => undefined };
-  const context = { application: { cultureInfo: { numberFormat } }, sync: async () => undefined };
-  const run: ExcelRun = async (batch) => {
-    calls++;
-    return batch(context as unknown as Excel.RequestContext);
-  };
-  return { run, calls: () => calls };
+  const excel = installFakeExcel({ sheets: [{ name: "Sheet1", rows: [] }], decimalSeparator: decimalMark });
+  return { run: excel.run, calls: () => excel.runs };
 }
 
 describe("the workbook's decimal mark", () => {
@@ -37,7 +31,7 @@ describe("the workbook's decimal mark", () => {
       ["1 Main St, Austin TX", "450.000", 3, "1,5", 6],
       ["2 Main St, Austin TX", 450000, 3, 2, 6],
     ];
-    const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
+    const wb = installFakeExcel({ sheets: [{ name: "Deals", rows: grid }] });
     const table = await readSelectedTable(wb.run);
     const mapping = recognizeColumns(table.headers);
     const numbers = await workbookNumberStyle(cultureRun(",").run, () => true);

@@ -4,7 +4,7 @@ import { ExcelRun } from "../../taskpane/excel/host";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { PlannedBlock, inTheWay, mayCover, placeResults } from "../../taskpane/overwrite";
 import { planScreening } from "../../taskpane/screen";
-import { mockWorkbook } from "./office-mock";
+import { FakeExcel, installFakeExcel } from "./fake-excel";
 
 /**
  * The one rule for results that would land on the user's cells, as the Screen and Refresh tabs
@@ -20,15 +20,20 @@ const ROWS = [
 
 /** A table in A1:E3 of Deals (results from column F), and maybe a second one under it from row 10. */
 function workbook(second = false) {
-  const grid: unknown[][] = [HEADER, ...ROWS].map((r) => [...r]);
+  const rows: unknown[][] = [HEADER, ...ROWS].map((r) => [...r]);
   if (second) {
-    grid[9] = [...HEADER];
-    grid[10] = ["9 Elm St, Austin TX", 300000, 2, 1, 4];
+    rows[9] = [...HEADER];
+    rows[10] = ["9 Elm St, Austin TX", 300000, 2, 1, 4];
   }
-  const sheets = [{ name: "Deals", grid }];
-  const at = (row: number) =>
-    mockWorkbook({ sheets, selection: { row, column: 0, rows: row === 0 ? 3 : 2, columns: HEADER.length } });
-  return { grid, run: at(0).run, second: at(9).run };
+  const excel = installFakeExcel({ sheets: [{ name: "Deals", rows }] });
+  /** Excel.run with the table from `row` selected. */
+  const selecting =
+    (row: number): ExcelRun =>
+    (batch) => {
+      excel.select("Deals", row, 0, row === 0 ? 3 : 2, HEADER.length);
+      return excel.run(batch);
+    };
+  return { excel, run: selecting(0), second: selecting(9) };
 }
 
 /** The table's block as planned, and what was in its way when the user was asked. */
@@ -38,9 +43,7 @@ async function planned(run: ExcelRun, read: ExcelRun = run): Promise<PlannedBloc
   return { job, earlier: undefined, shown: await checkDestination(run, destinationOf(job, undefined)) };
 }
 
-const type = (grid: unknown[][], row: number, column: number, value: unknown) => {
-  (grid[row] ??= [])[column] = value;
-};
+const type = (excel: FakeExcel, row: number, column: number, value: unknown) => excel.type("Deals", row, column, value);
 
 describe("the results may cover only what the user agreed to", () => {
   test("with Overwrite, as many of the user's cells as they were shown; writing further right, none", () => {
@@ -61,9 +64,9 @@ describe("placing the results just before anything is sent", () => {
   });
 
   test("a note typed where the results go after the question was asked (none shown): asked again, with that note", async () => {
-    const { grid, run } = workbook();
+    const { excel, run } = workbook();
     const block = await planned(run);
-    type(grid, 2, 7, "call back");
+    type(excel, 2, 7, "call back");
     for (const placement of ["right", "overwrite"] as const) {
       const placed = await placeResults(run, [block], placement);
       expect(placed).toEqual({
@@ -74,8 +77,8 @@ describe("placing the results just before anything is sent", () => {
   });
 
   test("further right, as the user chose: written where they were told while those columns stay free", async () => {
-    const { grid, run } = workbook();
-    type(grid, 1, 6, "call back");
+    const { excel, run } = workbook();
+    type(excel, 1, 6, "call back");
     const block = await planned(run);
     expect(block.shown).toMatchObject({ occupied: 1, freeLeft: 7 });
     const placed = await placeResults(run, [block], "right");
@@ -83,10 +86,10 @@ describe("placing the results just before anything is sent", () => {
   });
 
   test("further right, but a note typed since in the columns the user was told: asked again, about the block where planned", async () => {
-    const { grid, run } = workbook();
-    type(grid, 1, 6, "call back");
+    const { excel, run } = workbook();
+    type(excel, 1, 6, "call back");
     const block = await planned(run);
-    type(grid, 2, 10, "ring Tuesday");
+    type(excel, 2, 10, "ring Tuesday");
     const placed = await placeResults(run, [block], "right");
     // The question names the block's own columns; the free columns now start right of the new note.
     expect(placed).toEqual({
@@ -96,28 +99,28 @@ describe("placing the results just before anything is sent", () => {
   });
 
   test("Overwrite: goes while no more of the user's cells are in the way than were shown; one more, asked again", async () => {
-    const { grid, run } = workbook();
-    type(grid, 1, 6, "call back");
-    type(grid, 2, 6, "twice");
+    const { excel, run } = workbook();
+    type(excel, 1, 6, "call back");
+    type(excel, 2, 6, "twice");
     const block = await planned(run);
     expect(block.shown.occupied).toBe(2);
-    type(grid, 2, 6, "");
+    type(excel, 2, 6, "");
     expect(await placeResults(run, [block], "overwrite")).toEqual({ go: true, jobs: [block.job] });
-    type(grid, 2, 6, "twice");
-    type(grid, 0, 9, "My notes");
+    type(excel, 2, 6, "twice");
+    type(excel, 0, 9, "My notes");
     const placed = await placeResults(run, [block], "overwrite");
     expect(placed.go).toBe(false);
     expect(!placed.go && placed.now[0]?.occupied).toBe(3);
   });
 
   test("block by block: a cell typed beside one table is not made up for by one cleared beside another", async () => {
-    const { grid, run, second } = workbook(true);
-    type(grid, 1, 6, "call back");
+    const { excel, run, second } = workbook(true);
+    type(excel, 1, 6, "call back");
     const blocks = [await planned(run), await planned(run, second)];
     expect(blocks.map((b) => b.shown.occupied)).toEqual([1, 0]);
     // Both answered "overwrite": the first note cleared, a note typed where the second table's results go.
-    type(grid, 1, 6, "");
-    type(grid, 10, 7, "sold");
+    type(excel, 1, 6, "");
+    type(excel, 10, 7, "sold");
     const placed = await placeResults(run, blocks, "overwrite");
     expect(placed.go).toBe(false);
     expect(!placed.go && placed.now.map((c) => c.occupied)).toEqual([0, 1]);

@@ -1,6 +1,6 @@
 import { installCustomFunctionsRuntime } from "../support/custom-functions";
 import { TEST_TOKEN, TestRelay, buyBody, buyBodyWithPhotos, startRelay } from "../support/relay";
-import { mockWorkbook } from "./office-mock";
+import { installFakeExcel } from "./fake-excel";
 
 installCustomFunctionsRuntime();
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -66,14 +66,15 @@ describe("the refresh estimate of STR formulas, against the ledger", () => {
       () => STR.buy([[fresh.fullAddress]], "call agent", 3, 2, 8),
     ];
     const answers: Promise<unknown>[] = [];
-    const wb = mockWorkbook({
-      sheets: [{ name: "Deals", grid }],
-      activeSheet: "Deals",
-      onCalculate: () => {
-        // Settled, as Excel shows a failure in its cell: the bad one's #VALUE! included.
-        for (const f of evaluate) answers.push(f().catch((error: unknown) => error));
+    const wb = installFakeExcel(
+      { sheets: [{ name: "Deals", rows: grid }] },
+      {
+        onCalculate: () => {
+          // Settled, as Excel shows a failure in its cell: the bad one's #VALUE! included.
+          for (const f of evaluate) answers.push(f().catch((error: unknown) => error));
+        },
       },
-    });
+    );
     const { client } = await addinConnection().get();
 
     const plan = await planRefresh({ client, run: wb.run }, "sheet", { strategy: "buy" });
@@ -104,11 +105,10 @@ describe("the refresh estimate of STR formulas, against the ledger", () => {
       [id, "=STR.ENHANCE(A2,FALSE,TRUE)"],
       ["", "=STR.ENHANCE(A2,FALSE,TRUE)"],
     ];
-    const wb = mockWorkbook({
-      sheets: [{ name: "Deals", grid }],
-      activeSheet: "Deals",
-      onCalculate: () => answers.push(evaluate()),
-    });
+    const wb = installFakeExcel(
+      { sheets: [{ name: "Deals", rows: grid }] },
+      { onCalculate: () => answers.push(evaluate()) },
+    );
     const { client } = await addinConnection().get();
     const plan = await planRefresh({ client, run: wb.run }, "sheet", { strategy: "buy" });
     // Both cells, one request, one AI step.
@@ -141,13 +141,14 @@ describe("the refresh estimate of STR formulas, against the ledger", () => {
     await STR.buy([[newer.fullAddress]], newer.purchasePriceUSD, 3, 2, 8);
     const formula = (b: typeof older) => `=STR.BUY("${b.fullAddress}",${b.purchasePriceUSD},3,2,8)`;
     const answers: Promise<unknown>[] = [];
-    const wb = mockWorkbook({
-      sheets: [{ name: "Deals", grid: [[formula(older)], [formula(newer)]] }],
-      activeSheet: "Deals",
-      onCalculate: () => {
-        for (const b of [older, newer]) answers.push(STR.buy([[b.fullAddress]], b.purchasePriceUSD, 3, 2, 8));
+    const wb = installFakeExcel(
+      { sheets: [{ name: "Deals", rows: [[formula(older)], [formula(newer)]] }] },
+      {
+        onCalculate: () => {
+          for (const b of [older, newer]) answers.push(STR.buy([[b.fullAddress]], b.purchasePriceUSD, 3, 2, 8));
+        },
       },
-    });
+    );
     const { client } = await addinConnection().get();
     // "Older than 2 days", two days after the cutoff: the first analysis has aged, the second not.
     const plan = await planRefresh({ client, run: wb.run }, "sheet", {

@@ -1,6 +1,6 @@
 import { installCustomFunctionsRuntime } from "../support/custom-functions";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
-import { mockWorkbook } from "./office-mock";
+import { installFakeExcel } from "./fake-excel";
 
 installCustomFunctionsRuntime();
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -62,12 +62,10 @@ describe("the refresh gate, on the real relay and its sandbox", () => {
       answers = bodies.map((_, i) => call(i));
       setTimeout(() => answers.push(call(0)), 20);
     };
-    const wb = mockWorkbook({
-      sheets: [{ name: "Deals", grid: grid() }],
-      activeSheet: "Deals",
-      selection: { row: 1, column: 5, rows: PRICED, columns: 1 },
-      onCalculate: recalculateAll,
-    });
+    const wb = installFakeExcel(
+      { sheets: [{ name: "Deals", rows: grid() }], selection: { row: 1, column: 5, rows: PRICED, columns: 1 } },
+      { onCalculate: recalculateAll },
+    );
     const { client } = await addinConnection().get();
     const plan = await planRefresh({ client, run: wb.run }, "selection", { strategy: "buy" });
     expect(plan.formulaCalls).toBe(PRICED);

@@ -3,7 +3,7 @@ import { defaultScreeningFields, resultBlockHeader } from "../../src/sheet";
 import { UndoGroup } from "../../taskpane/excel/host";
 import { RefreshTab, RefreshTabDeps, olderThanDays } from "../../taskpane/refresh-tab";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { MockWorkbook, mockWorkbook } from "./office-mock";
+import { FakeExcel, installFakeExcel } from "./fake-excel";
 
 /**
  * The Refresh tab without a browser: a sheet's screened table found and priced (nothing sent), then
@@ -23,11 +23,11 @@ function screenedWithNotes(notes: string[]) {
   notes.forEach((note, i) =>
     grid.push([`${i + 1} Note Ln, Austin TX`, 400000 + i, 3, 2, 6, "Created", 45800, ...FIELDS.map(() => 1), note]),
   );
-  const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }], activeSheet: "Deals" });
-  return { grid, wb, notesColumn: 5 + 2 + FIELDS.length };
+  const wb = installFakeExcel({ sheets: [{ name: "Deals", rows: grid }] });
+  return { wb, notesColumn: 5 + 2 + FIELDS.length };
 }
 
-function pane(wb: MockWorkbook, client: () => Promise<RelayClient>) {
+function pane(wb: FakeExcel, client: () => Promise<RelayClient>) {
   const told = { modes: [] as string[], spendChanged: 0, groups: 0, closed: 0, tables: [] as number[] };
   const deps: RefreshTabDeps = {
     run: wb.run,
@@ -43,12 +43,12 @@ function pane(wb: MockWorkbook, client: () => Promise<RelayClient>) {
   return { tab: new RefreshTab(deps), told };
 }
 
-/** Each sheet row's values written from `column` on (reads load no values). */
-function written(wb: MockWorkbook, column: number): Map<number, unknown[]> {
+/** Each sheet row's values written from `column` on, from every range given values. */
+function written(wb: FakeExcel, column: number): Map<number, unknown[]> {
   const rows = new Map<number, unknown[]>();
   for (const r of wb.ranges) {
-    if (r.column !== column || !Array.isArray(r.mock.values)) continue;
-    (r.mock.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
+    if (r.column !== column || !Array.isArray(r.values)) continue;
+    (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
   }
   return rows;
 }
@@ -118,10 +118,10 @@ describe("Find, then Refresh, on the relay's sandbox", () => {
   }, 60_000);
 
   test("Overwrite, and a note typed in the way after the plan: asked again, nothing sent, the plan kept with what is in the way now; confirmed, written over", async () => {
-    const { grid, wb, notesColumn } = screenedWithNotes(["call the owner", "", ""]);
+    const { wb, notesColumn } = screenedWithNotes(["call the owner", "", ""]);
     const { tab, told } = pane(wb, async () => client);
     await tab.find("sheet", SHEET);
-    (grid[2] as unknown[])[notesColumn] = "ring Tuesday";
+    wb.type("Deals", 2, notesColumn, "ring Tuesday");
     const arrivals = t.sandboxStats().arrivals;
 
     const asked = await tab.refresh("overwrite");
@@ -140,11 +140,11 @@ describe("Find, then Refresh, on the relay's sandbox", () => {
   }, 60_000);
 
   test("further right, and a note typed since in the columns the results were to take: asked again, with the free columns further on", async () => {
-    const { grid, wb, notesColumn } = screenedWithNotes(["call the owner", "", ""]);
+    const { wb, notesColumn } = screenedWithNotes(["call the owner", "", ""]);
     const { tab } = pane(wb, async () => client);
     await tab.find("sheet", SHEET);
     expect(tab.state.plan?.destinations).toMatchObject([{ occupied: 2, freeLeft: notesColumn + 1 }]);
-    (grid[1] as unknown[])[notesColumn + 1] = "sold";
+    wb.type("Deals", 1, notesColumn + 1, "sold");
     const arrivals = t.sandboxStats().arrivals;
     const asked = await tab.refresh("right");
     expect(asked).toMatchObject({ kind: "ask-again", destinations: [{ occupied: 2, freeLeft: notesColumn + 2 }] });

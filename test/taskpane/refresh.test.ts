@@ -6,7 +6,7 @@ import { formulaCalls } from "../../taskpane/excel/formula-arguments";
 import { estimateFormulas, pricedRequests, readFormulaRequests } from "../../taskpane/formula-requests";
 import { inTheWay, placeResults } from "../../taskpane/overwrite";
 import { coveredCells, planRefresh, plannedBlocks, recalculateFormulas, strategyOfBlock } from "../../taskpane/refresh";
-import { mockWorkbook } from "./office-mock";
+import { installFakeExcel } from "./fake-excel";
 
 /**
  * Refresh by scope (selection, sheet, workbook): which STR formulas and screened tables each scope
@@ -44,16 +44,17 @@ const workbook = (
   selection?: { row: number; column: number; rows?: number; columns?: number; sheet?: string },
   onCalculate?: (address: string) => void,
 ) =>
-  mockWorkbook({
-    sheets: [
-      { name: "Portfolio", grid: portfolioSheet() },
-      { name: "Other", grid: otherSheet() },
-      { name: "Empty", grid: [] },
-    ],
-    activeSheet: "Portfolio",
-    ...(selection ? { selection } : {}),
-    ...(onCalculate ? { onCalculate } : {}),
-  });
+  installFakeExcel(
+    {
+      sheets: [
+        { name: "Portfolio", rows: portfolioSheet() },
+        { name: "Other", rows: otherSheet() },
+        { name: "Empty", rows: [] },
+      ],
+      ...(selection ? { selection } : {}),
+    },
+    { onCalculate },
+  );
 
 describe("what a refresh scope holds", () => {
   test("selection: the formulas in it and the screened rows it touches, nothing else", async () => {
@@ -87,7 +88,7 @@ describe("what a refresh scope holds", () => {
       ["Portfolio!A11:Q13", 2],
     ]);
     // One sync for the sheet, one for its used range.
-    expect(wb.syncs()).toBe(2);
+    expect(wb.syncs).toBe(2);
   });
 
   test("workbook: every sheet, an empty one skipped; the formulas of each, recalculated by used range", async () => {
@@ -155,7 +156,7 @@ describe("what a refresh costs, before anything is sent", () => {
     // A referenced cell holding an error: Excel shows the error and does not call the function.
     const portfolio = (formula: string) => ({ ...cell(formula), sheetId: "{Portfolio}", sheetName: "Portfolio" });
     const errors = await readFormulaRequests(
-      mockWorkbook({ sheets: [{ name: "Portfolio", grid: [["#N/A", 400000]] }] }).run,
+      installFakeExcel({ sheets: [{ name: "Portfolio", rows: [["#N/A", 400000]] }] }).run,
       [portfolio("=STR.BUY(A1,B1,3,2,6)"), portfolio('=STR.BUY("1 Main St, Austin TX",B1,3,2,6)')],
     );
     expect(errors.map((r) => r.kind)).toEqual(["invalid", "request"]);
@@ -278,7 +279,7 @@ describe("what a table's rewrite would cover", () => {
     notes.forEach((note, i) =>
       grid.push([`${i + 1} Oak Ave, Austin TX`, 2100, 2, 1, 4, "Created", 45800, ...arbFields.map(() => 1), note]),
     );
-    return mockWorkbook({ sheets: [{ name: "Deals", grid }], activeSheet: "Deals" });
+    return installFakeExcel({ sheets: [{ name: "Deals", rows: grid }] });
   };
 
   test("the user's cells where the block now reaches are found; the block goes right of them unless told to overwrite", async () => {
@@ -310,7 +311,7 @@ describe("refresh older than N days", () => {
     (grid[2] as unknown[])[6] = today - 2;
     (grid[3] as unknown[])[6] = "";
     (grid[3] as unknown[])[5] = "Failed";
-    const wb = mockWorkbook({ sheets: [{ name: "Portfolio", grid }], activeSheet: "Portfolio" });
+    const wb = installFakeExcel({ sheets: [{ name: "Portfolio", rows: grid }] });
     const plan = await planRefresh({ client: creatingClient(), run: wb.run }, "sheet", {
       strategy: "buy",
       olderThanDays: 30,
@@ -357,7 +358,7 @@ describe("refreshing formulas through the gate", () => {
     expect(result).toEqual({ calls: 3, notMade: 0 });
     expect(seen.slice(0, 4).map(([, admitted]) => admitted)).toEqual([false, true, true, true]);
     expect(gate.isOpen()).toBe(false);
-    expect(wb.calculated).toEqual(["Portfolio!0,0,13,21"]);
+    expect(wb.calculated).toEqual(["Portfolio!A1:U13"]);
   });
 
   test("priced calls that never come: the wait ends after the quiet period and the gate is closed", async () => {

@@ -2,10 +2,10 @@ import { RelayCallError, RelayClient } from "../../src/client";
 import { UndoGroup } from "../../taskpane/excel/host";
 import { ScreenTab, ScreenTabDeps } from "../../taskpane/screen-tab";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { MockWorkbook, mockWorkbook } from "./office-mock";
+import { FakeExcel, installFakeExcel } from "./fake-excel";
 
 /**
- * The Screen tab without a browser: the table read from an office-addin-mock workbook, the
+ * The Screen tab without a browser: the table read from the fake Excel's workbook, the
  * settings made on it, Estimate (a dry run on the real relay's sandbox) and Screen, as the view
  * forwards the user's clicks. Cells typed where the results go after the estimate are asked about
  * again (overwrite.ts), and nothing is sent meanwhile.
@@ -20,15 +20,15 @@ function table(rows: number, street: string): unknown[][] {
 
 function workbook(rows: number, street: string) {
   const grid = table(rows, street);
-  const wb = mockWorkbook({
-    sheets: [{ name: "Deals", grid }],
+  const wb = installFakeExcel({
+    sheets: [{ name: "Deals", rows: grid }],
     selection: { row: 0, column: 0, rows: rows + 1, columns: HEADER.length },
   });
-  return { grid, wb };
+  return { wb };
 }
 
 /** The pane around the tab: what it was told, and the undo steps it opened. */
-function pane(wb: MockWorkbook, client: () => Promise<RelayClient>, close?: () => Promise<void>) {
+function pane(wb: FakeExcel, client: () => Promise<RelayClient>, close?: () => Promise<void>) {
   const told = { modes: [] as string[], spendChanged: 0, groups: 0, closed: 0 };
   const deps: ScreenTabDeps = {
     run: wb.run,
@@ -50,11 +50,11 @@ function pane(wb: MockWorkbook, client: () => Promise<RelayClient>, close?: () =
 }
 
 /** Each sheet row's values written from `column` on, from every range the run wrote. */
-function written(wb: MockWorkbook, column: number): Map<number, unknown[]> {
+function written(wb: FakeExcel, column: number): Map<number, unknown[]> {
   const rows = new Map<number, unknown[]>();
   for (const r of wb.ranges) {
-    if (r.column !== column || !Array.isArray(r.mock.values)) continue;
-    (r.mock.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
+    if (r.column !== column || !Array.isArray(r.values)) continue;
+    (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
   }
   return rows;
 }
@@ -154,13 +154,13 @@ describe("Estimate, then Screen, on the relay's sandbox", () => {
   }, 60_000);
 
   test("a note typed where the results go after the estimate: asked again, nothing sent, the estimate kept; confirmed, written further right", async () => {
-    const { grid, wb } = workbook(3, "Note");
+    const { wb } = workbook(3, "Note");
     const { tab, told } = pane(wb, async () => client);
     await tab.readTable();
     await tab.dryRun();
     expect(tab.state.estimated?.destination.occupied).toBe(0);
-    (grid[2] as unknown[])[7] = "call back";
-    const typed = wb.syncs();
+    wb.type("Deals", 2, 7, "call back");
+    const typed = wb.syncs;
     const arrivals = t.sandboxStats().arrivals;
 
     const asked = await tab.screen("right");
@@ -181,7 +181,7 @@ describe("Estimate, then Screen, on the relay's sandbox", () => {
       (r) => r.before >= typed && r.column <= 7 && r.column + r.columns > 7 && r.row <= 2 && r.row + r.rows > 2,
     );
     expect(atNote.length).toBeGreaterThan(0);
-    for (const r of atNote) expect(Array.isArray(r.mock.values)).toBe(false);
+    for (const r of atNote) expect(Array.isArray(r.values)).toBe(false);
   }, 60_000);
 
   test("a run that cannot start (the token gone): failed, nothing sent, the estimate dropped; an undo step Excel could not close is said too", async () => {

@@ -5,10 +5,10 @@ import { maskBlock, resultBlockWidth } from "../../src/sheet";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { mockWorkbook } from "./office-mock";
+import { FakeExcel, installFakeExcel } from "./fake-excel";
 
 /**
- * Screening a table end to end in Node: read from an office-addin-mock workbook, a dry run and a run
+ * Screening a table end to end in Node: read from the fake Excel's workbook, a dry run and a run
  * against the real relay on its sandbox, results written back in chunks.
  */
 const HEADER = ["Property Address", "List Price ($)", "Beds", "Baths", "Sleeps", "Notes"];
@@ -35,11 +35,11 @@ async function listening(env: Record<string, string> = {}): Promise<{ t: TestRel
 }
 
 /** The block as written: sheet row → the row's values, from every range the run wrote. */
-function written(wb: ReturnType<typeof mockWorkbook>, column: number): Map<number, unknown[]> {
+function written(wb: FakeExcel, column: number): Map<number, unknown[]> {
   const rows = new Map<number, unknown[]>();
   for (const r of wb.ranges) {
-    if (r.column !== column || !Array.isArray(r.mock.values)) continue;
-    (r.mock.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
+    if (r.column !== column || !Array.isArray(r.values)) continue;
+    (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
   }
   return rows;
 }
@@ -56,8 +56,8 @@ describe("screening a table from the pane, on the real relay", () => {
     (grid[10] as unknown[])[1] = "n/a";
     grid[20] = [];
     // A blank row ends the region around one cell (as in Excel), so the whole table is selected.
-    const wb = mockWorkbook({
-      sheets: [{ name: "Deals", grid }],
+    const wb = installFakeExcel({
+      sheets: [{ name: "Deals", rows: grid }],
       selection: { row: 0, column: 0, rows: 451, columns: HEADER.length },
     });
     const read = await readSelectedTable(wb.run);
@@ -75,7 +75,7 @@ describe("screening a table from the pane, on the real relay", () => {
       sandbox: true,
     });
 
-    const before = wb.syncs();
+    const before = wb.syncs;
     const progress: number[] = [];
     const result = await runScreening({ client: relay.client, run: wb.run }, job, {
       sandbox: true,
@@ -87,7 +87,7 @@ describe("screening a table from the pane, on the real relay", () => {
     expect(result.progress).toMatchObject({ total: 449, done: 449, failed: 1, cached: 0 });
     expect(result.progress.spentUSD).toBeCloseTo(89.6, 5);
     expect(progress.at(-1)).toBe(449);
-    expect(wb.syncs() - before).toBe(result.syncs);
+    expect(wb.syncs - before).toBe(result.syncs);
     expect(result.syncs).toBeLessThanOrEqual(Math.ceil(450 / 200) + 2);
     expect(relay.t.sandboxStats()).toMatchObject({ reports: 448, duplicates: 0 });
 
@@ -110,14 +110,14 @@ describe("screening a table from the pane, on the real relay", () => {
     expect(block.get(1)?.[job.fields.findIndex((f) => f.path === "url") + 2]).toMatch(/^=HYPERLINK\("http/);
     // Number formats go with every chunk's values.
     for (const r of wb.ranges.filter((x) => x.column === HEADER.length && x.row > 0)) {
-      expect(r.mock.numberFormat).toHaveLength(r.rows);
+      expect(r.numberFormat).toHaveLength(r.rows);
       expect(r.rows).toBeLessThanOrEqual(200);
     }
   }, 60_000);
 
   test("screened again: the answered rows come from the cache, nothing billed twice, the block replaced in place", async () => {
     const grid = table(30, "Again");
-    const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
+    const wb = installFakeExcel({ sheets: [{ name: "Deals", rows: grid }] });
     const first = await readSelectedTable(wb.run);
     const job = planScreening(first, recognizeColumns(first.headers), { strategy: "buy", numbers: "point" });
     await runScreening({ client: relay.client, run: wb.run }, job, { sandbox: true });
@@ -126,7 +126,7 @@ describe("screening a table from the pane, on the real relay", () => {
     // The workbook now holds the block: read it again from a workbook with those cells.
     const block = written(wb, HEADER.length);
     const again = grid.map((row, r) => [...row, ...(block.get(r) ?? [])]);
-    const wb2 = mockWorkbook({ sheets: [{ name: "Deals", grid: again }] });
+    const wb2 = installFakeExcel({ sheets: [{ name: "Deals", rows: again }] });
     const second = await readSelectedTable(wb2.run);
     expect(second.block?.start).toBe(HEADER.length);
     const job2 = planScreening(second, recognizeColumns(maskBlock(second.headers, second.block)), {
@@ -148,7 +148,7 @@ describe("screening a table from the pane, on the real relay", () => {
 
   test("screened again 40 days later: cached and free, each row marked stale with the price of a refresh", async () => {
     const grid = table(3, "Stale");
-    const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
+    const wb = installFakeExcel({ sheets: [{ name: "Deals", rows: grid }] });
     const job = planScreening(await readSelectedTable(wb.run), recognizeColumns(HEADER), {
       strategy: "buy",
       numbers: "point",
@@ -174,7 +174,7 @@ describe("Cancel", () => {
     const relay = await listening({ RELAY_UPSTREAM_RPS: "40" });
     try {
       const grid = table(200, "Cancel");
-      const wb = mockWorkbook({ sheets: [{ name: "Deals", grid }] });
+      const wb = installFakeExcel({ sheets: [{ name: "Deals", rows: grid }] });
       const read = await readSelectedTable(wb.run);
       const job = planScreening(read, recognizeColumns(read.headers), { strategy: "buy", numbers: "point" });
       const controller = new AbortController();

@@ -5,7 +5,7 @@ import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { refreshTables } from "../../taskpane/refresh";
 import { ScreeningProgress, estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { mockWorkbook } from "./office-mock";
+import { installFakeExcel } from "./fake-excel";
 
 /**
  * Implausible inputs in the pane: the plan holds rows outside the plausibility bounds back, the dry
@@ -32,7 +32,7 @@ describe("unusual rows in the pane", () => {
   afterAll(() => t.close());
 
   test("held back unless confirmed: the estimate counts them, the run marks them unsent and bills only the others", async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Deals", grid: GRID }] });
+    const wb = installFakeExcel({ sheets: [{ name: "Deals", rows: GRID }] });
     const table = await readSelectedTable(wb.run);
     const mapping = recognizeColumns(table.headers);
     const job = planScreening(table, mapping, { strategy: "buy", numbers: "point" });
@@ -52,8 +52,8 @@ describe("unusual rows in the pane", () => {
     expect(result.progress).toMatchObject({ total: 3, done: 3, failed: 0, held: 2, spentUSD: 0.2 });
     const cells = new Map<number, unknown[]>();
     for (const r of wb.ranges)
-      if (r.column === GRID[0]!.length && Array.isArray(r.mock.values))
-        (r.mock.values as unknown[][]).forEach((v, i) => cells.set(r.row + i, v));
+      if (r.column === GRID[0]!.length && Array.isArray(r.values))
+        (r.values as unknown[][]).forEach((v, i) => cells.set(r.row + i, v));
     expect(cells.get(1)?.[0]).toBe("Failed");
     expect(String(cells.get(1)?.at(-1))).toMatch(/STR_UNUSUAL_INPUT.*Price 450 is under 10,000 USD.*tick/);
     expect(cells.get(2)?.[0]).toBe("Created");
@@ -64,7 +64,7 @@ describe("unusual rows in the pane", () => {
   }, 60_000);
 
   test("a refresh of two such tables sums the held rows apart from the failed ones", async () => {
-    const wb = mockWorkbook({ sheets: [{ name: "Deals", grid: GRID }] });
+    const wb = installFakeExcel({ sheets: [{ name: "Deals", rows: GRID }] });
     const table = await readSelectedTable(wb.run);
     const job = planScreening(table, recognizeColumns(table.headers), { strategy: "buy", numbers: "point" });
     const seen: ScreeningProgress[] = [];

@@ -1,30 +1,21 @@
 import { CellRow } from "../../src/sheet";
 import { ExcelRun } from "../../taskpane/excel/host";
 import { ChunkedWriter } from "../../taskpane/excel/writer";
+import { installFakeExcel } from "./fake-excel";
 
 /**
  * The result block's columns are fitted to their values, not to the header alone: Excel fits a
  * column to the cells of the range it is asked about (Range.AutoFit,
  * learn.microsoft.com/office/vba/api/excel.range.autofit), so a date under a short header showed
- * "#######". A stand-in context records every range fitted.
+ * "#######". The fake Excel records every range fitted.
  */
-function recordingRun(): { run: ExcelRun; fits: number[][]; syncs: () => number } {
-  const fits: number[][] = [];
-  let syncs = 0;
-  const context = {
-    workbook: {
-      worksheets: {
-        getItem: () => ({
-          getRangeByIndexes: (row: number, column: number, rows: number, columns: number) => ({
-            format: { font: {}, autofitColumns: () => fits.push([row, column, rows, columns]) },
-          }),
-        }),
-      },
-    },
-    sync: async () => void syncs++,
+function recordingRun(): { run: ExcelRun; fits: () => number[][]; syncs: () => number } {
+  const excel = installFakeExcel({ sheets: [{ name: "Sheet1", id: "s", rows: [] }] });
+  return {
+    run: excel.run,
+    fits: () => excel.ranges.filter((r) => r.autofit).map((r) => [r.row, r.column, r.rows, r.columns]),
+    syncs: () => excel.syncs,
   };
-  const run = (async (batch: (c: unknown) => Promise<unknown>) => batch(context)) as unknown as ExcelRun;
-  return { run, fits, syncs: () => syncs };
 }
 
 const header: CellRow = [
@@ -58,7 +49,7 @@ test("the header, then the header and the first rows with figures, the Warnings 
   writer.put(6, answered());
   await writer.close();
   // Header alone (with the first chunk), then rows 0–4 once the chunk with row 3's figures is written.
-  expect(fits).toEqual([
+  expect(fits()).toEqual([
     [0, 6, 1, 4],
     [0, 6, 5, 3],
   ]);
@@ -71,5 +62,5 @@ test("a run whose rows all failed fits the header only", async () => {
   writer.header(0, header);
   writer.put(1, failed());
   await writer.close();
-  expect(fits).toEqual([[0, 0, 1, 4]]);
+  expect(fits()).toEqual([[0, 0, 1, 4]]);
 });
