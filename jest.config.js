@@ -5,10 +5,6 @@ const common = {
   testTimeout: 30000,
   roots: ["<rootDir>/test"],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
-  moduleNameMapper: {
-    // office-addin-mock pulls office-addin-manifest, whose dependencies are ESM-only.
-    "^office-addin-manifest$": "<rootDir>/test/support/office-addin-manifest-stub.js",
-  },
 };
 
 /**

@@ -5,13 +5,13 @@ import { maskBlock } from "../src/sheet";
 import { readSelectedTable } from "../taskpane/excel/read-table";
 import { DEFAULT_CHUNK_ROWS } from "../taskpane/excel/writer";
 import { TableInput, estimate, planScreening, runScreening } from "../taskpane/screen";
-import { FakeExcel, installFakeExcel } from "../test/taskpane/fake-excel";
+import { FakeExcel, installFakeExcel } from "../test/support/fake-excel";
 import { BENCH_KEY, BENCH_TOKEN, buyParams, startRelay, startSandbox, verdict } from "./support";
 
 /**
  * npm run bench:taskpane — the task pane screening a 1,000-row table, end to end: the real pane code
  * (taskpane/excel/read-table, taskpane/screen, the ChunkedWriter) in Node, on the recording stand-in
- * for Excel's object model the browser test uses (test/taskpane/fake-excel.ts, each context.sync()
+ * for Excel's object model the browser test uses (test/support/fake-excel.ts, each context.sync()
  * taking BENCH_SYNC_MS, 50 by default: a round trip to Excel), through the real client (src/client)
  * to a relay in its own process (lib/, live mode) on a sandbox process at SANDBOX_TIME_SCALE 0
  * (instant answers), whose own count of 429s is printed for each run.

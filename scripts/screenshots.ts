@@ -2,7 +2,7 @@
  * The pictures in README.md and docs/install.md, made from the real production bundle: the pane
  * served by a relay on its sandbox (simulated data), in headless Chromium (Debian's, as the browser
  * tests run it), at the pane's narrowest and a wide width, in light and dark. Excel is the browser
- * tests' stand-in workbook (test/taskpane/fake-excel.ts); the screened sheet is drawn from the
+ * tests' stand-in workbook (test/support/fake-excel.ts); the screened sheet is drawn from the
  * cells the pane wrote into it, as a plain grid with Excel's number formats applied by hand.
  *
  *   node scripts/ts-run.js scripts/screenshots.ts   → docs/images/*.png
@@ -14,7 +14,7 @@ import { addinBuild } from "../test/support/addin-build";
 import { launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../test/support/browser";
 import { reservedPort } from "../test/support/ports";
 import { TEST_TOKEN, startRelay } from "../test/support/relay";
-import { installFakeExcel } from "../test/taskpane/fake-excel";
+import { installFakeExcel } from "../test/support/fake-excel";
 
 const OUT = path.resolve(__dirname, "../docs/images");
 const WIDTHS = [320, 450] as const;

@@ -3,7 +3,7 @@ import { columnName } from "../../src/sheet";
 /**
  * The one door from the task pane to the workbook. Everything the pane does in Excel goes through an
  * `ExcelRun`: `Excel.run` in Office, a stand-in with the same shape in the tests and the benchmark
- * (office-addin-mock objects, or a recording workbook), so each workbook interaction can be checked
+ * (test/support/fake-excel.ts, which behaves as office.js does), so each workbook interaction can be checked
  * and its `context.sync()` calls counted without Excel.
  */
 export type ExcelRun = <T>(batch: (context: Excel.RequestContext) => Promise<T>) => Promise<T>;

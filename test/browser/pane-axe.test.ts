@@ -4,7 +4,7 @@ import { addinBuild } from "../support/addin-build";
 import { chromiumAvailable, launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../support/browser";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
 import { reservedPort } from "../support/ports";
-import { installFakeExcel } from "../taskpane/fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 /**
  * The built pane passes axe-core (the engine behind Accessibility Insights, which Microsoft's

@@ -3,11 +3,11 @@ import { addinBuild } from "../support/addin-build";
 import { chromiumAvailable, launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../support/browser";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
 import { reservedPort } from "../support/ports";
-import { FakeSeed, installFakeExcel } from "../taskpane/fake-excel";
+import { FakeSeed, installFakeExcel } from "../support/fake-excel";
 
 /**
  * The built pane as an investor meets it, on the relay's sandbox with a token whose own budget is
- * $1 a day (five reports): the settings already saved, a stand-in workbook (test/taskpane/fake-excel.ts).
+ * $1 a day (five reports): the settings already saved, a stand-in workbook (test/support/fake-excel.ts).
  * What each state says and offers: the max-bid rule fixed and Estimate clicked once, the budget
  * that cannot cover a run, a good run with a row held back, the relay down, a failed test of new
  * settings. Message bars carry their intent's icon.

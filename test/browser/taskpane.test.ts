@@ -4,13 +4,13 @@ import { Browser, BrowserContext, Page } from "playwright-core";
 import { addinBuild } from "../support/addin-build";
 import { chromiumAvailable, launchChromium, routeOfficeJs, stubCustomFunctionsHost } from "../support/browser";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { FakeSeed, installFakeExcel } from "../taskpane/fake-excel";
+import { FakeSeed, installFakeExcel } from "../support/fake-excel";
 import { reservedPort } from "../support/ports";
 
 /**
  * The built task pane in headless Chromium at the width of Excel's pane, served by the relay as in
  * production, on the relay's sandbox. Excel is not here: the page gets a recording stand-in for the
- * Excel object model (test/taskpane/fake-excel.ts) before its bundles run, so `Excel.run` is that and
+ * Excel object model (test/support/fake-excel.ts) before its bundles run, so `Excel.run` is that and
  * every sync and write is logged; OfficeRuntime.storage is a page-local store, empty at first (a
  * first run). Screenshots go to test-results/.
  */

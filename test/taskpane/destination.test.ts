@@ -7,7 +7,7 @@ import { ExcelRun, canMergeUndo, holdUndoGroup, ungrouped } from "../../taskpane
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { planScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { installFakeExcel } from "./fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 /**
  * The pane writes its results beside the table. Whatever the user has in those cells — not only in

@@ -5,7 +5,7 @@ import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { planShortlist, readShortlist } from "../../taskpane/enhance-shortlist";
 import { estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, buyBodyWithPhotos, startRelay } from "../support/relay";
-import { FakeExcel, installFakeExcel } from "./fake-excel";
+import { FakeExcel, installFakeExcel } from "../support/fake-excel";
 
 /**
  * "Enhance with AI" in the pane, on the real relay and its sandbox: the selected rows of a screened

@@ -5,7 +5,7 @@ import { findAnalysisId } from "../../taskpane/excel/selected";
 import { ChunkedWriter, excelCell } from "../../taskpane/excel/writer";
 import { PaneError } from "../../taskpane/pane-error";
 import { buyAnswer } from "../sheet/fixtures";
-import { installFakeExcel } from "./fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 /** Workbook interactions of the task pane, on the fake Excel: what is read, what is written, and how many syncs it takes. */
 

@@ -1,4 +1,4 @@
-import { installFakeExcel } from "./fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 /**
  * The tests' stand-in for Excel behaves as office.js does where the pane's tests rely on it: a

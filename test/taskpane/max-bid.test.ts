@@ -6,7 +6,7 @@ import { analysisOf, findResultBlock } from "../../src/sheet";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, startRelay } from "../support/relay";
-import { installFakeExcel } from "./fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 /** The pane's Max bid column: STR.MAXBID of each screened row's analysis, beside its figures, free. */
 test("a max-bid rule adds its column after the fields, each row's price as STR.MAXBID gives it, found again by its header", async () => {

@@ -3,7 +3,7 @@ import { workbookNumberStyle } from "../../taskpane/excel/number-style";
 import { ExcelRun } from "../../taskpane/excel/host";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { planScreening } from "../../taskpane/screen";
-import { installFakeExcel } from "./fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 /** The pane reads text numbers by the workbook's own decimal mark, and refuses them when Excel cannot say it. */
 function cultureRun(decimalMark: string): { run: ExcelRun; calls: () => number } {

@@ -4,7 +4,7 @@ import { ExcelRun } from "../../taskpane/excel/host";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { PlannedBlock, inTheWay, mayCover, placeResults } from "../../taskpane/overwrite";
 import { planScreening } from "../../taskpane/screen";
-import { FakeExcel, installFakeExcel } from "./fake-excel";
+import { FakeExcel, installFakeExcel } from "../support/fake-excel";
 
 /**
  * The one rule for results that would land on the user's cells, as the Screen and Refresh tabs

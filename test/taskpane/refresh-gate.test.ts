@@ -1,6 +1,6 @@
 import { installCustomFunctionsRuntime } from "../support/custom-functions";
 import { TEST_TOKEN, TestRelay, buyBody, startRelay } from "../support/relay";
-import { installFakeExcel } from "./fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 installCustomFunctionsRuntime();
 /* eslint-disable @typescript-eslint/no-require-imports */

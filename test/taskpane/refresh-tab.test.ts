@@ -3,7 +3,7 @@ import { defaultScreeningFields, resultBlockHeader } from "../../src/sheet";
 import { UndoGroup } from "../../taskpane/excel/host";
 import { RefreshTab, RefreshTabDeps, olderThanDays } from "../../taskpane/refresh-tab";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { FakeExcel, installFakeExcel } from "./fake-excel";
+import { FakeExcel, installFakeExcel } from "../support/fake-excel";
 
 /**
  * The Refresh tab without a browser: a sheet's screened table found and priced (nothing sent), then

@@ -6,7 +6,7 @@ import { formulaCalls } from "../../taskpane/excel/formula-arguments";
 import { estimateFormulas, pricedRequests, readFormulaRequests } from "../../taskpane/formula-requests";
 import { inTheWay, placeResults } from "../../taskpane/overwrite";
 import { coveredCells, planRefresh, plannedBlocks, recalculateFormulas, strategyOfBlock } from "../../taskpane/refresh";
-import { installFakeExcel } from "./fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 /**
  * Refresh by scope (selection, sheet, workbook): which STR formulas and screened tables each scope

@@ -2,7 +2,7 @@ import { RelayCallError, RelayClient } from "../../src/client";
 import { UndoGroup } from "../../taskpane/excel/host";
 import { ScreenTab, ScreenTabDeps } from "../../taskpane/screen-tab";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { FakeExcel, installFakeExcel } from "./fake-excel";
+import { FakeExcel, installFakeExcel } from "../support/fake-excel";
 
 /**
  * The Screen tab without a browser: the table read from the fake Excel's workbook, the

@@ -5,7 +5,7 @@ import { maskBlock, resultBlockWidth } from "../../src/sheet";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { FakeExcel, installFakeExcel } from "./fake-excel";
+import { FakeExcel, installFakeExcel } from "../support/fake-excel";
 
 /**
  * Screening a table end to end in Node: read from the fake Excel's workbook, a dry run and a run

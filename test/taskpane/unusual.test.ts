@@ -5,7 +5,7 @@ import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { refreshTables } from "../../taskpane/refresh";
 import { ScreeningProgress, estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { installFakeExcel } from "./fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 /**
  * Implausible inputs in the pane: the plan holds rows outside the plausibility bounds back, the dry

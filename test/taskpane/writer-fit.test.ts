@@ -1,7 +1,7 @@
 import { CellRow } from "../../src/sheet";
 import { ExcelRun } from "../../taskpane/excel/host";
 import { ChunkedWriter } from "../../taskpane/excel/writer";
-import { installFakeExcel } from "./fake-excel";
+import { installFakeExcel } from "../support/fake-excel";
 
 /**
  * The result block's columns are fitted to their values, not to the header alone: Excel fits a
