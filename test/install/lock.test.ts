@@ -94,10 +94,11 @@ describe("install scripts", () => {
 });
 
 describe("Node versions (README, 'Node versions')", () => {
-  // The relay and str-screen: Node 20 from 20.18.1 (undici's minimum), and the LTS lines 22 and 24.
-  const RUNTIME = ["20.18.1", "22.0.0", "24.0.0"];
+  // The relay and str-screen: Node 20 from 20.18.1 (undici's minimum), the LTS lines 22 and 24, and
+  // 26, which CI runs the Node-side suites on (scripts/ci-node-line.sh).
+  const RUNTIME = ["20.18.1", "22.0.0", "24.0.0", "26.0.0"];
   // A checkout's tools (eslint, jest's resolver) want 20.19 or 22.13 on those lines.
-  const CHECKOUT = ["20.19.0", "22.13.0", "24.0.0"];
+  const CHECKOUT = ["20.19.0", "22.13.0", "24.0.0", "26.0.0"];
   const refusing = (version: string, include: (pkg: LockPackage) => boolean) =>
     Object.entries(lock.packages)
       .filter(([at, pkg]) => at !== "" && include(pkg) && pkg.engines?.node)
@@ -129,8 +130,9 @@ describe("Node versions (README, 'Node versions')", () => {
   test.each(CHECKOUT)(
     "on Node %s only packages that Node never runs ask for another (the EBADENGINE warning)",
     (version) => {
-      // @fluentui/web-components is bundled by webpack into the task pane and runs in Excel's browser
-      // runtime; Node only copies it. better-sqlite3 13 is not loaded on Node 20 (sqlite-driver.ts).
+      // @fluentui/web-components (Node 22 or 24) is bundled by webpack into the task pane and runs in
+      // Excel's browser runtime; Node only copies it. better-sqlite3 13 is not loaded on Node 20
+      // (sqlite-driver.ts).
       const NEVER_RUN = ["@fluentui/web-components", ...(version.startsWith("20.") ? DRIVER_FOR_NODE_22_ON : [])];
       expect(refusing(version, () => true).filter((name) => !NEVER_RUN.includes(name))).toEqual([]);
     },

@@ -26,7 +26,9 @@ async function stallingProxy(
     upstream.on("data", (chunk: Buffer) => {
       const stall = Math.random() < share ? minMs + Math.random() * (maxMs - minMs) : 0;
       last = Math.max(last, performance.now() + stall);
-      setTimeout(() => client.write(chunk), last - performance.now());
+      // Not below 0: Node 20 took a negative delay as 1 ms silently, Node 24 and 26 also print a
+      // TimeoutNegativeWarning.
+      setTimeout(() => client.write(chunk), Math.max(0, last - performance.now()));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
@@ -89,7 +91,8 @@ describeShared("the Redis pacer keeps every replica together within the account'
         Array.from({ length: 250 }, async (_, i) => {
           const pacer = four[i % 4] as RedisPacer;
           let slot = await pacer.acquire();
-          if (i % 2 === 0) await new Promise((r) => setTimeout(r, slot.grantedAt + lifetime - 2 - performance.now()));
+          if (i % 2 === 0)
+            await new Promise((r) => setTimeout(r, Math.max(0, slot.grantedAt + lifetime - 2 - performance.now())));
           while (performance.now() - slot.grantedAt > lifetime) {
             slot.release();
             slot = await pacer.acquire(undefined, { first: true });

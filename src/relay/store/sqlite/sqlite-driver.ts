@@ -21,7 +21,7 @@ export function sqliteDriver(): typeof BetterSqlite3 {
     return require(SQLITE_DRIVER) as typeof BetterSqlite3;
   } catch (error) {
     const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    const instead = SQLITE_DRIVER === "better-sqlite3" ? "" : ", or run the relay on Node 22 or 24";
+    const instead = SQLITE_DRIVER === "better-sqlite3" ? "" : ", or run the relay on Node 22 or later";
     throw new Error(
       `the SQLite store needs ${SQLITE_DRIVER} on Node ${process.versions.node}, and it could not be loaded (${why}): run npm install${instead}`,
     );
