@@ -2,12 +2,13 @@ import { centsToUSD } from "../../contract";
 import type { Caller, Callers } from "../callers/caller";
 import { RelayConfig } from "../config";
 import { RelayError } from "../errors";
-import { RelayStore, UsageTotals } from "../store/store";
+import { RelayStore } from "../store/store";
 import { StoreCall } from "./store-call";
 
 /*
- * The daily budget: what may be committed today (billed, plus unknown and in-flight calls at their
- * most, since local midnight) and the check before a call is queued; and beside it a token's own
+ * The daily budget: what may be committed today (since local midnight, as store/committed-spend.ts
+ * defines it: billed, plus unknown and in-flight calls at their most) and the check before a call
+ * is queued; and beside it a token's own
  * daily budget (RELAY_TOKEN_BUDGETS_USD_PER_DAY), counted the same way over that token's calls.
  * The store's `reserveCall` repeats both checks atomically with the ledger row; this is the one
  * place the figures are read.
@@ -15,11 +16,6 @@ import { StoreCall } from "./store-call";
 
 export function budgetCentsOf(config: Pick<RelayConfig, "budgetUSDPerDay">): number {
   return Math.round(config.budgetUSDPerDay * 100);
-}
-
-/** Spend that counts against the budget: billed, and what unknown and in-flight calls may yet cost. */
-export function committedCentsOf(totals: Pick<UsageTotals, "billedCents" | "unknownCents" | "pendingCents">): number {
-  return totals.billedCents + totals.unknownCents + totals.pendingCents;
 }
 
 export class Budget {

@@ -1,6 +1,7 @@
 import { CallerSpend, UsageAnswer, centsToUSD } from "../../contract";
 import type { Caller, Callers } from "../callers/caller";
-import { Budget, committedCentsOf, localMonthStart } from "../gateway";
+import { Budget, localMonthStart } from "../gateway";
+import { committedCentsOf } from "../store/committed-spend";
 import { CallerUsage, RelayStore, UsageTotals } from "../store/store";
 
 /*

@@ -1,6 +1,7 @@
 import Redis from "ioredis";
 import { Pool } from "pg";
 import type { JobStore } from "../batch/jobs/job-store";
+import { committedCentsOf } from "./committed-spend";
 import { PostgresLedger } from "./postgres/postgres-ledger";
 import { RedisCache } from "./redis/redis-cache";
 import { STORE_TIMEOUT_MS, postgresPool, redisClient } from "./shared-clients";
@@ -102,8 +103,7 @@ export class SharedStore implements RelayStore {
   }
 
   async committedCents(dayStart: number): Promise<number> {
-    const today = await this.#ledger.usage(dayStart);
-    return today.billedCents + today.unknownCents + today.pendingCents;
+    return committedCentsOf(await this.#ledger.usage(dayStart));
   }
 
   callerCommittedCents(dayStart: number, callerId: string): Promise<number> {

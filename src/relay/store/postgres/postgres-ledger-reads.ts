@@ -1,6 +1,6 @@
 import { Operation } from "../../../contract";
 import { PostgresDb } from "./postgres-db";
-import { COMMITTED_CENTS } from "./postgres-migrations";
+import { COMMITTED_CENTS_SQL, USAGE_SUMS_SQL, UsageSumsRow, totalsOf } from "../committed-spend";
 import { TurnBatcher } from "./postgres-turn-batcher";
 import { CallState, CallerUsage, LastCall, LedgerRow, UsageTotals } from "../store";
 
@@ -9,12 +9,6 @@ import { CallState, CallerUsage, LastCall, LedgerRow, UsageTotals } from "../sto
  * committed spend (batched by turn, postgres-turn-batcher.ts, as a batch asks for all its items at
  * once), usage by caller, and the whole ledger.
  */
-
-/** Sums of ledger rows as usage counts them. */
-const USAGE_COLUMNS = `COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions,
-  COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed,
-  COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown,
-  COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending`;
 
 export class PostgresLedgerReads {
   readonly #db: PostgresDb;
@@ -54,8 +48,8 @@ export class PostgresLedgerReads {
   }
 
   async usageByCaller(since: number): Promise<CallerUsage[]> {
-    const { rows } = await this.#db.query<UsageDbRow & { caller_id: string | null; caller_label: string | null }>(
-      `SELECT caller_id, MAX(caller_label) AS caller_label, ${USAGE_COLUMNS} FROM ${this.#db.s}.ledger_v1 WHERE started_at >= $1 GROUP BY caller_id`,
+    const { rows } = await this.#db.query<UsageSumsRow & { caller_id: string | null; caller_label: string | null }>(
+      `SELECT caller_id, MAX(caller_label) AS caller_label, ${USAGE_SUMS_SQL} FROM ${this.#db.s}.ledger_v1 WHERE started_at >= $1 GROUP BY caller_id`,
       [since],
     );
     return rows.map((r) => ({
@@ -114,8 +108,8 @@ export class PostgresLedgerReads {
   }
 
   async #usageSince(since: number): Promise<UsageTotals> {
-    const { rows } = await this.#db.query<UsageDbRow>(
-      `SELECT ${USAGE_COLUMNS} FROM ${this.#db.s}.ledger_v1 WHERE started_at >= $1`,
+    const { rows } = await this.#db.query<UsageSumsRow>(
+      `SELECT ${USAGE_SUMS_SQL} FROM ${this.#db.s}.ledger_v1 WHERE started_at >= $1`,
       [since],
     );
     const r = rows[0];
@@ -127,7 +121,7 @@ export class PostgresLedgerReads {
   async #callerCommittedOf(key: string): Promise<number> {
     const at = key.indexOf(":");
     const { rows } = await this.#db.query<{ cents: string }>(
-      `SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) AS cents FROM ${this.#db.s}.ledger_v1 WHERE caller_id = $2 AND started_at >= $1`,
+      `SELECT COALESCE(SUM(${COMMITTED_CENTS_SQL}), 0) AS cents FROM ${this.#db.s}.ledger_v1 WHERE caller_id = $2 AND started_at >= $1`,
       [Number(key.slice(0, at)), key.slice(at + 1)],
     );
     return Number(rows[0]?.cents ?? 0);
@@ -151,17 +145,4 @@ interface LedgerDbRow {
   finished_at: string | null;
   caller_id: string | null;
   caller_label: string | null;
-}
-
-type UsageDbRow = Record<"calls" | "reports" | "ai_functions" | "billed" | "unknown" | "pending", string>;
-
-function totalsOf(r: UsageDbRow): UsageTotals {
-  return {
-    calls: Number(r.calls),
-    reports: Number(r.reports),
-    aiFunctions: Number(r.ai_functions),
-    billedCents: Number(r.billed),
-    unknownCents: Number(r.unknown),
-    pendingCents: Number(r.pending),
-  };
 }

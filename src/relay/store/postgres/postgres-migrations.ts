@@ -1,4 +1,5 @@
 import { PoolClient } from "pg";
+import { COMMITTED_CENTS_SQL } from "../committed-spend";
 
 /*
  * The Postgres ledger's schema, as migrations applied in order, once each, per namespace
@@ -30,10 +31,6 @@ export const DB_NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint";
  */
 export const STEADY_GAP_BEATS = 1.5;
 
-/** billed + unknown + pending, as the budget counts them. */
-export const COMMITTED_CENTS =
-  "CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END";
-
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -61,7 +58,7 @@ export const MIGRATIONS: readonly Migration[] = [
         LANGUAGE plpgsql VOLATILE AS $fn$
         BEGIN
           PERFORM pg_advisory_xact_lock(hashtext(${literal}), ${LOCK_RESERVE});
-          SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
+          SELECT COALESCE(SUM(${COMMITTED_CENTS_SQL}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
           IF committed_cents + p_max_cents <= p_budget_cents THEN
             INSERT INTO ${s}.ledger_v1 (op, cache_key, state, max_cents, owner, started_at)
               VALUES (p_op, p_cache_key, 'pending', p_max_cents, p_owner, p_started_at) RETURNING id INTO reserved_id;
@@ -89,13 +86,13 @@ export const MIGRATIONS: readonly Migration[] = [
         LANGUAGE plpgsql VOLATILE AS $fn$
         BEGIN
           PERFORM pg_advisory_xact_lock(hashtext(${literal}), ${LOCK_RESERVE});
-          SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
+          SELECT COALESCE(SUM(${COMMITTED_CENTS_SQL}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
           IF committed_cents + p_max_cents > p_budget_cents THEN
             refused_by := 'relay';
             RETURN;
           END IF;
           IF p_caller_id IS NOT NULL AND p_caller_budget_cents IS NOT NULL THEN
-            SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1
+            SELECT COALESCE(SUM(${COMMITTED_CENTS_SQL}), 0) INTO committed_cents FROM ${s}.ledger_v1
               WHERE caller_id = p_caller_id AND started_at >= p_day_start;
             IF committed_cents + p_max_cents > p_caller_budget_cents THEN
               refused_by := 'caller';

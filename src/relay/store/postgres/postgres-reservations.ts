@@ -1,5 +1,6 @@
 import { PostgresDb } from "./postgres-db";
 import { DB_NOW_MS } from "./postgres-migrations";
+import { OPEN_STATES, sqlStates } from "../committed-spend";
 import { partError } from "../store-down";
 import { CallEnd, CallStart, Reservation } from "../store";
 
@@ -62,7 +63,7 @@ export class PostgresReservations {
   async finishCall(id: string, end: CallEnd): Promise<void> {
     await this.#db.query(
       `UPDATE ${this.#db.s}.ledger_v1 SET state = $2, status = $3, cents = $4, reports = $5, ai_functions = $6, analysis_id = $7, error_code = $8, finished_at = $9
-       WHERE id = $1 AND state IN ('pending', 'unknown')`,
+       WHERE id = $1 AND state IN (${sqlStates(OPEN_STATES)})`,
       [
         id,
         end.state,
@@ -83,7 +84,7 @@ export class PostgresReservations {
       const call = this.#unheard[0] as CallStart;
       await this.#db.query(
         `UPDATE ${this.#db.s}.ledger_v1 SET state = 'failed', error_code = 'STR_STORE_UNAVAILABLE', finished_at = ${DB_NOW_MS}
-         WHERE owner = $1 AND cache_key = $2 AND started_at = $3 AND state IN ('pending', 'unknown')`,
+         WHERE owner = $1 AND cache_key = $2 AND started_at = $3 AND state IN (${sqlStates(OPEN_STATES)})`,
         [call.owner, call.cacheKey, call.startedAt],
       );
       this.#unheard.shift();

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { USAGE_SUMS_SQL, UsageSumsRow, totalsOf } from "../committed-spend";
 import { CallerUsage } from "../store";
 
 /*
@@ -6,22 +7,6 @@ import { CallerUsage } from "../store";
  * by day (caller_spend_v1), kept in the same transactions as the relay's (spend_v2), so a token's
  * own budget is checked by reading one row, atomically with the reservation (sqlite-ledger.ts).
  */
-
-/** Sums of ledger_v2 rows as usage counts them (usage and usage by caller read the same columns). */
-export const USAGE_COLUMNS =
-  "COUNT(*) AS calls, COALESCE(SUM(reports), 0) AS reports, COALESCE(SUM(ai_functions), 0) AS ai_functions, " +
-  "COALESCE(SUM(CASE WHEN state = 'billed' THEN cents ELSE 0 END), 0) AS billed, " +
-  "COALESCE(SUM(CASE WHEN state = 'unknown' THEN max_cents ELSE 0 END), 0) AS unknown, " +
-  "COALESCE(SUM(CASE WHEN state = 'pending' THEN max_cents ELSE 0 END), 0) AS pending";
-
-export interface UsageRow {
-  calls: number;
-  reports: number;
-  ai_functions: number;
-  billed: number;
-  unknown: number;
-  pending: number;
-}
 
 /**
  * Adds the caller columns to a ledger_v2 written before callers were recorded, in place: its rows
@@ -59,8 +44,8 @@ export class SqliteCallerSpend {
       "INSERT INTO caller_spend_v1 (day, caller_id, committed_cents) VALUES (@day, @callerId, @cents) " +
         "ON CONFLICT (day, caller_id) DO UPDATE SET committed_cents = committed_cents + excluded.committed_cents",
     );
-    this.#usage = db.prepare<[number], UsageRow & { caller_id: string | null; caller_label: string | null }>(
-      `SELECT caller_id, MAX(caller_label) AS caller_label, ${USAGE_COLUMNS} FROM ledger_v2 WHERE started_at >= ? GROUP BY caller_id`,
+    this.#usage = db.prepare<[number], UsageSumsRow & { caller_id: string | null; caller_label: string | null }>(
+      `SELECT caller_id, MAX(caller_label) AS caller_label, ${USAGE_SUMS_SQL} FROM ledger_v2 WHERE started_at >= ? GROUP BY caller_id`,
     );
   }
 
@@ -78,15 +63,4 @@ export class SqliteCallerSpend {
       .all(since)
       .map((r) => ({ ...totalsOf(r), callerId: r.caller_id ?? undefined, callerLabel: r.caller_label ?? undefined }));
   }
-}
-
-export function totalsOf(r: UsageRow): Omit<CallerUsage, "callerId" | "callerLabel"> {
-  return {
-    calls: r.calls,
-    reports: r.reports,
-    aiFunctions: r.ai_functions,
-    billedCents: r.billed,
-    unknownCents: r.unknown,
-    pendingCents: r.pending,
-  };
 }

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { Operation } from "../../../contract";
-import { SqliteCallerSpend, USAGE_COLUMNS, UsageRow, totalsOf } from "./sqlite-caller-spend";
+import { SqliteCallerSpend } from "./sqlite-caller-spend";
+import { OPEN_STATES, USAGE_SUMS_SQL, UsageSumsRow, heldCents, sqlStates, totalsOf } from "../committed-spend";
 import { CallEnd, CallStart, CallState, CallerUsage, LastCall, LedgerRow, Reservation, UsageTotals } from "../store";
 
 /*
@@ -35,7 +36,7 @@ export class SqliteLedger {
       "INSERT INTO ledger_v2 (op, cache_key, state, max_cents, owner, started_at, day, caller_id, caller_label) VALUES (@op, @cacheKey, 'pending', @maxCents, @owner, @startedAt, @day, @callerId, @callerLabel)",
     );
     this.#finishCall = db.prepare<FinishParams, { day: number; max_cents: number; caller_id: string | null }>(
-      "UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state IN ('pending', 'unknown') RETURNING day, max_cents, caller_id",
+      `UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state IN (${sqlStates(OPEN_STATES)}) RETURNING day, max_cents, caller_id`,
     );
     this.#lastCall = db.prepare<
       [string],
@@ -49,7 +50,7 @@ export class SqliteLedger {
     >(
       "SELECT state, op, analysis_id, finished_at, error_code FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
     );
-    this.#usage = db.prepare<[number], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM ledger_v2 WHERE started_at >= ?`);
+    this.#usage = db.prepare<[number], UsageSumsRow>(`SELECT ${USAGE_SUMS_SQL} FROM ledger_v2 WHERE started_at >= ?`);
     this.#rows = db.prepare<[], LedgerDbRow>("SELECT * FROM ledger_v2 ORDER BY id");
     this.#reserve = db.transaction(this.#reserveIn.bind(this));
     this.#finish = db.transaction(this.#finishIn.bind(this));
@@ -95,7 +96,7 @@ export class SqliteLedger {
   }
 
   usage(since: number): UsageTotals {
-    return totalsOf(this.#usage.get(since) as UsageRow);
+    return totalsOf(this.#usage.get(since) as UsageSumsRow);
   }
 
   usageByCaller(since: number): CallerUsage[] {
@@ -137,8 +138,9 @@ export class SqliteLedger {
       callerId: call.callerId ?? null,
       callerLabel: call.callerLabel ?? null,
     });
-    this.#addCommitted.run({ day: dayStart, cents: call.maxCents });
-    this.#callers.add(dayStart, call.callerId, call.maxCents);
+    const held = heldCents("pending", 0, call.maxCents);
+    this.#addCommitted.run({ day: dayStart, cents: held });
+    this.#callers.add(dayStart, call.callerId, held);
     return { ok: true, id: String(info.lastInsertRowid) };
   }
 
@@ -150,7 +152,8 @@ export class SqliteLedger {
   #finishIn(params: FinishParams): void {
     const row = this.#finishCall.get(params);
     if (!row) return;
-    const holds = params.state === "billed" ? params.cents : params.state === "unknown" ? row.max_cents : 0;
+    // The row was open (OPEN_STATES), which holds its most.
+    const holds = heldCents(params.state, params.cents, row.max_cents);
     if (holds === row.max_cents) return;
     this.#addCommitted.run({ day: row.day, cents: holds - row.max_cents });
     this.#callers.add(row.day, row.caller_id, holds - row.max_cents);
