@@ -1,4 +1,6 @@
+import { LivenessStore } from "../store";
 import { PostgresDb } from "./postgres-db";
+import type { PostgresLedger } from "./postgres-ledger";
 import { DB_NOW_MS, STEADY_GAP_BEATS } from "./postgres-migrations";
 
 /*
@@ -7,17 +9,20 @@ import { DB_NOW_MS, STEADY_GAP_BEATS } from "./postgres-migrations";
  * disagree still agree on who is alive.
  */
 
-export class PostgresLiveness {
+export class PostgresLiveness implements LivenessStore {
   readonly #db: PostgresDb;
+  readonly #ledger: Pick<PostgresLedger, "settleUnheard">;
 
-  constructor(db: PostgresDb) {
+  constructor(db: PostgresDb, ledger: Pick<PostgresLedger, "settleUnheard">) {
     this.#db = db;
+    this.#ledger = ledger;
   }
 
   /**
    * A beat that comes more than STEADY_GAP_BEATS intervals after the last one (beats were missed:
    * this replica stalled, or could not reach the database) starts a new steady run, which
-   * settleOrphans asks of a sweeper.
+   * settleOrphans asks of a sweeper. Each beat also settles the reservations this replica never
+   * heard back about (the ledger's settleUnheard).
    */
   async heartbeat(owner: string, intervalMs: number): Promise<void> {
     await this.#db.query(
@@ -26,6 +31,7 @@ export class PostgresLiveness {
          beating_since = CASE WHEN r.heartbeat_at >= excluded.heartbeat_at - $2 THEN COALESCE(r.beating_since, excluded.heartbeat_at) ELSE excluded.heartbeat_at END`,
       [owner, Math.round(intervalMs * STEADY_GAP_BEATS)],
     );
+    await this.#ledger.settleUnheard();
   }
 
   /**
