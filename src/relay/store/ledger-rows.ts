@@ -16,6 +16,7 @@ export interface LedgerDbRow {
   max_cents: number;
   owner: string;
   started_at: Big;
+  day: Big | null;
   status: number | null;
   cents: number;
   reports: number;
@@ -36,6 +37,7 @@ export function ledgerRowOf(r: LedgerDbRow): LedgerRow {
     maxCents: r.max_cents,
     owner: r.owner,
     startedAt: Number(r.started_at),
+    day: r.day === null ? undefined : Number(r.day),
     status: r.status ?? undefined,
     cents: r.cents,
     reports: r.reports,

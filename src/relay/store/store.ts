@@ -82,6 +82,8 @@ export interface CallEnd {
 
 export interface LedgerRow extends CallStart {
   id: string;
+  /** The budget day the call counts against (reserveCall's dayStart); none in Postgres rows written before it was kept. */
+  day: number | undefined;
   state: CallState;
   status: number | undefined;
   cents: number;

@@ -47,7 +47,7 @@ export class PostgresLedger implements LedgerStore {
   }
 
   get #table(): string {
-    return `${this.#db.s}.ledger_v1`;
+    return `${this.#db.s}.ledger_v2`;
   }
 
   /**
@@ -65,7 +65,7 @@ export class PostgresLedger implements LedgerStore {
     let rows: Row[];
     try {
       ({ rows } = await this.#db.query<Row>(
-        `SELECT reserved_id, committed_cents, refused_by FROM ${this.#db.s}.reserve_call_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        `SELECT reserved_id, committed_cents, refused_by FROM ${this.#db.s}.reserve_call_v3($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [
           call.op,
           call.cacheKey,

@@ -5,9 +5,12 @@ import { moveOlderTables } from "./sqlite-migrations";
 import { sqliteDriver } from "./sqlite-driver";
 
 /*
- * The SQLite store's file and tables. Tables carry a version in their names: a change of layout
- * gets new tables, never a silent reinterpretation of old rows; the moves from older tables are
- * sqlite-migrations.ts.
+ * The SQLite store's file and tables. A table's name carries the version of its layout, and a name
+ * is the same columns here and in the shared store's Postgres (postgres-migrations.ts): its
+ * ledger_v2 and analyses_v1 are these; replicas_v2 there keeps more than replicas_v1 here. A
+ * change of layout gets new tables, never a silent reinterpretation of old rows; a nullable column
+ * that rows written before do without (a call's caller, a cached answer's call), added to every
+ * backend's table at once, is added in place. The moves from older tables are sqlite-migrations.ts.
  */
 
 const TABLES = `
