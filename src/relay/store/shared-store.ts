@@ -7,8 +7,7 @@ import { PostgresLedger } from "./postgres/postgres-ledger";
 import { PostgresLiveness } from "./postgres/postgres-liveness";
 import { RedisCache } from "./redis/redis-cache";
 import { RedisLocks } from "./redis/redis-locks";
-import { run } from "./redis/redis-cache";
-import { STORE_TIMEOUT_MS, postgresPool, redisClient } from "./shared-clients";
+import { STORE_TIMEOUT_MS, postgresPool, redisClient, runRedis } from "./shared-clients";
 import { RelayStore } from "./store";
 
 /*
@@ -93,7 +92,7 @@ export class SharedStore implements RelayStore {
   }
 
   async ping(): Promise<void> {
-    await Promise.all([run(this.redis, () => this.redis.ping()), this.#db.ping()]);
+    await Promise.all([runRedis(this.redis, () => this.redis.ping()), this.#db.ping()]);
   }
 
   async close(): Promise<void> {

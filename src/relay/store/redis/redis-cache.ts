@@ -1,5 +1,5 @@
 import Redis from "ioredis";
-import { whenConnected } from "../shared-clients";
+import { runRedis } from "../shared-clients";
 import { partError } from "../store-down";
 import { joinComparables, splitComparables } from "../cached-envelope";
 import { CacheReadOptions, CacheStore, CachedAnswer } from "../store";
@@ -36,8 +36,8 @@ export class RedisCache implements CacheStore {
     const redisKey = this.#key(key);
     const [text, comparables] =
       options.comparables === false
-        ? [await run(this.#redis, () => this.#redis.hget(redisKey, "entry")), undefined]
-        : await run(this.#redis, () => this.#redis.hmget(redisKey, "entry", "comparables"));
+        ? [await runRedis(this.#redis, () => this.#redis.hget(redisKey, "entry")), undefined]
+        : await runRedis(this.#redis, () => this.#redis.hmget(redisKey, "entry", "comparables"));
     if (typeof text === "string") {
       const entry = JSON.parse(text) as CachedAnswer;
       return { ...entry, envelope: joinComparables(entry.envelope, comparables) };
@@ -51,7 +51,7 @@ export class RedisCache implements CacheStore {
     if (comparables !== null) fields.comparables = comparables;
     const redisKey = this.#key(entry.key);
     // Replaced whole: no comparables of an earlier answer may outlive it.
-    const results = await run(this.#redis, () => this.#redis.multi().del(redisKey).hset(redisKey, fields).exec());
+    const results = await runRedis(this.#redis, () => this.#redis.multi().del(redisKey).hset(redisKey, fields).exec());
     const failed = results?.find(([error]) => error)?.[0];
     if (failed) throw partError("Redis", failed);
   }
@@ -63,21 +63,11 @@ export class RedisCache implements CacheStore {
    */
   async #moveV1(key: string): Promise<CachedAnswer | undefined> {
     const old = this.#keyV1(key);
-    const text = await run(this.#redis, () => this.#redis.get(old));
+    const text = await runRedis(this.#redis, () => this.#redis.get(old));
     if (text === null) return undefined;
     const entry = JSON.parse(text) as CachedAnswer;
     await this.put(entry);
-    await run(this.#redis, () => this.#redis.del(old));
+    await runRedis(this.#redis, () => this.#redis.del(old));
     return entry;
-  }
-}
-
-/** Runs a command; Redis away is the store's "unavailable" error, naming Redis. */
-export async function run<T>(redis: Redis, fn: () => Promise<T>): Promise<T> {
-  try {
-    whenConnected(redis);
-    return await fn();
-  } catch (error) {
-    throw partError("Redis", error);
   }
 }

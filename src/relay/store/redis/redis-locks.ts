@@ -1,8 +1,7 @@
 import Redis from "ioredis";
-import { RedisScript, redisScript } from "../shared-clients";
+import { RedisScript, redisScript, runRedis } from "../shared-clients";
 import { LockReleases } from "../lock-releases";
 import { LockStore } from "../store";
-import { run } from "./redis-cache";
 
 /*
  * The shared store's request locks, in Redis, which make replicas send a request once. Keys start
@@ -104,7 +103,7 @@ export class RedisLocks implements LockStore {
   async acquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
     const redisKey = this.#key(key);
     const lease = Math.max(1, Math.round(Math.min(ttlMs, this.#leaseMs)));
-    const taken = (await run(this.#redis, () => this.#take([redisKey], [owner, lease]))) === 1;
+    const taken = (await runRedis(this.#redis, () => this.#take([redisKey], [owner, lease]))) === 1;
     if (taken) this.#held.set(`${redisKey}\n${owner}`, { key: redisKey, owner, until: Date.now() + ttlMs });
     return taken;
   }
@@ -112,7 +111,7 @@ export class RedisLocks implements LockStore {
   async release(key: string, owner: string): Promise<void> {
     const redisKey = this.#key(key);
     this.#held.delete(`${redisKey}\n${owner}`);
-    await run(this.#redis, () => this.#release([redisKey], [owner, this.#releasedChannel]));
+    await runRedis(this.#redis, () => this.#release([redisKey], [owner, this.#releasedChannel]));
   }
 
   /** A release published by any replica wakes the wait; while the channel is not heard, `ms` ends it. */
