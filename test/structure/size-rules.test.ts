@@ -54,7 +54,7 @@ describe("comments", () => {
     expect(attached).toEqual([]);
   });
 
-  test("a file's opening comment does not document its first statement (src/relay; store/ is being reshaped)", () => {
+  test("a file's opening comment does not document its first statement (src/relay; store/ in store-comments.test)", () => {
     const attached = sourceFiles("src/relay")
       .filter((file) => !file.startsWith("src/relay/store/"))
       .map((file) => ({ file, line: openingDocAttached(file) }))

@@ -8,10 +8,9 @@ import { StoreCall } from "./store-call";
 /*
  * The daily budget: what may be committed today (since local midnight, as store/committed-spend.ts
  * defines it: billed, plus unknown and in-flight calls at their most) and the check before a call
- * is queued; and beside it a token's own
- * daily budget (RELAY_TOKEN_BUDGETS_USD_PER_DAY), counted the same way over that token's calls.
- * The ledger's `reserveCall` repeats both checks atomically with the ledger row; this is the one
- * place the figures are read.
+ * is queued; and beside it a token's own daily budget (RELAY_TOKEN_BUDGETS_USD_PER_DAY), counted
+ * the same way over that token's calls. The ledger's `reserveCall` repeats both checks atomically
+ * with the ledger row; this is the one place the figures are read.
  */
 
 export function budgetCentsOf(config: Pick<RelayConfig, "budgetUSDPerDay">): number {
