@@ -270,12 +270,12 @@ async function pacedPhase(
   // The previous phase's sends leave the sandbox's one-second window first, then its counters start at 0.
   await sleep(1500);
   await resetSandbox(sandbox.url);
-  const before = new Set((await store.ledger()).map((r) => r.id));
+  const before = new Set((await store.ledger.rows()).map((r) => r.id));
   const start = performance.now();
   const runs = await Promise.all(batches.map((b) => runBatch(b.replica.url, b.items)));
   const elapsed = (performance.now() - start) / 1000;
   const stats = await sandboxStats(sandbox.url);
-  const ledger = (await store.ledger()).filter((r) => !before.has(r.id));
+  const ledger = (await store.ledger.rows()).filter((r) => !before.has(r.id));
   return { elapsed, lines: runs.flatMap((r) => r.lines), stats, ledger };
 }
 

@@ -231,9 +231,9 @@ async function startHeartbeats(
   const { store, gateway, owner, heartbeatMs, jobs } = parts;
   const beat = async () => {
     try {
-      await store.heartbeat(owner, heartbeatMs);
+      await store.liveness.heartbeat(owner, heartbeatMs);
       await gateway.flushLedger();
-      await store.settleOrphans(owner, heartbeatMs * 3);
+      await store.liveness.settleOrphans(owner, heartbeatMs * 3);
       await jobs.tick();
     } catch (error) {
       app.log.warn({ event: EVENTS.heartbeatFailed, err: error }, "heartbeat failed");

@@ -45,7 +45,7 @@ describe("AI billing from the clearest signal: bill = ledger = told", () => {
       expect.arrayContaining([expect.stringMatching(/AI charge estimated/)]),
     );
     const told = Math.round((few.json.relay.costUSD + failed.json.relay.costUSD) * 100);
-    const ledger = await t.relay.store.ledger();
+    const ledger = await t.relay.store.ledger.rows();
     const ledgerCents = ledger.reduce((sum, r) => sum + (r.state === "billed" ? r.cents : 0), 0);
     const usage = (await t.get("/v1/usage")).json;
     expect(service.billedCents()).toBe(50);

@@ -52,7 +52,7 @@ describe("the fence before a send", () => {
       expect(answer?.body.relay?.cached).toBe(true);
       // This replica's service billed the first two only.
       expect(t.sandboxStats().reports).toBe(2);
-      const ledger = await t.relay.store.ledger();
+      const ledger = await t.relay.store.ledger.rows();
       expect(ledger.filter((row) => row.cacheKey === key)).toHaveLength(0);
     } finally {
       await t.close();

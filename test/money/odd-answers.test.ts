@@ -89,7 +89,7 @@ describe("odd answers: bill = ledger = told, and no billed answer bought twice",
     }
 
     const usage = (await t.get("/v1/usage")).json;
-    const ledger = await t.relay.store.ledger();
+    const ledger = await t.relay.store.ledger.rows();
     const ledgerCents = ledger.filter((r) => r.state === "billed").reduce((sum, r) => sum + r.cents, 0);
     // Eight reports billed: plain, nan, bom, gzip, deflate, br, truncated, nodata.
     expect(service.creates()).toBe(8);

@@ -58,7 +58,7 @@ describe("retries with a floor and an end", () => {
     expect(service.arrivals("trickle")).toBe(1);
     const usage = (await t.get("/v1/usage")).json;
     expect(Math.round(usage.today.unknownUSD * 100)).toBe(service.billedCents());
-    const ledger = await t.relay.store.ledger();
+    const ledger = await t.relay.store.ledger.rows();
     expect(ledger.filter((r) => r.state === "unknown").map((r) => r.maxCents)).toEqual([20]);
   }, 90_000);
 });

@@ -266,10 +266,10 @@ describe("a batch's items are checked a few at a time", () => {
       setImmediate(tick);
       const perTurn = new Map<number, number>();
       const store = t.relay.store;
-      const acquireLock = store.acquireLock.bind(store);
+      const acquireLock = store.locks.acquire.bind(store.locks);
       // Only the first take of each lock is an item's check: it is taken again right before sending (the fence).
       const taken = new Set<string>();
-      store.acquireLock = (...args) => {
+      store.locks.acquire = (...args) => {
         if (!taken.has(args[0])) perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
         taken.add(args[0]);
         return acquireLock(...args);

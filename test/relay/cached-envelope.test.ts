@@ -56,15 +56,15 @@ describe("the SQLite store's cached answers", () => {
 
   test("come back whole, fields in their order, when read with their comparables", async () => {
     const put = entry("k1");
-    await store.putCached(put);
-    const got = await store.getCached("k1");
+    await store.cache.put(put);
+    const got = await store.cache.get("k1");
     expect(got).toEqual(put);
     expect(Object.keys(got?.envelope.data ?? {})).toEqual(Object.keys(put.envelope.data ?? {}));
   });
 
   test("read without comparables: the same answer with an empty list, and the comparables are not in the row read", async () => {
-    await store.putCached(entry("k1"));
-    const got = await store.getCached("k1", { comparables: false });
+    await store.cache.put(entry("k1"));
+    const got = await store.cache.get("k1", { comparables: false });
     const { comparables: _left, ...rest } = entry("k1").envelope.data as unknown as Record<string, unknown>;
     expect(got?.envelope.data).toEqual({ ...rest, comparables: [] });
     expect(Object.keys(got?.envelope.data ?? {})).toEqual(Object.keys(entry("k1").envelope.data ?? {}));
@@ -89,15 +89,15 @@ describe("the SQLite store's cached answers", () => {
       envelope: { success: false, warnings: ["all AI steps failed"], extra: {}, notes: [] },
       analysisId: undefined,
     };
-    await store.putCached(put);
-    expect(await store.getCached("k2")).toEqual(put);
-    expect(await store.getCached("k2", { comparables: false })).toEqual(put);
+    await store.cache.put(put);
+    expect(await store.cache.get("k2")).toEqual(put);
+    expect(await store.cache.get("k2", { comparables: false })).toEqual(put);
   });
 
   test("a newer answer replaces the comparables of the older one", async () => {
-    await store.putCached(entry("k3"));
-    await store.putCached(entry("k3", [comparable(9)]));
-    expect((await store.getCached("k3"))?.envelope.data?.comparables).toEqual([comparable(9)]);
+    await store.cache.put(entry("k3"));
+    await store.cache.put(entry("k3", [comparable(9)]));
+    expect((await store.cache.get("k3"))?.envelope.data?.comparables).toEqual([comparable(9)]);
   });
 });
 
@@ -145,9 +145,9 @@ describe("opening a store that a relay one version back wrote (cache_v1)", () =>
     );
     const store = new SqliteStore(file);
     try {
-      expect(await store.getCached("old-0")).toEqual(entry("old-0"));
-      expect(await store.getCached("old-1200")).toEqual(entry("old-1200"));
-      expect((await store.getCached("old-700", { comparables: false }))?.envelope.data?.comparables).toEqual([]);
+      expect(await store.cache.get("old-0")).toEqual(entry("old-0"));
+      expect(await store.cache.get("old-1200")).toEqual(entry("old-1200"));
+      expect((await store.cache.get("old-700", { comparables: false }))?.envelope.data?.comparables).toEqual([]);
     } finally {
       await store.close();
     }
@@ -157,13 +157,13 @@ describe("opening a store that a relay one version back wrote (cache_v1)", () =>
   test("an answer cache_v2 already holds is newer: it stays", async () => {
     // Two relays on one file, the newer one first: the older one made cache_v1 again and wrote to it.
     const newer = new SqliteStore(file);
-    await newer.putCached(entry("both", [comparable(7), comparable(8)]));
+    await newer.cache.put(entry("both", [comparable(7), comparable(8)]));
     await newer.close();
     writeV1(file, [entry("both", [comparable(1)]), entry("only-old")]);
     const store = new SqliteStore(file);
     try {
-      expect(await store.getCached("both")).toEqual(entry("both", [comparable(7), comparable(8)]));
-      expect(await store.getCached("only-old")).toEqual(entry("only-old"));
+      expect(await store.cache.get("both")).toEqual(entry("both", [comparable(7), comparable(8)]));
+      expect(await store.cache.get("only-old")).toEqual(entry("only-old"));
     } finally {
       await store.close();
     }

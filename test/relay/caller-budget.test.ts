@@ -43,7 +43,7 @@ describe("a token's own daily budget: past it, that token gets 402 while the oth
     expect(cached.status).toBe(200);
     expect(cached.json.relay.cached).toBe(true);
 
-    const ledger = await t.relay.store.ledger();
+    const ledger = await t.relay.store.ledger.rows();
     expect(ledger.map((r) => [r.callerLabel, r.callerId])).toEqual([
       ["alice", t.relay.callers.idOf(ALICE)],
       ["alice", t.relay.callers.idOf(ALICE)],

@@ -11,7 +11,7 @@ describe("a refresh with freshSince, dry run and run", () => {
   });
   afterAll(() => t.close());
 
-  const ledgerCents = async () => (await t.relay.store.ledger()).reduce((sum, row) => sum + row.cents, 0);
+  const ledgerCents = async () => (await t.relay.store.ledger.rows()).reduce((sum, row) => sum + row.cents, 0);
 
   test("an answer fetched since the cutoff is kept, free; an older or missing one is bought; the dry run says which", async () => {
     await t.post(BUY_PATH, buyBody(500));

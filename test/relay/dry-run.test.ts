@@ -17,7 +17,7 @@ describe("a batch's dry run equals what running it bills", () => {
   });
   afterAll(() => t.close());
 
-  const ledgerCents = async () => (await t.relay.store.ledger()).reduce((sum, row) => sum + row.cents, 0);
+  const ledgerCents = async () => (await t.relay.store.ledger.rows()).reduce((sum, row) => sum + row.cents, 0);
 
   test("cached, new, AI, duplicate and invalid items: estimate == billed, to the cent", async () => {
     await t.post(BUY_PATH, buyBody(100));

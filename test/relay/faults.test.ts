@@ -29,7 +29,7 @@ describe("upstream faults: every call ends in a result or a clear error, and not
     expect(r.status).toBe(502);
     expect(r.json.error.code).toBe("STR_UPSTREAM_FAILED");
     expect(t.relay.sandbox?.state.statuses.get(503)).toBe(4);
-    expect((await t.relay.store.ledger()).map((row) => [row.state, row.cents])).toEqual([["failed", 0]]);
+    expect((await t.relay.store.ledger.rows()).map((row) => [row.state, row.cents])).toEqual([["failed", 0]]);
   });
 
   test("a connection dropped after the request was sent is unknown: 502, never resent, 409 until an explicit refresh", async () => {
@@ -51,7 +51,7 @@ describe("upstream faults: every call ends in a result or a clear error, and not
     expect(refreshed.status).toBe(200);
     expect(t.sandboxStats()).toMatchObject({ arrivals: 2, billedCents: 40 });
     // The ledger's billed plus unknown covers what the service billed.
-    const ledger = await t.relay.store.ledger();
+    const ledger = await t.relay.store.ledger.rows();
     const billed = ledger.reduce((s, row) => s + row.cents, 0);
     const unknown = ledger.filter((row) => row.state === "unknown").reduce((s, row) => s + row.maxCents, 0);
     expect(billed).toBeLessThanOrEqual(40);
@@ -67,7 +67,7 @@ describe("upstream faults: every call ends in a result or a clear error, and not
     // The service finishes the call the relay stopped waiting for: billed, and never sent again.
     while (t.sandboxStats().reports === 0) await new Promise((done) => setTimeout(done, 10));
     expect(t.sandboxStats()).toMatchObject({ arrivals: 1, reports: 1 });
-    expect((await t.relay.store.ledger())[0]).toMatchObject({ state: "unknown", maxCents: 20 });
+    expect((await t.relay.store.ledger.rows())[0]).toMatchObject({ state: "unknown", maxCents: 20 });
   });
 
   test("drifted answers are repaired: percentiles derived from quartiles, comparables renamed, notes say so", async () => {
@@ -98,7 +98,7 @@ describe("upstream faults: every call ends in a result or a clear error, and not
       expect(r.status).toBe(502);
       expect(r.json).toMatchObject({ success: false, error: { code: "STR_UPSTREAM_AUTH" } });
       expect(r.text).not.toContain("sk_a_wrong_key_456");
-      expect((await t.relay.store.ledger())[0]).toMatchObject({ state: "free", status: 401 });
+      expect((await t.relay.store.ledger.rows())[0]).toMatchObject({ state: "free", status: 401 });
     } finally {
       await sandbox.app.close();
     }
@@ -119,7 +119,7 @@ describe("upstream faults: every call ends in a result or a clear error, and not
     expect(r.status).toBe(502);
     expect(r.json.error).toMatchObject({ code: "STR_UPSTREAM_FAILED" });
     expect(r.json.error.message).toMatch(/Nothing was billed/);
-    expect((await t.relay.store.ledger()).map((row) => row.state)).toEqual(["failed"]);
+    expect((await t.relay.store.ledger.rows()).map((row) => row.state)).toEqual(["failed"]);
     expect(await t.relay.metrics.read(t.relay.metrics.upstreamCalls, { status: "UPSTREAM_CONNECT" })).toBe(4);
   });
 });

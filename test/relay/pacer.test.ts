@@ -6,6 +6,7 @@ import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
 import { RelayStore } from "../../src/relay/store/store";
 import { Upstream } from "../../src/relay/upstream/upstream";
 import { buyBody, startRelay } from "../support/relay";
+import { wrapMethod } from "../support/wrap-store";
 import { maxInWindow, pacerCases } from "./pacer-cases";
 
 describe("the pacer never lets more than the limit through in any sliding window", () => {
@@ -56,19 +57,19 @@ describe("the limit holds on the sends themselves, not only on the grants", () =
   /** A SQLite store whose round trips take 0 or 4.5 ms, as a busy host's do. */
   function slowStore(file: string): RelayStore {
     const store = new SqliteStore(file);
-    const slow = new Set(["acquireLock", "getCached", "lastCall", "getAnalysis", "reserveCall", "committedCents"]);
-    return new Proxy(store, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver) as unknown;
-        if (typeof value !== "function") return value;
-        const fn = value as (...args: unknown[]) => unknown;
-        if (!slow.has(String(prop))) return fn.bind(target);
-        return async (...args: unknown[]) => {
-          await new Promise((r) => setTimeout(r, Math.random() < 0.5 ? 0 : 4.5));
-          return fn.apply(target, args);
-        };
-      },
-    });
+    const slow =
+      <A extends unknown[], R>(original: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        await new Promise((r) => setTimeout(r, Math.random() < 0.5 ? 0 : 4.5));
+        return original(...args);
+      };
+    wrapMethod(store.locks, "acquire", slow);
+    wrapMethod(store.cache, "get", slow);
+    wrapMethod(store.analyses, "get", slow);
+    wrapMethod(store.ledger, "lastCall", slow);
+    wrapMethod(store.ledger, "reserveCall", slow);
+    wrapMethod(store.ledger, "committedCents", slow);
+    return store;
   }
 
   test("with a slow store, the request 20 places back left at least 1 s plus the jitter margin earlier", async () => {

@@ -6,6 +6,7 @@ import { AcquireOptions, LocalPacer, Pacer, Slot, pacingRule } from "../../src/r
 import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
 import { RelayStore } from "../../src/relay/store/store";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
+import { wrapMethod } from "../support/wrap-store";
 
 /**
  * Every send slot the relay takes is released (pacer.ts): one that is not holds its place in the
@@ -45,19 +46,12 @@ class TrackingPacer implements Pacer {
 /** A SQLite store whose ledger reservations fail, or take `delayMs`, while `mode` says so. */
 function ledgerWith(file: string, mode: { fail: boolean; delayMs: number }): RelayStore {
   const store = new SqliteStore(file);
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof value !== "function") return value;
-      const fn = (value as (...args: unknown[]) => unknown).bind(target);
-      if (prop !== "reserveCall") return fn;
-      return async (...args: unknown[]) => {
-        if (mode.delayMs > 0) await new Promise((r) => setTimeout(r, mode.delayMs));
-        if (mode.fail) throw new Error("the ledger's disk is full");
-        return fn(...args);
-      };
-    },
+  wrapMethod(store.ledger, "reserveCall", (reserveCall) => async (...args) => {
+    if (mode.delayMs > 0) await new Promise((r) => setTimeout(r, mode.delayMs));
+    if (mode.fail) throw new Error("the ledger's disk is full");
+    return reserveCall(...args);
   });
+  return store;
 }
 
 describe("every send slot a call takes is released, whatever the call's path", () => {

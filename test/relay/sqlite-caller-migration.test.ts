@@ -36,9 +36,9 @@ describe("a SQLite store written before callers were recorded", () => {
     // The first store on the file adds the columns; a second one on it finds them there.
     const [store, second] = [new SqliteStore(file), new SqliteStore(file)];
     try {
-      const [old] = await store.ledger();
+      const [old] = await store.ledger.rows();
       expect(old).toMatchObject({ cacheKey: "old-key", state: "billed", cents: 20, callerId: undefined });
-      expect(await store.committedCents(DAY)).toBe(20);
+      expect(await store.ledger.committedCents(DAY)).toBe(20);
 
       const call = (n: number, callerId: string) => ({
         op: "buy" as const,
@@ -49,20 +49,20 @@ describe("a SQLite store written before callers were recorded", () => {
         callerId,
         callerLabel: callerId === "id-alice" ? "alice" : undefined,
       });
-      expect(await store.reserveCall(call(1, "id-alice"), 1000, DAY, 30)).toMatchObject({ ok: true });
-      expect(await second.reserveCall(call(2, "id-alice"), 1000, DAY, 30)).toEqual({
+      expect(await store.ledger.reserveCall(call(1, "id-alice"), 1000, DAY, 30)).toMatchObject({ ok: true });
+      expect(await second.ledger.reserveCall(call(2, "id-alice"), 1000, DAY, 30)).toEqual({
         ok: false,
         limit: "caller",
         committedCents: 20,
       });
-      expect(await second.reserveCall(call(3, "id-bob"), 1000, DAY)).toMatchObject({ ok: true });
+      expect(await second.ledger.reserveCall(call(3, "id-bob"), 1000, DAY)).toMatchObject({ ok: true });
 
-      const byCaller = await store.usageByCaller(DAY);
+      const byCaller = await store.ledger.usageByCaller(DAY);
       const of = (id: string | undefined) => byCaller.find((c) => c.callerId === id);
       expect(of(undefined)).toMatchObject({ calls: 1, billedCents: 20, callerLabel: undefined });
       expect(of("id-alice")).toMatchObject({ calls: 1, pendingCents: 20, callerLabel: "alice" });
       expect(of("id-bob")).toMatchObject({ calls: 1, pendingCents: 20 });
-      expect(await store.committedCents(DAY)).toBe(60);
+      expect(await store.ledger.committedCents(DAY)).toBe(60);
     } finally {
       await store.close();
       await second.close();
@@ -70,7 +70,7 @@ describe("a SQLite store written before callers were recorded", () => {
     // Opened again, nothing is migrated twice.
     const again = new SqliteStore(file);
     try {
-      expect((await again.ledger()).map((r) => r.callerId)).toEqual([undefined, "id-alice", "id-bob"]);
+      expect((await again.ledger.rows()).map((r) => r.callerId)).toEqual([undefined, "id-alice", "id-bob"]);
     } finally {
       await again.close();
     }

@@ -44,7 +44,7 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 
 /** 400 answers of about 20 kB each committed to the store on `file`: a log of over 6 MB. */
 async function fillLog(store: SqliteStore, file: string): Promise<void> {
-  for (let n = 0; n < 400; n++) await store.putCached(entry(n));
+  for (let n = 0; n < 400; n++) await store.cache.put(entry(n));
   expect(size(`${file}-wal`)).toBeGreaterThan(6_000_000);
 }
 
@@ -88,16 +88,16 @@ describe("the SQLite store's checkpoints", () => {
     const store = new SqliteStore(file, { checkpointIntervalMs: 50 });
     try {
       const before = size(file);
-      for (let n = 0; n < 400; n++) await store.putCached(entry(n));
+      for (let n = 0; n < 400; n++) await store.cache.put(entry(n));
       expect(await until(() => size(file) > before + 6_000_000, 10_000)).toBe(true);
-      expect(await store.getCached("k399")).toEqual(entry(399));
+      expect(await store.cache.get("k399")).toEqual(entry(399));
     } finally {
       await store.close();
     }
     // The last connection to close takes in the log and removes it.
     expect(size(`${file}-wal`)).toBe(0);
     const reopened = new SqliteStore(file);
-    expect(await reopened.getCached("k7")).toEqual(entry(7));
+    expect(await reopened.cache.get("k7")).toEqual(entry(7));
     await reopened.close();
   });
 
@@ -107,9 +107,9 @@ describe("the SQLite store's checkpoints", () => {
       await fillLog(store, file);
       // With no commit after it, the log stays at its size unless the worker empties it.
       expect(await until(() => size(`${file}-wal`) === 0, 10_000)).toBe(true);
-      await store.putCached(entry(400));
-      expect(await store.getCached("k400")).toEqual(entry(400));
-      expect(await store.getCached("k7")).toEqual(entry(7));
+      await store.cache.put(entry(400));
+      expect(await store.cache.get("k400")).toEqual(entry(400));
+      expect(await store.cache.get("k7")).toEqual(entry(7));
     } finally {
       await store.close();
     }
@@ -124,7 +124,7 @@ describe("the SQLite store's checkpoints", () => {
       await checkpointer.stop();
       // The store is still open: only the worker can have emptied the log.
       expect(size(`${file}-wal`)).toBe(0);
-      expect(await store.getCached("k399")).toEqual(entry(399));
+      expect(await store.cache.get("k399")).toEqual(entry(399));
     } finally {
       await store.close();
     }

@@ -53,14 +53,14 @@ describe("the SQLite store's running day totals", () => {
       fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
         const store = new SqliteStore(":memory:");
         try {
-          await store.heartbeat("alive", 1000);
+          await store.liveness.heartbeat("alive", 1000);
           const ids: string[] = [];
           for (const s of steps) {
             if (s.kind === "reserve") {
               const day = s.nextDay ? NEXT_DAY : DAY;
               // A dead replica's calls and a live one's, so orphan settling has both to tell apart.
               const owner = ids.length % 3 === 0 ? "dead" : "alive";
-              const r = await store.reserveCall(
+              const r = await store.ledger.reserveCall(
                 {
                   op: "buy",
                   cacheKey: `k${ids.length}`,
@@ -74,31 +74,31 @@ describe("the SQLite store's running day totals", () => {
               );
               if (r.ok) ids.push(r.id);
             } else if (s.kind === "finish" && ids.length > 0) {
-              await store.finishCall(ids[s.pick % ids.length] as string, end(s.state, Math.min(s.cents, 50)));
+              await store.ledger.finishCall(ids[s.pick % ids.length] as string, end(s.state, Math.min(s.cents, 50)));
             } else if (s.kind === "orphan") {
               // "dead" never beat; "alive" did, well within the minute.
-              await store.settleOrphans("alive", 60_000);
+              await store.liveness.settleOrphans("alive", 60_000);
             }
           }
           for (const day of [DAY, NEXT_DAY]) {
-            const u = await store.usage(day);
+            const u = await store.ledger.usage(day);
             const later =
-              day === DAY ? await store.usage(NEXT_DAY) : { billedCents: 0, unknownCents: 0, pendingCents: 0 };
+              day === DAY ? await store.ledger.usage(NEXT_DAY) : { billedCents: 0, unknownCents: 0, pendingCents: 0 };
             const summed =
               u.billedCents +
               u.unknownCents +
               u.pendingCents -
               (later.billedCents + later.unknownCents + later.pendingCents);
-            expect(await store.committedCents(day)).toBe(summed);
+            expect(await store.ledger.committedCents(day)).toBe(summed);
           }
           // Each caller's running total equals the sum of its own ledger rows for the day.
-          const rows = await store.ledger();
+          const rows = await store.ledger.rows();
           for (const day of [DAY, NEXT_DAY])
             for (const caller of ["alice", "bob"]) {
               const held = rows
                 .filter((r) => r.callerId === caller && r.startedAt >= day && r.startedAt < day + 86_400_000)
                 .reduce((sum, r) => sum + committedOf(r), 0);
-              expect(await store.callerCommittedCents(day, caller)).toBe(held);
+              expect(await store.ledger.committedCents(day, caller)).toBe(held);
             }
         } finally {
           await store.close();
@@ -112,29 +112,33 @@ describe("the SQLite store's running day totals", () => {
     const store = new SqliteStore(":memory:");
     try {
       const reserve = (n: number) =>
-        store.reserveCall({ op: "buy", cacheKey: `k${n}`, maxCents: 40, owner: "a", startedAt: DAY + n }, 100, DAY);
+        store.ledger.reserveCall(
+          { op: "buy", cacheKey: `k${n}`, maxCents: 40, owner: "a", startedAt: DAY + n },
+          100,
+          DAY,
+        );
       const a = await reserve(1);
       const b = await reserve(2);
       expect(a.ok && b.ok).toBe(true);
       // 80 held of 100: a third call of up to 40 would pass the budget.
       expect(await reserve(3)).toEqual({ ok: false, limit: "relay", committedCents: 80 });
       if (!a.ok || !b.ok) return;
-      await store.finishCall(a.id, end("billed", 20));
-      await store.finishCall(b.id, end("failed", 0));
-      expect(await store.committedCents(DAY)).toBe(20);
+      await store.ledger.finishCall(a.id, end("billed", 20));
+      await store.ledger.finishCall(b.id, end("failed", 0));
+      expect(await store.ledger.committedCents(DAY)).toBe(20);
       const c = await reserve(4);
       expect(c.ok).toBe(true);
       if (!c.ok) return;
-      await store.finishCall(c.id, end("unknown", 0));
-      expect(await store.committedCents(DAY)).toBe(60);
+      await store.ledger.finishCall(c.id, end("unknown", 0));
+      expect(await store.ledger.committedCents(DAY)).toBe(60);
       const d = await reserve(5);
       if (!d.ok) throw new Error("refused");
-      await store.finishCall(d.id, end("billed", 10));
-      expect(await store.committedCents(DAY)).toBe(70);
+      await store.ledger.finishCall(d.id, end("billed", 10));
+      expect(await store.ledger.committedCents(DAY)).toBe(70);
       // A call finished as billed, free or failed is not finished again.
-      await store.finishCall(d.id, end("failed", 0));
-      expect(await store.committedCents(DAY)).toBe(70);
-      expect(await store.committedCents(NEXT_DAY)).toBe(0);
+      await store.ledger.finishCall(d.id, end("failed", 0));
+      expect(await store.ledger.committedCents(DAY)).toBe(70);
+      expect(await store.ledger.committedCents(NEXT_DAY)).toBe(0);
     } finally {
       await store.close();
     }
@@ -148,29 +152,29 @@ describe("a call swept as unknown while its owner lived", () => {
     const clock = jest.spyOn(Date, "now").mockReturnValue(t0);
     try {
       // The owner: a process suspended (a laptop asleep) past three beats, mid-call.
-      await store.heartbeat("sleeper", 1000);
-      const r = await store.reserveCall(
+      await store.liveness.heartbeat("sleeper", 1000);
+      const r = await store.ledger.reserveCall(
         { op: "buy", cacheKey: "k", maxCents: 40, owner: "sleeper", startedAt: t0 },
         1000,
         DAY,
       );
       if (!r.ok) throw new Error("refused");
       clock.mockReturnValue(t0 + 5000);
-      await store.heartbeat("other", 1000);
-      expect(await store.settleOrphans("other", 3000)).toBe(1);
-      expect((await store.ledger())[0]).toMatchObject({ state: "unknown", errorCode: "STR_OUTCOME_UNKNOWN" });
-      expect(await store.usage(DAY)).toMatchObject({ billedCents: 0, unknownCents: 40, pendingCents: 0 });
+      await store.liveness.heartbeat("other", 1000);
+      expect(await store.liveness.settleOrphans("other", 3000)).toBe(1);
+      expect((await store.ledger.rows())[0]).toMatchObject({ state: "unknown", errorCode: "STR_OUTCOME_UNKNOWN" });
+      expect(await store.ledger.usage(DAY)).toMatchObject({ billedCents: 0, unknownCents: 40, pendingCents: 0 });
 
       // It wakes, and its call had been answered and billed 20 cents.
-      await store.finishCall(r.id, { ...end("billed", 20), reports: 1, analysisId: "a-1" });
-      expect((await store.ledger())[0]).toMatchObject({
+      await store.ledger.finishCall(r.id, { ...end("billed", 20), reports: 1, analysisId: "a-1" });
+      expect((await store.ledger.rows())[0]).toMatchObject({
         state: "billed",
         cents: 20,
         reports: 1,
         analysisId: "a-1",
         errorCode: undefined,
       });
-      expect(await store.usage(DAY)).toEqual({
+      expect(await store.ledger.usage(DAY)).toEqual({
         calls: 1,
         reports: 1,
         aiFunctions: 0,
@@ -178,8 +182,8 @@ describe("a call swept as unknown while its owner lived", () => {
         unknownCents: 0,
         pendingCents: 0,
       });
-      expect(await store.committedCents(DAY)).toBe(20);
-      expect(await store.lastCall("k")).toMatchObject({ state: "billed", analysisId: "a-1" });
+      expect(await store.ledger.committedCents(DAY)).toBe(20);
+      expect(await store.ledger.lastCall("k")).toMatchObject({ state: "billed", analysisId: "a-1" });
     } finally {
       clock.mockRestore();
       await store.close();
@@ -189,18 +193,18 @@ describe("a call swept as unknown while its owner lived", () => {
   test("that failed frees what it held", async () => {
     const store = new SqliteStore(":memory:");
     try {
-      const r = await store.reserveCall(
+      const r = await store.ledger.reserveCall(
         { op: "buy", cacheKey: "k", maxCents: 40, owner: "gone", startedAt: DAY },
         1000,
         DAY,
       );
       if (!r.ok) throw new Error("refused");
-      await store.heartbeat("other", 1000);
-      expect(await store.settleOrphans("other", 3000)).toBe(1);
-      expect(await store.committedCents(DAY)).toBe(40);
-      await store.finishCall(r.id, end("failed", 0));
-      expect(await store.committedCents(DAY)).toBe(0);
-      expect(await store.usage(DAY)).toMatchObject({ billedCents: 0, unknownCents: 0, pendingCents: 0 });
+      await store.liveness.heartbeat("other", 1000);
+      expect(await store.liveness.settleOrphans("other", 3000)).toBe(1);
+      expect(await store.ledger.committedCents(DAY)).toBe(40);
+      await store.ledger.finishCall(r.id, end("failed", 0));
+      expect(await store.ledger.committedCents(DAY)).toBe(0);
+      expect(await store.ledger.usage(DAY)).toMatchObject({ billedCents: 0, unknownCents: 0, pendingCents: 0 });
     } finally {
       await store.close();
     }
@@ -211,13 +215,13 @@ describe("request locks", () => {
   test("a caller waiting for a lock wakes when this process releases it, not when its wait runs out", async () => {
     const store = new SqliteStore(":memory:");
     try {
-      expect(await store.acquireLock("k", "a", 60_000)).toBe(true);
+      expect(await store.locks.acquire("k", "a", 60_000)).toBe(true);
       const start = performance.now();
-      const released = store.lockReleased("k", 5000);
-      await store.releaseLock("k", "a");
+      const released = store.locks.released("k", 5000);
+      await store.locks.release("k", "a");
       await released;
       expect(performance.now() - start).toBeLessThan(1000);
-      expect(await store.acquireLock("k", "b", 60_000)).toBe(true);
+      expect(await store.locks.acquire("k", "b", 60_000)).toBe(true);
     } finally {
       await store.close();
     }

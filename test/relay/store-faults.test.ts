@@ -1,6 +1,6 @@
 import { SqliteStore } from "../../src/relay/store/sqlite/sqlite-store";
-import { CachedAnswer, CallEnd, StoredAnalysis } from "../../src/relay/store/store";
 import { BUY_PATH, TestRelay, buyBody, startRelay } from "../support/relay";
+import { wrapMethod } from "../support/wrap-store";
 
 /**
  * A store that fails some writes: the relay's own store being away for a moment (a full disk; with
@@ -14,23 +14,24 @@ class FlakyStore extends SqliteStore {
   /** Called with each ledger end the store took. */
   onFinished: ((id: string) => void) | undefined;
 
-  override async putCached(entry: CachedAnswer): Promise<void> {
-    if (this.failCache) throw new Error("cache write failed");
-    return super.putCached(entry);
-  }
-
-  override async putAnalysis(analysis: StoredAnalysis): Promise<void> {
-    if (this.failAnalyses) throw new Error("analysis write failed");
-    return super.putAnalysis(analysis);
-  }
-
-  override async finishCall(id: string, end: CallEnd): Promise<void> {
-    if (this.failFinishes > 0) {
-      this.failFinishes--;
-      throw new Error("ledger write failed");
-    }
-    await super.finishCall(id, end);
-    this.onFinished?.(id);
+  constructor(file: string) {
+    super(file);
+    wrapMethod(this.cache, "put", (put) => async (entry) => {
+      if (this.failCache) throw new Error("cache write failed");
+      return put(entry);
+    });
+    wrapMethod(this.analyses, "put", (put) => async (analysis) => {
+      if (this.failAnalyses) throw new Error("analysis write failed");
+      return put(analysis);
+    });
+    wrapMethod(this.ledger, "finishCall", (finishCall) => async (id, end) => {
+      if (this.failFinishes > 0) {
+        this.failFinishes--;
+        throw new Error("ledger write failed");
+      }
+      await finishCall(id, end);
+      this.onFinished?.(id);
+    });
   }
 }
 
@@ -56,8 +57,8 @@ describe("writes the store could not take while a paid answer came back", () => 
     expect(again.json.data.yearOneCashFlowUSD).toBe(first.json.data.yearOneCashFlowUSD);
     expect(t.sandboxStats()).toMatchObject({ arrivals: 1, reports: 1, duplicates: 0 });
     // And it is in the cache again: a third ask reads it from there.
-    const key = (await store.ledger())[0]?.cacheKey ?? "";
-    expect((await store.getCached(key))?.analysisId).toBe(first.json.data._id);
+    const key = (await store.ledger.rows())[0]?.cacheKey ?? "";
+    expect((await store.cache.get(key))?.analysisId).toBe(first.json.data._id);
   });
 
   test("an explicit refresh still buys a new answer", async () => {
@@ -83,9 +84,9 @@ describe("writes the store could not take while a paid answer came back", () => 
     const written = new Promise((resolve) => (store.onFinished = resolve));
     const first = await t.post(BUY_PATH, buyBody(4));
     expect(first.status).toBe(200);
-    expect((await store.ledger()).map((r) => r.state)).toEqual(["pending"]);
+    expect((await store.ledger.rows()).map((r) => r.state)).toEqual(["pending"]);
     await written;
-    expect((await store.ledger()).map((r) => [r.state, r.cents])).toEqual([["billed", 20]]);
+    expect((await store.ledger.rows()).map((r) => [r.state, r.cents])).toEqual([["billed", 20]]);
     const usage = await t.get("/v1/usage");
     expect(usage.json.today).toMatchObject({ costUSD: 0.2, unknownUSD: 0 });
   });

@@ -68,7 +68,7 @@ describe("a relay with the generated token (RELAY_TOKENS unset)", () => {
       expect(answer.callers).toEqual([
         { id: t.relay.callers.idOf(TEST_TOKEN), you: true, today: answer.today, month: answer.month },
       ]);
-      expect((await t.relay.store.ledger())[0]?.callerId).toBe(t.relay.callers.idOf(TEST_TOKEN));
+      expect((await t.relay.store.ledger.rows())[0]?.callerId).toBe(t.relay.callers.idOf(TEST_TOKEN));
     } finally {
       await t.close();
     }

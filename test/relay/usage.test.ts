@@ -31,7 +31,7 @@ describe("usage adds up from the ledger, and the ledger matches the service's bi
     expect(usage.json.month.costUSD).toBeCloseTo(0.7);
     expect(usage.json).toMatchObject({ mode: "sandbox", budget: { dailyUSD: 1000 } });
     expect(usage.json.budget.remainingTodayUSD).toBeCloseTo(999.3);
-    const ledger = await t.relay.store.ledger();
+    const ledger = await t.relay.store.ledger.rows();
     expect(ledger.map((r) => r.state)).toEqual(["billed", "billed", "billed"]);
     expect(ledger.reduce((s, r) => s + r.cents, 0)).toBe(billed.billedCents);
   });
@@ -53,7 +53,7 @@ describe("usage adds up from the ledger, and the ledger matches the service's bi
     expect(e.json.data).toBeUndefined();
     expect(e.json.warnings).toHaveLength(1);
     expect(e.json.relay.costUSD).toBe(0);
-    const ledger = await t.relay.store.ledger();
+    const ledger = await t.relay.store.ledger.rows();
     expect(ledger[1]).toMatchObject({ op: "enhance", state: "free", cents: 0 });
   });
 
@@ -61,6 +61,6 @@ describe("usage adds up from the ledger, and the ledger matches the service's bi
     const e = await t.post(ENHANCE_PATH, { analysisId: "0123456789abcdef01234567", addAIComps: true });
     expect(e.status).toBe(404);
     expect(e.json.error.code).toBe("STR_ANALYSIS_NOT_FOUND");
-    expect((await t.relay.store.ledger())[0]).toMatchObject({ state: "free", status: 404, cents: 0 });
+    expect((await t.relay.store.ledger.rows())[0]).toMatchObject({ state: "free", status: 404, cents: 0 });
   });
 });

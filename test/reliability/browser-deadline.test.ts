@@ -158,7 +158,7 @@ describeWithChromium("formulas whose work outlasts the relay's deadline, in a re
     expect(t.sandboxStats().aiFunctions).toBe(2 * (AI_CREATES + ENHANCES));
 
     // The relay's ledger is the service's bill.
-    const ledger = await t.relay.store.ledger();
+    const ledger = await t.relay.store.ledger.rows();
     expect(ledger.reduce((sum, row) => sum + row.cents, 0)).toBe(t.sandboxStats().billedCents);
     process.stdout.write(
       `browser-deadline: ${rows.length} formulas in ${seconds.toFixed(1)} s, ${done.length} requests, longest ${longest.toFixed(0)} ms\n`,

@@ -126,7 +126,7 @@ describe("crash safety: the relay killed with SIGKILL mid-batch and restarted on
     const second = await startRelayProcess();
     // Usually the re-run starts before the new relay's heartbeat has settled the dead one's calls:
     // those wait for the settling (which also frees the dead relay's request locks), then get 409.
-    const pendingAtRerun = await withStore((store) => store.ledger()).then(
+    const pendingAtRerun = await withStore((store) => store.ledger.rows()).then(
       (rows) => rows.filter((row) => row.state === "pending").length,
     );
     const rerunStarted = Date.now();
@@ -169,7 +169,7 @@ describe("crash safety: the relay killed with SIGKILL mid-batch and restarted on
     const usage = await fetch(`${second.url}/v1/usage`, { headers: auth }).then((r) => r.json() as Promise<any>);
     expect(usage.today.pendingUSD).toBe(0);
     expect(usage.today.unknownUSD).toBeGreaterThan(0);
-    const ledger = await withStore((store) => store.ledger());
+    const ledger = await withStore((store) => store.ledger.rows());
     const books = reconcile(ledger, afterRerun.bills);
     expect(books.problems).toEqual([]);
     expect(books.duplicateCreates).toBe(0);
@@ -217,29 +217,33 @@ describe("a dead relay's request locks (SQLite store)", () => {
     const t0 = Date.now();
     const clock = jest.spyOn(Date, "now").mockReturnValue(t0);
     try {
-      await store.heartbeat("dead", 1000);
-      expect(await store.acquireLock("k", "dead", 360_000)).toBe(true);
+      await store.liveness.heartbeat("dead", 1000);
+      expect(await store.locks.acquire("k", "dead", 360_000)).toBe(true);
       expect(
-        await store.reserveCall({ op: "buy", cacheKey: "k", maxCents: 20, owner: "dead", startedAt: t0 }, 1e9, 0),
+        await store.ledger.reserveCall(
+          { op: "buy", cacheKey: "k", maxCents: 20, owner: "dead", startedAt: t0 },
+          1e9,
+          0,
+        ),
       ).toMatchObject({ ok: true });
-      await store.heartbeat("other", 1000);
-      expect(await store.acquireLock("k2", "other", 360_000)).toBe(true);
+      await store.liveness.heartbeat("other", 1000);
+      expect(await store.locks.acquire("k2", "other", 360_000)).toBe(true);
 
       // The restarted relay: the dead one is not stale yet, so its call and its lock stand.
       clock.mockReturnValue(t0 + 1000);
-      await store.heartbeat("live", 1000);
-      expect(await store.settleOrphans("live", 3000)).toBe(0);
-      expect(await store.acquireLock("k", "live", 360_000)).toBe(false);
+      await store.liveness.heartbeat("live", 1000);
+      expect(await store.liveness.settleOrphans("live", 3000)).toBe(0);
+      expect(await store.locks.acquire("k", "live", 360_000)).toBe(false);
 
       // Three beats later: its call is unknown and its lock free; the call is refused under the lock, not resent.
       clock.mockReturnValue(t0 + 4000);
-      await store.heartbeat("live", 1000);
-      await store.heartbeat("other", 1000);
-      expect(await store.settleOrphans("live", 3000)).toBe(1);
-      expect((await store.lastCall("k"))?.state).toBe("unknown");
-      expect(await store.acquireLock("k", "live", 360_000)).toBe(true);
+      await store.liveness.heartbeat("live", 1000);
+      await store.liveness.heartbeat("other", 1000);
+      expect(await store.liveness.settleOrphans("live", 3000)).toBe(1);
+      expect((await store.ledger.lastCall("k"))?.state).toBe("unknown");
+      expect(await store.locks.acquire("k", "live", 360_000)).toBe(true);
       // A live replica's locks are kept.
-      expect(await store.acquireLock("k2", "live", 360_000)).toBe(false);
+      expect(await store.locks.acquire("k2", "live", 360_000)).toBe(false);
     } finally {
       clock.mockRestore();
       await store.close();

@@ -74,7 +74,7 @@ describe("a 2,500-item batch against a 3-second deadline", () => {
     expect(Math.max(...durations)).toBeLessThan(4000);
     const stats = t.sandboxStats();
     expect(stats).toMatchObject({ reports: 2500, duplicates: 0 });
-    const ledger = await t.relay.store.ledger();
+    const ledger = await t.relay.store.ledger.rows();
     expect(ledger.reduce((sum, row) => sum + row.cents, 0)).toBe(stats.billedCents);
   }, 120_000);
 });

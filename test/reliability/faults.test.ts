@@ -145,7 +145,7 @@ describe("fault injection over batches: results or clear errors, nothing created
     const first = lastEpoch(logFile);
     const first503 = first.statuses.filter((s) => s.status === 503).length;
     expect(first503).toBeGreaterThan(50);
-    let ledger = await relay.relay.store.ledger();
+    let ledger = await relay.relay.store.ledger.rows();
     expect(ledger.filter((row) => row.state === "unknown")).toEqual([]);
     expect(new Set(ledger.map((row) => row.state))).toEqual(new Set(["billed", "failed"]));
     const books = expectBooksAgree(ledger, first.bills);
@@ -164,7 +164,7 @@ describe("fault injection over batches: results or clear errors, nothing created
     ).toEqual(failed.map((l) => l.index).sort((a, b) => a - b));
     const second = lastEpoch(logFile);
     expect(admitted(second)).toBe(admitted(first) + failed.length);
-    ledger = await relay.relay.store.ledger();
+    ledger = await relay.relay.store.ledger.rows();
     expectBooksAgree(ledger, second.bills);
     await expectServing(relay, "BurstAfter");
     report("503 bursts", {
@@ -172,7 +172,7 @@ describe("fault injection over batches: results or clear errors, nothing created
       outcomes,
       sandbox503s: first503,
       rerunSent: failed.length,
-      ...summary(reconcile(await relay.relay.store.ledger(), lastEpoch(logFile).bills)),
+      ...summary(reconcile(await relay.relay.store.ledger.rows(), lastEpoch(logFile).bills)),
       ms: Date.now() - started,
     });
   }, 60_000);
@@ -194,7 +194,7 @@ describe("fault injection over batches: results or clear errors, nothing created
     const lost = lines.filter((l) => l.status !== 200);
     expect(lost).toHaveLength(dropped);
     expect(lost.every((l) => /may have processed/.test(l.body.error.message))).toBe(true);
-    const ledger = await relay.relay.store.ledger();
+    const ledger = await relay.relay.store.ledger.rows();
     expect(ledger).toHaveLength(work.length);
     const states = lastStateByKey(ledger);
     const epoch = lastEpoch(logFile);
@@ -246,7 +246,7 @@ describe("fault injection over batches: results or clear errors, nothing created
     );
     expect(sendsDuringPause.filter((n) => n > 0)).toEqual([]);
     expect(admitted(epoch)).toBe(work.length);
-    const ledger = await relay.relay.store.ledger();
+    const ledger = await relay.relay.store.ledger.rows();
     const books = expectBooksAgree(ledger, epoch.bills);
     expect(books).toMatchObject({
       unknownCalls: 0,
@@ -285,7 +285,7 @@ describe("fault injection over batches: results or clear errors, nothing created
     expect(timedOut.every((l) => l.index < 120)).toBe(true);
     // The service finishes those calls after the relay stopped waiting, and bills their reports.
     await sandboxQuiet(slow.url);
-    let ledger = await relay.relay.store.ledger();
+    let ledger = await relay.relay.store.ledger.rows();
     let epoch = lastEpoch(slowLog);
     const books = expectBooksAgree(ledger, epoch.bills);
     expect(books.unknownCalls).toBe(timedOut.length);
@@ -309,7 +309,7 @@ describe("fault injection over batches: results or clear errors, nothing created
     await sandboxQuiet(slow.url);
     epoch = lastEpoch(slowLog);
     expect(admitted(epoch)).toBe(arrivals + refresh.length);
-    ledger = await relay.relay.store.ledger();
+    ledger = await relay.relay.store.ledger.rows();
     const after = expectBooksAgree(ledger, epoch.bills, refresh.length);
     // Each refreshed request was created once before (the unknown call) and once now.
     const refreshedKeys = new Set(ledger.filter((row) => row.state === "unknown").map((row) => row.cacheKey));
@@ -358,7 +358,7 @@ describe("fault injection over batches: results or clear errors, nothing created
     const [, life1, life2, ...more] = readSandboxLog(restartLog);
     expect(more).toEqual([]);
     expect(life1!.pid).not.toBe(life2!.pid);
-    const ledger = await relay.relay.store.ledger();
+    const ledger = await relay.relay.store.ledger.rows();
     // Both lives' bills together against the ledger: nothing created in both, nothing unaccounted.
     const books = expectBooksAgree(ledger, [...life1!.bills, ...life2!.bills]);
     const unknownKeys = new Set(ledger.filter((row) => row.state === "unknown").map((row) => row.cacheKey));
@@ -399,7 +399,7 @@ describe("fault injection over batches: results or clear errors, nothing created
     await sandboxQuiet(second.url);
     const life2After = readSandboxLog(restartLog)[2]!;
     expect(admitted(life2After)).toBe(admitted(life2!) + notSent);
-    const final = expectBooksAgree(await relay.relay.store.ledger(), [...life1!.bills, ...life2After.bills]);
+    const final = expectBooksAgree(await relay.relay.store.ledger.rows(), [...life1!.bills, ...life2After.bills]);
     await expectServing(relay, "RestartAfter");
     report("sandbox restart", {
       items: work.length,

@@ -97,7 +97,7 @@ describeShared("per-token budgets on the shared store (Redis + Postgres)", (urls
       const store = await openTestStore(urls, ns);
       try {
         const reserve = (n: number, callerId: string) =>
-          store.reserveCall(
+          store.ledger.reserveCall(
             { op: "buy", cacheKey: `k${n}`, maxCents: 20, owner: "new", startedAt: DAY + 10 + n, callerId },
             1000,
             DAY,
@@ -105,12 +105,12 @@ describeShared("per-token budgets on the shared store (Redis + Postgres)", (urls
           );
         expect(await reserve(1, "id-alice")).toMatchObject({ ok: true });
         expect(await reserve(2, "id-alice")).toEqual({ ok: false, limit: "caller", committedCents: 20 });
-        expect((await store.ledger()).map((r) => [r.cacheKey, r.callerId])).toEqual([
+        expect((await store.ledger.rows()).map((r) => [r.cacheKey, r.callerId])).toEqual([
           ["old-key", undefined],
           ["k1", "id-alice"],
         ]);
-        expect(await store.committedCents(DAY)).toBe(40);
-        expect(await store.callerCommittedCents(DAY, "id-alice")).toBe(20);
+        expect(await store.ledger.committedCents(DAY)).toBe(40);
+        expect(await store.ledger.committedCents(DAY, "id-alice")).toBe(20);
         // A replica one version back still reserves through reserve_call_v1, under the same lock.
         const old = await pg.query(
           `SELECT reserved_id FROM "${ns}".reserve_call_v1('buy', 'k3', 20, 'old-relay', $1, 1000, $2)`,

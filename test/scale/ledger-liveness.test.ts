@@ -89,7 +89,7 @@ describeShared("a living replica's calls end in the ledger as they really ended"
     await sleep(4 * HEARTBEAT_SECONDS * 1000);
 
     const stats = await sandboxStats(sandbox.url);
-    const ledger = await (await storeOf(ns)).ledger();
+    const ledger = await (await storeOf(ns)).ledger.rows();
     const usage = (await (
       await fetch(`${a.url}/v1/usage`, { headers: { authorization: `Bearer ${RELAY_TOKEN}` } })
     ).json()) as { today: Record<string, number> };
@@ -126,7 +126,8 @@ describeShared("a living replica's calls end in the ledger as they really ended"
     // Both replicas have calls in flight when Postgres goes away.
     await waitFor(
       async () =>
-        new Set((await store.ledger()).filter((row) => row.state === "pending").map((row) => row.owner)).size === 2,
+        new Set((await store.ledger.rows()).filter((row) => row.state === "pending").map((row) => row.owner)).size ===
+        2,
       10_000,
       "both replicas to send",
     );
@@ -151,11 +152,11 @@ describeShared("a living replica's calls end in the ledger as they really ended"
       "the sweeps after the cut",
     );
     await waitFor(
-      async () => (await store.ledger()).every((row) => row.state !== "pending"),
+      async () => (await store.ledger.rows()).every((row) => row.state !== "pending"),
       10_000,
       "every call to be recorded",
     );
-    const ledger = await store.ledger();
+    const ledger = await store.ledger.rows();
     const stats = await sandboxStats(sandbox.url);
     const states = tally(ledger.map((row) => row.state));
     const refused = lines.filter((l) => l.status === 503).length;

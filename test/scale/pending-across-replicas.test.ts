@@ -56,7 +56,8 @@ describeShared("pending items asked for again on the other replica", (urls: Shar
     ...extra,
   });
 
-  const ledgerCents = async (r: TestRelay) => (await r.relay.store.ledger()).reduce((sum, row) => sum + row.cents, 0);
+  const ledgerCents = async (r: TestRelay) =>
+    (await r.relay.store.ledger.rows()).reduce((sum, row) => sum + row.cents, 0);
   const billedCents = () => sandbox.state.billing.reduce((sum, b) => sum + b.cents, 0);
 
   beforeEach(async () => {
@@ -89,7 +90,7 @@ describeShared("pending items asked for again on the other replica", (urls: Shar
     expect(sandbox.state.duplicateCreates()).toBe(0);
     expect(sandbox.state.arrivals.length).toBe(12);
     // B sent nothing: its ledger rows are A's, and the shared ledger is the service's bill.
-    expect((await b.relay.relay.store.ledger()).every((row) => row.owner !== b.relay.relay.owner)).toBe(true);
+    expect((await b.relay.relay.store.ledger.rows()).every((row) => row.owner !== b.relay.relay.owner)).toBe(true);
     expect(await ledgerCents(a.relay)).toBe(billedCents());
   }, 60_000);
 

@@ -78,7 +78,7 @@ describeShared("two relay replicas share one account: its rate limit, its cache 
     expect(stats.billing.reports).toBe(1000);
     // Paced as one account: 1,000 sends at 100 a second take about 10 s, whichever replica sends them.
     expect(elapsed).toBeGreaterThanOrEqual(9000);
-    const ledger = await store.ledger();
+    const ledger = await store.ledger.rows();
     expect(ledger).toHaveLength(1000);
     expect(ledger.every((row) => row.state === "billed")).toBe(true);
     expect(ledger.reduce((s, row) => s + row.cents, 0)).toBe(stats.billing.cents);
@@ -101,7 +101,7 @@ describeShared("two relay replicas share one account: its rate limit, its cache 
     expect(stats.statuses["429"] ?? 0).toBe(0);
     expect(stats.duplicateCreates).toBe(0);
     expect(stats.billing.reports).toBe(1000);
-    const ledger = await store.ledger();
+    const ledger = await store.ledger.rows();
     expect(ledger).toHaveLength(1000);
     expect(ledger.every((row) => row.state === "billed")).toBe(true);
   }, 60_000);
@@ -154,11 +154,11 @@ describeShared("two relay replicas share one account: its rate limit, its cache 
 
     // The live replica's heartbeat settles the dead one's pending calls as unknown.
     await waitFor(
-      async () => (await store.ledger()).every((row) => row.state !== "pending"),
+      async () => (await store.ledger.rows()).every((row) => row.state !== "pending"),
       10_000,
       "the dead replica's calls to settle",
     );
-    const ledger = await store.ledger();
+    const ledger = await store.ledger.rows();
     const stats = await sandboxStats(sandbox.url);
     expect(stats.duplicateCreates).toBe(0);
     const billed = ledger.filter((row) => row.state === "billed");

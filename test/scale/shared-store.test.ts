@@ -1,5 +1,7 @@
 import { Client, Pool } from "pg";
+import { PostgresDb } from "../../src/relay/store/postgres/postgres-db";
 import { PostgresLedger } from "../../src/relay/store/postgres/postgres-ledger";
+import { PostgresLiveness } from "../../src/relay/store/postgres/postgres-liveness";
 import { SharedStore } from "../../src/relay/store/shared-store";
 import { CallEnd, CallStart } from "../../src/relay/store/store";
 import {
@@ -55,26 +57,25 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
     const pg = new Client({ connectionString: urls.databaseUrl });
     await pg.connect();
     try {
-      const tables = await pg.query<{ table_name: string }>(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+      const tables = await pg.query<{ table_name: string; table_type: string }>(
+        "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
         [ns],
       );
-      expect(tables.rows.map((r) => r.table_name)).toEqual([
-        "analyses_v1",
-        "job_results_v1",
-        "jobs_v1",
-        "ledger_v1",
-        "migrations",
-        "replicas_v1",
-        "secrets_v1",
+      expect(tables.rows.map((r) => [r.table_name, r.table_type])).toEqual([
+        ["analyses_v1", "BASE TABLE"],
+        ["job_results_v1", "BASE TABLE"],
+        ["jobs_v1", "BASE TABLE"],
+        // The old names, for replicas one version back (store-tables.test).
+        ["ledger_v1", "VIEW"],
+        ["ledger_v2", "BASE TABLE"],
+        ["migrations", "BASE TABLE"],
+        ["replicas_v1", "VIEW"],
+        ["replicas_v2", "BASE TABLE"],
+        ["secrets_v1", "BASE TABLE"],
       ]);
-      expect((await pg.query(`SELECT version FROM "${ns}".migrations ORDER BY version`)).rows).toEqual([
-        { version: 1 },
-        { version: 2 },
-        { version: 3 },
-        { version: 4 },
-        { version: 5 },
-      ]);
+      expect((await pg.query(`SELECT version FROM "${ns}".migrations ORDER BY version`)).rows).toEqual(
+        [1, 2, 3, 4, 5, 6].map((version) => ({ version })),
+      );
     } finally {
       await pg.end();
     }
@@ -90,9 +91,9 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       fetchedAt: DAY,
       costCents: 20,
     };
-    expect(await store.getCached("abc")).toBeUndefined();
-    await store.putCached(entry);
-    expect(await store.getCached("abc")).toEqual(entry);
+    expect(await store.cache.get("abc")).toBeUndefined();
+    await store.cache.put(entry);
+    expect(await store.cache.get("abc")).toEqual(entry);
     expect(await store.redis.exists(`${ns}:cache_v2:abc`)).toBe(1);
   });
 
@@ -108,14 +109,14 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       fetchedAt: DAY,
       costCents: 20,
     };
-    await store.putCached(entry);
-    expect(await store.getCached("k")).toEqual(entry);
-    const without = await store.getCached("k", { comparables: false });
+    await store.cache.put(entry);
+    expect(await store.cache.get("k")).toEqual(entry);
+    const without = await store.cache.get("k", { comparables: false });
     expect(without?.envelope.data).toEqual({ _id: "a1", revenue: { p50: 1 }, comparables: [], yearOneCashFlowUSD: 5 });
     expect(Object.keys(without?.envelope.data ?? {})).toEqual(["_id", "revenue", "comparables", "yearOneCashFlowUSD"]);
     expect(await store.redis.hget(`${ns}:cache_v2:k`, "entry")).not.toMatch(/Comp/);
     // A newer answer without data leaves no comparables of the older one behind.
-    await store.putCached({ ...entry, envelope: { success: false, extra: {}, notes: [] } });
+    await store.cache.put({ ...entry, envelope: { success: false, extra: {}, notes: [] } });
     expect(await store.redis.hexists(`${ns}:cache_v2:k`, "comparables")).toBe(0);
   });
 
@@ -131,10 +132,10 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       costCents: 20,
     };
     await store.redis.set(`${ns}:cache_v1:k1`, JSON.stringify(old));
-    expect(await store.getCached("k1", { comparables: false })).toEqual(old);
+    expect(await store.cache.get("k1", { comparables: false })).toEqual(old);
     expect(await store.redis.exists(`${ns}:cache_v1:k1`)).toBe(0);
-    expect(await store.getCached("k1")).toEqual(old);
-    expect(await store.getCached("k1", { comparables: false })).toEqual({
+    expect(await store.cache.get("k1")).toEqual(old);
+    expect(await store.cache.get("k1", { comparables: false })).toEqual({
       ...old,
       envelope: { ...old.envelope, data: { _id: "a2", revenue: { p50: 1 }, comparables: [] } },
     });
@@ -143,8 +144,8 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
   test("an analysis keeps the strategy it was created with when an enhance updates it", async () => {
     const store = await open();
     const data = { _id: "a1" } as never;
-    await store.putAnalysis({ id: "a1", op: "buy", strategy: "buy", data, warnings: [], updatedAt: DAY });
-    await store.putAnalysis({
+    await store.analyses.put({ id: "a1", op: "buy", strategy: "buy", data, warnings: [], updatedAt: DAY });
+    await store.analyses.put({
       id: "a1",
       op: "enhance",
       strategy: undefined,
@@ -152,39 +153,39 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       warnings: [{ message: "w" } as never],
       updatedAt: DAY + 5,
     });
-    expect(await store.getAnalysis("a1")).toMatchObject({
+    expect(await store.analyses.get("a1")).toMatchObject({
       id: "a1",
       op: "enhance",
       strategy: "buy",
       updatedAt: DAY + 5,
       warnings: [{ message: "w" }],
     });
-    expect(await store.getAnalysis("nope")).toBeUndefined();
+    expect(await store.analyses.get("nope")).toBeUndefined();
   });
 
   test("40 concurrent reservations through two replicas cannot pass the budget together", async () => {
     const [a, b] = await Promise.all([open(), open()]);
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, n) => (n % 2 ? a : b).reserveCall(call(n), 200, DAY)),
+      Array.from({ length: 40 }, (_, n) => (n % 2 ? a : b).ledger.reserveCall(call(n), 200, DAY)),
     );
     expect(results.filter((r) => r.ok)).toHaveLength(10);
     for (const r of results) if (!r.ok) expect(r.committedCents).toBeGreaterThan(180);
-    expect(await a.usage(DAY)).toMatchObject({ calls: 10, pendingCents: 200 });
+    expect(await a.ledger.usage(DAY)).toMatchObject({ calls: 10, pendingCents: 200 });
   });
 
   test("usage adds billed, unknown and pending since a time; free and failed calls cost nothing", async () => {
     const store = await open();
     const ids = [];
     for (let n = 0; n < 5; n++) {
-      const r = await store.reserveCall(call(n, { maxCents: 40 }), 10_000, DAY);
+      const r = await store.ledger.reserveCall(call(n, { maxCents: 40 }), 10_000, DAY);
       if (!r.ok) throw new Error("refused");
       ids.push(r.id);
     }
-    await store.finishCall(ids[0] as string, end("billed", 30, { reports: 1, aiFunctions: 1 }));
-    await store.finishCall(ids[1] as string, end("free"));
-    await store.finishCall(ids[2] as string, end("failed"));
-    await store.finishCall(ids[3] as string, end("unknown"));
-    expect(await store.usage(DAY)).toEqual({
+    await store.ledger.finishCall(ids[0] as string, end("billed", 30, { reports: 1, aiFunctions: 1 }));
+    await store.ledger.finishCall(ids[1] as string, end("free"));
+    await store.ledger.finishCall(ids[2] as string, end("failed"));
+    await store.ledger.finishCall(ids[3] as string, end("unknown"));
+    expect(await store.ledger.usage(DAY)).toEqual({
       calls: 5,
       reports: 1,
       aiFunctions: 1,
@@ -192,7 +193,7 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       unknownCents: 40,
       pendingCents: 40,
     });
-    expect(await store.usage(DAY + 3)).toEqual({
+    expect(await store.ledger.usage(DAY + 3)).toEqual({
       calls: 2,
       reports: 0,
       aiFunctions: 0,
@@ -201,12 +202,12 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       pendingCents: 40,
     });
     // The budget counts the same: 30 + 40 + 40 committed, so 40 more does not fit in 140.
-    expect(await store.reserveCall(call(9, { maxCents: 40 }), 140, DAY)).toEqual({
+    expect(await store.ledger.reserveCall(call(9, { maxCents: 40 }), 140, DAY)).toEqual({
       ok: false,
       limit: "relay",
       committedCents: 110,
     });
-    const ledger = await store.ledger();
+    const ledger = await store.ledger.rows();
     expect(ledger.map((r) => r.state)).toEqual(["billed", "free", "failed", "unknown", "pending"]);
     expect(ledger[0]).toMatchObject({
       id: ids[0],
@@ -223,24 +224,24 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
 
   test("the latest call decides a request's state, and a finished call is not finished again", async () => {
     const store = await open();
-    expect((await store.lastCall("key-7"))?.state).toBeUndefined();
-    const first = await store.reserveCall(call(7), 1000, DAY);
+    expect((await store.ledger.lastCall("key-7"))?.state).toBeUndefined();
+    const first = await store.ledger.reserveCall(call(7), 1000, DAY);
     if (!first.ok) throw new Error("refused");
-    expect((await store.lastCall("key-7"))?.state).toBe("pending");
-    await store.finishCall(first.id, end("failed"));
-    expect((await store.lastCall("key-7"))?.state).toBe("failed");
+    expect((await store.ledger.lastCall("key-7"))?.state).toBe("pending");
+    await store.ledger.finishCall(first.id, end("failed"));
+    expect((await store.ledger.lastCall("key-7"))?.state).toBe("failed");
     // Finishing it again (the same end written twice, its first answer lost) changes nothing.
-    await store.finishCall(first.id, end("billed", 20));
-    expect((await store.lastCall("key-7"))?.state).toBe("failed");
-    const second = await store.reserveCall(call(7), 1000, DAY);
+    await store.ledger.finishCall(first.id, end("billed", 20));
+    expect((await store.ledger.lastCall("key-7"))?.state).toBe("failed");
+    const second = await store.ledger.reserveCall(call(7), 1000, DAY);
     if (!second.ok) throw new Error("refused");
-    await store.finishCall(second.id, end("billed", 20));
-    expect((await store.lastCall("key-7"))?.state).toBe("billed");
+    await store.ledger.finishCall(second.id, end("billed", 20));
+    expect((await store.ledger.lastCall("key-7"))?.state).toBe("billed");
     // A billed answer the relay could not use: its code and sample come back with the last call.
-    const third = await store.reserveCall(call(7), 1000, DAY);
+    const third = await store.ledger.reserveCall(call(7), 1000, DAY);
     if (!third.ok) throw new Error("refused");
-    await store.finishCall(third.id, end("billed", 20, { errorCode: 'STR_UPSTREAM_UNUSABLE {"success":true}' }));
-    expect(await store.lastCall("key-7")).toMatchObject({
+    await store.ledger.finishCall(third.id, end("billed", 20, { errorCode: 'STR_UPSTREAM_UNUSABLE {"success":true}' }));
+    expect(await store.ledger.lastCall("key-7")).toMatchObject({
       state: "billed",
       errorCode: 'STR_UPSTREAM_UNUSABLE {"success":true}',
     });
@@ -249,71 +250,71 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
   /** Beats `owner` for `ms`, steadily for an interval of `intervalMs` (twice as often, so a busy machine's delays do not break the run). */
   const beatFor = async (store: SharedStore, owner: string, intervalMs: number, ms: number) => {
     for (const until = Date.now() + ms; Date.now() < until;) {
-      await store.heartbeat(owner, intervalMs);
+      await store.liveness.heartbeat(owner, intervalMs);
       await sleep(intervalMs / 2);
     }
-    await store.heartbeat(owner, intervalMs);
+    await store.liveness.heartbeat(owner, intervalMs);
   };
 
   test("pending calls of a replica that stopped heartbeating become unknown; a live replica's stay pending", async () => {
     const [a, b] = await Promise.all([open(), open()]);
-    await a.heartbeat("dead", 200);
-    await a.reserveCall(call(1, { owner: "dead" }), 1000, DAY);
-    await b.reserveCall(call(2, { owner: "alive" }), 1000, DAY);
+    await a.liveness.heartbeat("dead", 200);
+    await a.ledger.reserveCall(call(1, { owner: "dead" }), 1000, DAY);
+    await b.ledger.reserveCall(call(2, { owner: "alive" }), 1000, DAY);
     // The other replica, beating steadily, sees them and settles the dead one's.
     await beatFor(b, "alive", 200, 800);
-    expect(await b.settleOrphans("alive", 600)).toBe(1);
-    expect((await a.ledger()).map((r) => [r.owner, r.state, r.errorCode])).toEqual([
+    expect(await b.liveness.settleOrphans("alive", 600)).toBe(1);
+    expect((await a.ledger.rows()).map((r) => [r.owner, r.state, r.errorCode])).toEqual([
       ["dead", "unknown", "STR_OUTCOME_UNKNOWN"],
       ["alive", "pending", undefined],
     ]);
-    expect(await a.settleOrphans("alive", 600)).toBe(0);
+    expect(await a.liveness.settleOrphans("alive", 600)).toBe(0);
   });
 
   test("liveness is judged on Postgres's clock: a sweeper whose clock is 45 s ahead sweeps no live replica", async () => {
     const [a, b] = await Promise.all([open(), open()]);
-    await a.reserveCall(call(1, { owner: "on-time" }), 1000, DAY);
+    await a.ledger.reserveCall(call(1, { owner: "on-time" }), 1000, DAY);
     const realNow = Date.now;
     const clock = jest.spyOn(Date, "now").mockImplementation(() => realNow() + 45_000);
     try {
       await Promise.all([beatFor(a, "on-time", 200, 800), beatFor(b, "ahead", 200, 800)]);
-      expect(await b.settleOrphans("ahead", 600)).toBe(0);
-      expect(await a.settleOrphans("on-time", 600)).toBe(0);
+      expect(await b.liveness.settleOrphans("ahead", 600)).toBe(0);
+      expect(await a.liveness.settleOrphans("on-time", 600)).toBe(0);
     } finally {
       clock.mockRestore();
     }
-    expect((await a.ledger()).map((r) => r.state)).toEqual(["pending"]);
+    expect((await a.ledger.rows()).map((r) => r.state)).toEqual(["pending"]);
   });
 
   test("after Postgres was away for everyone, a sweeper first beats steadily for the stale window, so a replica that beats again is not written off", async () => {
     const [a, b] = await Promise.all([open(), open()]);
     await Promise.all([beatFor(a, "first-back", 200, 800), beatFor(b, "second-back", 200, 800)]);
-    await b.reserveCall(call(1, { owner: "second-back" }), 1000, DAY);
+    await b.ledger.reserveCall(call(1, { owner: "second-back" }), 1000, DAY);
     // No one beats for longer than the stale window (the outage); "first-back" beats first after it.
     await sleep(1000);
-    await a.heartbeat("first-back", 200);
-    expect(await a.settleOrphans("first-back", 600)).toBe(0);
+    await a.liveness.heartbeat("first-back", 200);
+    expect(await a.liveness.settleOrphans("first-back", 600)).toBe(0);
     await sleep(100);
-    await a.heartbeat("first-back", 200);
-    expect(await a.settleOrphans("first-back", 600)).toBe(0);
-    expect((await b.ledger()).map((r) => r.state)).toEqual(["pending"]);
+    await a.liveness.heartbeat("first-back", 200);
+    expect(await a.liveness.settleOrphans("first-back", 600)).toBe(0);
+    expect((await b.ledger.rows()).map((r) => r.state)).toEqual(["pending"]);
     // A replica that stays silent through the sweeper's steady run is written off.
     await beatFor(a, "first-back", 200, 800);
-    expect(await a.settleOrphans("first-back", 600)).toBe(1);
+    expect(await a.liveness.settleOrphans("first-back", 600)).toBe(1);
   });
 
   test("a call swept as unknown is settled by its living owner's finish: billed, and usage follows", async () => {
     const [a, b] = await Promise.all([open(), open()]);
-    const r = await a.reserveCall(call(1, { owner: "cut-off", maxCents: 40 }), 1000, DAY);
+    const r = await a.ledger.reserveCall(call(1, { owner: "cut-off", maxCents: 40 }), 1000, DAY);
     if (!r.ok) throw new Error("refused");
     // "cut-off" could not reach Postgres (its calls still ran); the other replica beat throughout.
     await beatFor(b, "sweeper", 200, 800);
-    expect(await b.settleOrphans("sweeper", 600)).toBe(1);
-    expect(await b.usage(DAY)).toMatchObject({ billedCents: 0, unknownCents: 40 });
-    expect((await b.lastCall("key-1"))?.state).toBe("unknown");
+    expect(await b.liveness.settleOrphans("sweeper", 600)).toBe(1);
+    expect(await b.ledger.usage(DAY)).toMatchObject({ billedCents: 0, unknownCents: 40 });
+    expect((await b.ledger.lastCall("key-1"))?.state).toBe("unknown");
 
-    await a.finishCall(r.id, end("billed", 20, { analysisId: "an-1" }));
-    expect((await b.ledger())[0]).toMatchObject({
+    await a.ledger.finishCall(r.id, end("billed", 20, { analysisId: "an-1" }));
+    expect((await b.ledger.rows())[0]).toMatchObject({
       state: "billed",
       cents: 20,
       reports: 1,
@@ -322,7 +323,7 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       errorCode: undefined,
       finishedAt: DAY + 1000,
     });
-    expect(await b.usage(DAY)).toEqual({
+    expect(await b.ledger.usage(DAY)).toEqual({
       calls: 1,
       reports: 1,
       aiFunctions: 0,
@@ -330,13 +331,15 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
       unknownCents: 0,
       pendingCents: 0,
     });
-    expect(await b.committedCents(DAY)).toBe(20);
-    expect(await b.lastCall("key-1")).toMatchObject({ state: "billed", analysisId: "an-1" });
+    expect(await b.ledger.committedCents(DAY)).toBe(20);
+    expect(await b.ledger.lastCall("key-1")).toMatchObject({ state: "billed", analysisId: "an-1" });
   });
 
   test("a reservation written though its answer was lost (the connection dropped) is settled as failed at the next heartbeat", async () => {
     const pool = new Pool({ connectionString: urls.databaseUrl });
-    const ledger = new PostgresLedger(pool, ns);
+    const db = new PostgresDb(pool, ns);
+    const ledger = new PostgresLedger(db);
+    const liveness = new PostgresLiveness(db, ledger);
     try {
       const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<unknown>;
       // The reservation runs and commits, then the answer never arrives.
@@ -344,97 +347,97 @@ describeShared("the shared store (Redis + Postgres) behaves as the SQLite store 
         await query(text, values);
         throw Object.assign(new Error("Connection terminated unexpectedly"), { code: undefined });
       }) as never);
-      await ledger.ready();
+      await db.ready();
       await expect(ledger.reserveCall(call(1, { owner: "me", maxCents: 40 }), 1000, DAY)).rejects.toMatchObject({
         code: "STR_STORE_UNAVAILABLE",
       });
-      expect((await ledger.ledger()).map((row) => row.state)).toEqual(["pending"]);
-      await ledger.heartbeat("me", 100);
-      expect((await ledger.ledger()).map((row) => [row.state, row.errorCode])).toEqual([
+      expect((await ledger.rows()).map((row) => row.state)).toEqual(["pending"]);
+      await liveness.heartbeat("me", 100);
+      expect((await ledger.rows()).map((row) => [row.state, row.errorCode])).toEqual([
         ["failed", "STR_STORE_UNAVAILABLE"],
       ]);
       expect(await ledger.usage(DAY)).toMatchObject({ pendingCents: 0, unknownCents: 0, billedCents: 0 });
     } finally {
-      await ledger.close();
+      await db.close();
     }
   });
 
   test("a lock is its owner's: others cannot take or release it, the owner may take it again", async () => {
     const [a, b] = await Promise.all([open(), open()]);
-    expect(await a.acquireLock("k", "owner-a", 60_000)).toBe(true);
-    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(false);
-    await b.releaseLock("k", "owner-b");
-    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(false);
-    expect(await a.acquireLock("k", "owner-a", 60_000)).toBe(true);
-    await a.releaseLock("k", "owner-a");
-    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(true);
+    expect(await a.locks.acquire("k", "owner-a", 60_000)).toBe(true);
+    expect(await b.locks.acquire("k", "owner-b", 60_000)).toBe(false);
+    await b.locks.release("k", "owner-b");
+    expect(await b.locks.acquire("k", "owner-b", 60_000)).toBe(false);
+    expect(await a.locks.acquire("k", "owner-a", 60_000)).toBe(true);
+    await a.locks.release("k", "owner-a");
+    expect(await b.locks.acquire("k", "owner-b", 60_000)).toBe(true);
   });
 
   test("a replica waiting for a lock hears another replica release it at once, not when its wait runs out", async () => {
     const [a, b] = await Promise.all([open(), open()]);
-    expect(await a.acquireLock("k", "owner-a", 60_000)).toBe(true);
+    expect(await a.locks.acquire("k", "owner-a", 60_000)).toBe(true);
     const start = performance.now();
-    const released = b.lockReleased("k", 5000);
-    const other = b.lockReleased("other", 5000).then(() => "other");
-    await a.releaseLock("k", "owner-a");
+    const released = b.locks.released("k", 5000);
+    const other = b.locks.released("other", 5000).then(() => "other");
+    await a.locks.release("k", "owner-a");
     await released;
     expect(performance.now() - start).toBeLessThan(1000);
     // Only the released lock's waiters wake.
     expect(await Promise.race([other, Promise.resolve("still waiting")])).toBe("still waiting");
-    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(true);
+    expect(await b.locks.acquire("k", "owner-b", 60_000)).toBe(true);
   });
 
   test("a lock held by a dead owner expires within its lease, though it asked for a minute", async () => {
     const a = await open(400);
     const b = await open(400);
-    expect(await a.acquireLock("k", "owner-a", 60_000)).toBe(true);
+    expect(await a.locks.acquire("k", "owner-a", 60_000)).toBe(true);
     // "Dies": stops renewing without releasing.
     await a.close();
     const start = Date.now();
-    expect(await b.acquireLock("k", "owner-b", 60_000)).toBe(false);
-    while (!(await b.acquireLock("k", "owner-b", 60_000))) await new Promise((r) => setTimeout(r, 25));
+    expect(await b.locks.acquire("k", "owner-b", 60_000)).toBe(false);
+    while (!(await b.locks.acquire("k", "owner-b", 60_000))) await new Promise((r) => setTimeout(r, 25));
     expect(Date.now() - start).toBeLessThan(1500);
   });
 
   test("a live owner's lock is renewed past its lease, up to the time it asked for", async () => {
     const a = await open(300);
     const b = await open(300);
-    expect(await a.acquireLock("k", "owner-a", 1500)).toBe(true);
+    expect(await a.locks.acquire("k", "owner-a", 1500)).toBe(true);
     await new Promise((r) => setTimeout(r, 900));
-    expect(await b.acquireLock("k", "owner-b", 1500)).toBe(false);
+    expect(await b.locks.acquire("k", "owner-b", 1500)).toBe(false);
     await new Promise((r) => setTimeout(r, 1100));
-    expect(await b.acquireLock("k", "owner-b", 1500)).toBe(true);
+    expect(await b.locks.acquire("k", "owner-b", 1500)).toBe(true);
   });
 
   test("a schema dropped under a running store is migrated again on the next call", async () => {
     const store = await open();
-    await store.heartbeat("r", 1000);
+    await store.liveness.heartbeat("r", 1000);
     await dropNamespace(urls, ns);
-    await store.heartbeat("r", 1000).catch(() => undefined);
-    await store.heartbeat("r", 1000);
-    expect(await store.usage(0)).toMatchObject({ calls: 0 });
+    await store.liveness.heartbeat("r", 1000).catch(() => undefined);
+    await store.liveness.heartbeat("r", 1000);
+    expect(await store.ledger.usage(0)).toMatchObject({ calls: 0 });
   });
 
   test("Redis or Postgres away: calls fail at once naming the part, ping says so, nothing hangs", async () => {
     const noRedis = await open(3000, { ...urls, redisUrl: withPort(urls.redisUrl, await closedPort()) });
     const t0 = Date.now();
-    await expect(noRedis.getCached("k")).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Redis" });
-    await expect(noRedis.acquireLock("k", "o", 1000)).rejects.toMatchObject({
+    await expect(noRedis.cache.get("k")).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Redis" });
+    await expect(noRedis.locks.acquire("k", "o", 1000)).rejects.toMatchObject({
       code: "STR_STORE_UNAVAILABLE",
       part: "Redis",
     });
     await expect(noRedis.ping()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Redis" });
     expect(Date.now() - t0).toBeLessThan(1000);
     // Its Postgres half still works.
-    expect(await noRedis.usage(0)).toMatchObject({ calls: 0 });
+    expect(await noRedis.ledger.usage(0)).toMatchObject({ calls: 0 });
 
     const noPostgres = await open(3000, { ...urls, databaseUrl: withPort(urls.databaseUrl, await closedPort()) });
-    await expect(noPostgres.reserveCall(call(1), 1000, DAY)).rejects.toMatchObject({
+    await expect(noPostgres.ledger.reserveCall(call(1), 1000, DAY)).rejects.toMatchObject({
       code: "STR_STORE_UNAVAILABLE",
       part: "Postgres",
     });
-    await expect(noPostgres.usage(0)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Postgres" });
+    await expect(noPostgres.ledger.usage(0)).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Postgres" });
     await expect(noPostgres.ping()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", part: "Postgres" });
-    expect(await noPostgres.getCached("k")).toBeUndefined();
+    expect(await noPostgres.cache.get("k")).toBeUndefined();
   });
 });

@@ -104,8 +104,8 @@ describeShared(
       const store = await openTestStore(urls, ns);
       // Requests whose lock was taken: each is taken again right before its send (the fence), not a new check.
       const locked = new Set<string>();
-      const acquireLock = store.acquireLock.bind(store);
-      store.acquireLock = async (...args) => {
+      const acquireLock = store.locks.acquire.bind(store.locks);
+      store.locks.acquire = async (...args) => {
         const taken = await acquireLock(...args);
         if (taken) locked.add(args[0]);
         return taken;

@@ -88,7 +88,7 @@ describeShared(
       expect(after.json.relay.cached).toBe(false);
       expect((await t.post(BUY_PATH, buyBody(1))).json.relay.cached).toBe(true);
       expect(t.sandboxStats()).toMatchObject({ arrivals: 2, billedCents: 40, duplicates: 0 });
-      const ledger = await t.relay.store.ledger();
+      const ledger = await t.relay.store.ledger.rows();
       expect(ledger.map((row) => row.state)).toEqual(["billed", "billed"]);
     });
   },

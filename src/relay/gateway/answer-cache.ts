@@ -44,7 +44,7 @@ export class AnswerCache {
 
   /** A fresh cached answer, or undefined. */
   async read(key: string, options?: CacheReadOptions): Promise<CachedAnswer | undefined> {
-    const hit = await this.#o.storeCall(() => this.#o.store.getCached(key, options));
+    const hit = await this.#o.storeCall(() => this.#o.store.cache.get(key, options));
     if (!hit || this.#expired(hit.fetchedAt)) return undefined;
     return hit;
   }
@@ -58,19 +58,19 @@ export class AnswerCache {
     if (last?.state !== "billed" || !last.analysisId || last.finishedAt === undefined || this.#expired(last.finishedAt))
       return undefined;
     const id = last.analysisId;
-    const stored = await this.#o.storeCall(() => this.#o.store.getAnalysis(id));
+    const stored = await this.#o.storeCall(() => this.#o.store.analyses.get(id));
     if (!stored) return undefined;
     return { key, op: last.op, envelope: envelopeOf(stored), analysisId: id, fetchedAt: last.finishedAt, costCents: 0 };
   }
 
   /** Puts an answer given back from the ledger into the cache again (best effort). */
   async restore(entry: CachedAnswer): Promise<void> {
-    await this.#o.store.putCached(entry).catch(() => undefined);
+    await this.#o.store.cache.put(entry).catch(() => undefined);
   }
 
   /** A stored analysis by id, as a cached answer, or undefined. */
   async stored(id: string): Promise<Pick<CachedAnswer, "envelope" | "fetchedAt" | "op"> | undefined> {
-    const stored = await this.#o.storeCall(() => this.#o.store.getAnalysis(id));
+    const stored = await this.#o.storeCall(() => this.#o.store.analyses.get(id));
     return stored ? { envelope: envelopeOf(stored), fetchedAt: stored.updatedAt, op: stored.op } : undefined;
   }
 
@@ -107,8 +107,8 @@ export class AnswerCache {
     if (envelope.data && id) {
       const data = envelope.data;
       try {
-        const previous = isCreate(op) ? undefined : await this.#o.store.getAnalysis(id);
-        await this.#o.store.putAnalysis({
+        const previous = isCreate(op) ? undefined : await this.#o.store.analyses.get(id);
+        await this.#o.store.analyses.put({
           id,
           op,
           strategy: isCreate(op) ? op : previous?.strategy,
@@ -120,7 +120,7 @@ export class AnswerCache {
         // GET /v1/analyses/:id misses it until it is fetched again; the cache still answers.
       }
     }
-    await this.#o.store.putCached(entry).catch(() => undefined);
+    await this.#o.store.cache.put(entry).catch(() => undefined);
     return this.answerOf(entry, { cached: false, costCents });
   }
 

@@ -2,42 +2,37 @@ import { centsToUSD } from "../../contract";
 import type { Caller, Callers } from "../callers/caller";
 import { RelayConfig } from "../config";
 import { RelayError } from "../errors";
-import { RelayStore, UsageTotals } from "../store/store";
+import { LedgerStore } from "../store/store";
 import { StoreCall } from "./store-call";
 
 /*
- * The daily budget: what may be committed today (billed, plus unknown and in-flight calls at their
- * most, since local midnight) and the check before a call is queued; and beside it a token's own
- * daily budget (RELAY_TOKEN_BUDGETS_USD_PER_DAY), counted the same way over that token's calls.
- * The store's `reserveCall` repeats both checks atomically with the ledger row; this is the one
- * place the figures are read.
+ * The daily budget: what may be committed today (since local midnight, as store/committed-spend.ts
+ * defines it: billed, plus unknown and in-flight calls at their most) and the check before a call
+ * is queued; and beside it a token's own daily budget (RELAY_TOKEN_BUDGETS_USD_PER_DAY), counted
+ * the same way over that token's calls. The ledger's `reserveCall` repeats both checks atomically
+ * with the ledger row; this is the one place the figures are read.
  */
 
 export function budgetCentsOf(config: Pick<RelayConfig, "budgetUSDPerDay">): number {
   return Math.round(config.budgetUSDPerDay * 100);
 }
 
-/** Spend that counts against the budget: billed, and what unknown and in-flight calls may yet cost. */
-export function committedCentsOf(totals: Pick<UsageTotals, "billedCents" | "unknownCents" | "pendingCents">): number {
-  return totals.billedCents + totals.unknownCents + totals.pendingCents;
-}
-
 export class Budget {
   readonly dailyCents: number;
-  readonly #store: RelayStore;
+  readonly #ledger: LedgerStore;
   readonly #dayStart: (now: number) => number;
   readonly #storeCall: StoreCall;
   readonly #callers: Callers | undefined;
 
   constructor(o: {
-    store: RelayStore;
+    ledger: LedgerStore;
     dailyCents: number;
     dayStart: (now: number) => number;
     storeCall: StoreCall;
     callers?: Callers | undefined;
   }) {
     this.dailyCents = o.dailyCents;
-    this.#store = o.store;
+    this.#ledger = o.ledger;
     this.#dayStart = o.dayStart;
     this.#storeCall = o.storeCall;
     this.#callers = o.callers;
@@ -54,7 +49,7 @@ export class Budget {
 
   /** What is left today, never below 0: of the relay's budget, and of the caller's own when it has one. */
   async remainingCents(now: number = Date.now(), caller?: Caller): Promise<number> {
-    const committed = await this.#storeCall(() => this.#store.committedCents(this.#dayStart(now)));
+    const committed = await this.#storeCall(() => this.#ledger.committedCents(this.#dayStart(now)));
     const own = await this.callerRemainingCents(caller, now);
     return Math.min(Math.max(0, this.dailyCents - committed), own ?? Infinity);
   }
@@ -63,18 +58,18 @@ export class Budget {
   async callerRemainingCents(caller: Caller | undefined, now: number = Date.now()): Promise<number | undefined> {
     const budget = this.callerDailyCents(caller);
     if (caller === undefined || budget === undefined) return undefined;
-    const committed = await this.#storeCall(() => this.#store.callerCommittedCents(this.#dayStart(now), caller.id));
+    const committed = await this.#storeCall(() => this.#ledger.committedCents(this.#dayStart(now), caller.id));
     return Math.max(0, budget - committed);
   }
 
   /** Refuses a call that could pass today's budget at its most (`cents`), or the caller's own, before it waits for anything. */
   async check(cents: number, caller?: Caller): Promise<void> {
     const day = this.#dayStart(Date.now());
-    const committed = await this.#storeCall(() => this.#store.committedCents(day));
+    const committed = await this.#storeCall(() => this.#ledger.committedCents(day));
     if (committed + cents > this.dailyCents) throw this.exceeded(committed, cents);
     const own = this.callerDailyCents(caller);
     if (caller === undefined || own === undefined) return;
-    const spent = await this.#storeCall(() => this.#store.callerCommittedCents(day, caller.id));
+    const spent = await this.#storeCall(() => this.#ledger.committedCents(day, caller.id));
     if (spent + cents > own) throw this.callerExceeded(caller, spent, cents);
   }
 

@@ -45,14 +45,14 @@ export class Gateway {
       storeCall: this.#storeCall,
     });
     this.budget = new Budget({
-      store,
+      ledger: store.ledger,
       dailyCents: options.budgetCents,
       dayStart: options.dayStart ?? localDayStart,
       storeCall: this.#storeCall,
       callers: options.callers,
     });
     this.#ledger = new Ledger({
-      store,
+      ledger: store.ledger,
       metrics,
       owner: options.owner,
       budget: this.budget,
@@ -182,7 +182,7 @@ export class Gateway {
     // The answer there was before waiting: a refresh finding another one after is another sender's
     // refresh, made meanwhile (told apart by its call, not by clocks that differ across replicas).
     const before = ask.refresh ? (await this.#cache.read(key, { comparables: false }))?.callId : undefined;
-    const lock = await holdLock(this.#o.store, this.#storeCall, key, {
+    const lock = await holdLock(this.#o.store.locks, this.#storeCall, key, {
       owner: this.#o.owner,
       ttlMs: this.#o.callTimeoutMs + 60_000,
       signal: flight.signal,
@@ -234,7 +234,7 @@ export class Gateway {
         flight,
       );
     } finally {
-      await this.#o.store.releaseLock(key, this.#o.owner).catch(() => undefined);
+      await this.#o.store.locks.release(key, this.#o.owner).catch(() => undefined);
     }
   }
 

@@ -2,5 +2,5 @@
 
 export { Gateway } from "./gateway";
 export type { AnalyzeOptions, GatewayOptions, Plan } from "./options";
-export { Budget, budgetCentsOf, committedCentsOf } from "./budget";
+export { Budget, budgetCentsOf } from "./budget";
 export { localMonthStart } from "./calendar";

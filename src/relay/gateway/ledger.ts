@@ -3,7 +3,7 @@ import type { Caller } from "../callers/caller";
 import { RelayError } from "../errors";
 import { RelayMetrics } from "../ops/metrics";
 import { HeldBack, Outcome, heldBack } from "../upstream/outcome";
-import { CallEnd, LastCall, RelayStore } from "../store/store";
+import { CallEnd, LastCall, LedgerStore } from "../store/store";
 import { Budget } from "./budget";
 import { unusableRepeat } from "../upstream/unusable-answer";
 import { StoreCall } from "./store-call";
@@ -14,7 +14,7 @@ import { StoreCall } from "./store-call";
  * relay's own: its last call may have billed without the relay knowing.
  */
 export class Ledger {
-  readonly #store: RelayStore;
+  readonly #store: LedgerStore;
   readonly #metrics: RelayMetrics;
   readonly #owner: string;
   readonly #budget: Budget;
@@ -22,8 +22,8 @@ export class Ledger {
   /** Ends not yet written, by ledger row id (see flush). */
   readonly #unrecorded = new Map<string, CallEnd>();
 
-  constructor(o: { store: RelayStore; metrics: RelayMetrics; owner: string; budget: Budget; storeCall: StoreCall }) {
-    this.#store = o.store;
+  constructor(o: { ledger: LedgerStore; metrics: RelayMetrics; owner: string; budget: Budget; storeCall: StoreCall }) {
+    this.#store = o.ledger;
     this.#metrics = o.metrics;
     this.#owner = o.owner;
     this.#budget = o.budget;

@@ -1,4 +1,4 @@
-import type { RelayStore } from "../store/store";
+import type { LockStore } from "../store/store";
 import type { StoreCall } from "./store-call";
 
 /*
@@ -29,15 +29,10 @@ export interface HeldLock {
  * Takes the request's lock; while another holds it, tries again when the store hears it released,
  * or after a wait that grows to a second.
  */
-export async function holdLock(
-  store: RelayStore,
-  storeCall: StoreCall,
-  key: string,
-  o: LockOptions,
-): Promise<HeldLock> {
-  const take = () => storeCall(() => store.acquireLock(key, o.owner, o.ttlMs));
+export async function holdLock(locks: LockStore, storeCall: StoreCall, key: string, o: LockOptions): Promise<HeldLock> {
+  const take = () => storeCall(() => locks.acquire(key, o.owner, o.ttlMs));
   for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
-    const released = store.lockReleased(key, wait);
+    const released = locks.released(key, wait);
     if (await take()) break;
     if (o.signal.aborted) throw o.signal.reason;
     o.onWaiting?.();

@@ -1,6 +1,7 @@
 import { CallerSpend, UsageAnswer, centsToUSD } from "../../contract";
 import type { Caller, Callers } from "../callers/caller";
-import { Budget, committedCentsOf, localMonthStart } from "../gateway";
+import { Budget, localMonthStart } from "../gateway";
+import { committedCentsOf } from "../store/committed-spend";
 import { CallerUsage, RelayStore, UsageTotals } from "../store/store";
 
 /*
@@ -28,10 +29,10 @@ export async function usageOf(
   const now = options.now ?? Date.now();
   const budgetCents = budget.dailyCents;
   const [today, month, todayByCaller, monthByCaller] = await Promise.all([
-    store.usage(budget.dayStart(now)),
-    store.usage(localMonthStart(now)),
-    store.usageByCaller(budget.dayStart(now)),
-    store.usageByCaller(localMonthStart(now)),
+    store.ledger.usage(budget.dayStart(now)),
+    store.ledger.usage(localMonthStart(now)),
+    store.ledger.usageByCaller(budget.dayStart(now)),
+    store.ledger.usageByCaller(localMonthStart(now)),
   ]);
   const committed = committedCentsOf(today);
   return {

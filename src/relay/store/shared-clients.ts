@@ -1,5 +1,6 @@
 import Redis from "ioredis";
 import { Pool } from "pg";
+import { partError } from "./store-down";
 
 /*
  * The Redis and Postgres connections of the shared store, set to fail fast and heal by themselves.
@@ -62,6 +63,16 @@ export function postgresPool(url: string, name: string): Pool {
  */
 export function whenConnected(redis: Redis): void {
   if (redis.status !== "ready") throw new Error(`not connected (${redis.status})`);
+}
+
+/** Runs a command; Redis away is the store's "unavailable" error, naming Redis. */
+export async function runRedis<T>(redis: Redis, fn: () => Promise<T>): Promise<T> {
+  try {
+    whenConnected(redis);
+    return await fn();
+  } catch (error) {
+    throw partError("Redis", error);
+  }
 }
 
 /** A Lua script loaded once and run by its SHA (ioredis falls back to EVAL when Redis lost it). */

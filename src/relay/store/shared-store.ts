@@ -1,27 +1,20 @@
 import Redis from "ioredis";
 import { Pool } from "pg";
-import type { JobStore } from "../batch/jobs/job-store";
+import { PostgresAnalyses } from "./postgres/postgres-analyses";
+import { PostgresDb } from "./postgres/postgres-db";
+import { PostgresJobs } from "./postgres/postgres-jobs";
 import { PostgresLedger } from "./postgres/postgres-ledger";
+import { PostgresLiveness } from "./postgres/postgres-liveness";
 import { RedisCache } from "./redis/redis-cache";
-import { STORE_TIMEOUT_MS, postgresPool, redisClient } from "./shared-clients";
-import {
-  CacheReadOptions,
-  CachedAnswer,
-  CallEnd,
-  CallStart,
-  CallerUsage,
-  LastCall,
-  LedgerRow,
-  RelayStore,
-  Reservation,
-  StoredAnalysis,
-  UsageTotals,
-} from "./store";
+import { RedisLocks } from "./redis/redis-locks";
+import { STORE_TIMEOUT_MS, postgresPool, redisClient, runRedis } from "./shared-clients";
+import { RelayStore } from "./store";
 
 /*
  * The store of relay replicas: Redis for cached answers and request locks (and, through
- * `redis`, the pacing bucket), Postgres for the ledger, the analyses and the heartbeats. The
- * replicas keep nothing else, so any of them can answer any request and any can die.
+ * `redis`, the pacing bucket), Postgres for the ledger, the analyses, the heartbeats, jobs and
+ * secrets, in one schema per namespace. The replicas keep nothing else, so any of them can answer
+ * any request and any can die.
  *
  * Neither half falls back on anything: when Redis or Postgres is away, the call fails at once
  * (the gateway answers 503 and sends nothing) and works again as soon as the server is back.
@@ -44,9 +37,13 @@ export class SharedStore implements RelayStore {
   /** The Redis connection, shared with the pacer (which does not close it). */
   readonly redis: Redis;
   readonly namespace: string;
-  readonly jobs: JobStore;
-  readonly #cache: RedisCache;
-  readonly #ledger: PostgresLedger;
+  readonly cache: RedisCache;
+  readonly locks: RedisLocks;
+  readonly analyses: PostgresAnalyses;
+  readonly ledger: PostgresLedger;
+  readonly liveness: PostgresLiveness;
+  readonly jobs: PostgresJobs;
+  readonly #db: PostgresDb;
   #closed = false;
 
   /**
@@ -61,9 +58,9 @@ export class SharedStore implements RelayStore {
       options,
     );
     await Promise.allSettled([
-      store.#ledger.ready(),
+      store.#db.ready(),
       whenReady(store.redis, STORE_TIMEOUT_MS),
-      whenReady(store.#cache.listener, STORE_TIMEOUT_MS),
+      whenReady(store.locks.listener, STORE_TIMEOUT_MS),
     ]);
     return store;
   }
@@ -71,103 +68,43 @@ export class SharedStore implements RelayStore {
   private constructor(redis: Redis, pool: Pool, options: SharedStoreOptions) {
     this.redis = redis;
     this.namespace = options.namespace;
-    this.#cache = new RedisCache(redis, options.namespace, options.lockLeaseMs);
-    this.#ledger = new PostgresLedger(pool, options.namespace);
-    this.jobs = this.#ledger.jobs;
+    this.cache = new RedisCache(redis, options.namespace);
+    this.locks = new RedisLocks(redis, options.namespace, options.lockLeaseMs);
+    // The namespace is the schema: lowercase letters, digits and _ (postgres-db.ts checks it).
+    this.#db = new PostgresDb(pool, options.namespace);
+    this.analyses = new PostgresAnalyses(this.#db);
+    this.ledger = new PostgresLedger(this.#db);
+    this.liveness = new PostgresLiveness(this.#db, this.ledger);
+    this.jobs = new PostgresJobs(this.#db);
   }
 
-  getCached(key: string, options?: CacheReadOptions): Promise<CachedAnswer | undefined> {
-    return this.#cache.getCached(key, options);
-  }
-
-  putCached(entry: CachedAnswer): Promise<void> {
-    return this.#cache.putCached(entry);
-  }
-
-  getAnalysis(id: string): Promise<StoredAnalysis | undefined> {
-    return this.#ledger.getAnalysis(id);
-  }
-
-  putAnalysis(analysis: StoredAnalysis): Promise<void> {
-    return this.#ledger.putAnalysis(analysis);
-  }
-
-  reserveCall(
-    call: CallStart,
-    budgetCents: number,
-    dayStart: number,
-    callerBudgetCents?: number,
-  ): Promise<Reservation> {
-    return this.#ledger.reserveCall(call, budgetCents, dayStart, callerBudgetCents);
-  }
-
-  async committedCents(dayStart: number): Promise<number> {
-    const today = await this.#ledger.usage(dayStart);
-    return today.billedCents + today.unknownCents + today.pendingCents;
-  }
-
-  callerCommittedCents(dayStart: number, callerId: string): Promise<number> {
-    return this.#ledger.callerCommittedCents(dayStart, callerId);
-  }
-
-  finishCall(id: string, end: CallEnd): Promise<void> {
-    return this.#ledger.finishCall(id, end);
-  }
-
-  lastCall(cacheKey: string): Promise<LastCall | undefined> {
-    return this.#ledger.lastCall(cacheKey);
-  }
-
-  usage(since: number): Promise<UsageTotals> {
-    return this.#ledger.usage(since);
-  }
-
-  usageByCaller(since: number): Promise<CallerUsage[]> {
-    return this.#ledger.usageByCaller(since);
-  }
-
-  heartbeat(owner: string, intervalMs: number): Promise<void> {
-    return this.#ledger.heartbeat(owner, intervalMs);
-  }
-
-  settleOrphans(sweeper: string, staleAfterMs: number): Promise<number> {
-    return this.#ledger.settleOrphans(sweeper, staleAfterMs);
-  }
-
-  acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean> {
-    return this.#cache.acquireLock(key, owner, ttlMs);
-  }
-
-  releaseLock(key: string, owner: string): Promise<void> {
-    return this.#cache.releaseLock(key, owner);
-  }
-
-  lockReleased(key: string, ms: number): Promise<void> {
-    return this.#cache.lockReleased(key, ms);
-  }
-
-  ledger(): Promise<LedgerRow[]> {
-    return this.#ledger.ledger();
-  }
-
-  keptSecret(name: string, candidate: string): Promise<string> {
-    return this.#ledger.keptSecret(name, candidate);
+  /** The first replica to ask keeps its candidate; the rest read it. */
+  async keptSecret(name: string, candidate: string): Promise<string> {
+    const s = this.#db.s;
+    await this.#db.query(`INSERT INTO ${s}.secrets_v1 (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [
+      name,
+      candidate,
+    ]);
+    const { rows } = await this.#db.query<{ value: string }>(`SELECT value FROM ${s}.secrets_v1 WHERE name = $1`, [
+      name,
+    ]);
+    return (rows[0] as { value: string }).value;
   }
 
   async ping(): Promise<void> {
-    await Promise.all([this.#cache.ping(), this.#ledger.ping()]);
+    await Promise.all([runRedis(this.redis, () => this.redis.ping()), this.#db.ping()]);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#cache.close();
+    this.locks.close();
     // QUIT lets commands in flight finish; a connection that is not up is just dropped.
     const redisClosed =
       this.redis.status === "ready"
         ? this.redis.quit().catch(() => this.redis.disconnect())
         : Promise.resolve(this.redis.disconnect());
-    await Promise.allSettled([redisClosed, this.#ledger.close()]);
+    await Promise.allSettled([redisClosed, this.#db.close()]);
   }
 }
 

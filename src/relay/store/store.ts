@@ -2,9 +2,10 @@ import { Analysis, NormalizedEnvelope, Operation, Warning } from "../../contract
 import type { JobStore } from "../batch/jobs/job-store";
 
 /*
- * What the relay keeps: cached answers, analyses by id, and the ledger of every call sent to the
- * service. Two implementations: SQLite (one relay, the default) and Redis + Postgres (replicas).
- * Replicas hold nothing else, so any replica can answer any request.
+ * What the relay keeps: cached answers, analyses by id, the ledger of every call sent to the
+ * service, which replicas live and which requests they are sending, and jobs. One interface of
+ * parts (RelayStore), one class per backend: SqliteStore (one relay, the default) and SharedStore
+ * (Redis + Postgres, for replicas). Replicas hold nothing else, so any replica can answer any request.
  */
 
 /** How a call to the service ended, as far as billing goes. */
@@ -81,6 +82,8 @@ export interface CallEnd {
 
 export interface LedgerRow extends CallStart {
   id: string;
+  /** The budget day the call counts against (reserveCall's dayStart); none in Postgres rows written before it was kept. */
+  day: number | undefined;
   state: CallState;
   status: number | undefined;
   cents: number;
@@ -125,34 +128,38 @@ export interface CallerUsage extends UsageTotals {
  */
 export type Reservation = { ok: true; id: string } | { ok: false; limit: "relay" | "caller"; committedCents: number };
 
-export interface RelayStore {
-  readonly kind: "sqlite" | "shared";
-  /** Jobs (POST /v1/jobs): their items and results, kept like the ledger so any replica, or the next start, resumes them. */
-  readonly jobs: JobStore;
-  getCached(key: string, options?: CacheReadOptions): Promise<CachedAnswer | undefined>;
-  putCached(entry: CachedAnswer): Promise<void>;
-  getAnalysis(id: string): Promise<StoredAnalysis | undefined>;
-  putAnalysis(analysis: StoredAnalysis): Promise<void>;
+/** Cached answers by request key (sha256 of the canonical request). */
+export interface CacheStore {
+  get(key: string, options?: CacheReadOptions): Promise<CachedAnswer | undefined>;
+  put(entry: CachedAnswer): Promise<void>;
+}
+
+/** Analyses by id (GET /v1/analyses/:id). An analysis keeps the strategy it was first stored with. */
+export interface AnalysisStore {
+  get(id: string): Promise<StoredAnalysis | undefined>;
+  put(analysis: StoredAnalysis): Promise<void>;
+}
+
+/** The ledger: a row for every call sent to the service, and the spend it commits (committed-spend.ts). */
+export interface LedgerStore {
   /**
-   * Writes a pending ledger row if today's committed spend (billed + unknown + pending, since
-   * `dayStart`) plus the call's most stays within `budgetCents` and, with `callerBudgetCents`, the
-   * caller's own committed spend today plus its most stays within that — atomically, so concurrent
-   * calls (and replicas) cannot pass either budget together.
+   * Writes a pending ledger row if the day's committed spend since `dayStart` plus the call's most
+   * stays within `budgetCents` and, with `callerBudgetCents`, the caller's own committed spend that
+   * day plus its most stays within that — atomically, so concurrent calls (and replicas) cannot
+   * pass either budget together.
    */
   reserveCall(call: CallStart, budgetCents: number, dayStart: number, callerBudgetCents?: number): Promise<Reservation>;
   /**
-   * The day's committed spend since `dayStart`: billed cents plus the most of every call pending or
-   * unknown. What the budget is checked against before a call waits for its send slot; cheap, as it
+   * The spend committed since `dayStart`, the relay's or, with `callerId`, that caller's (token
+   * id): what the budgets are checked against before a call waits for its send slot; cheap, as it
    * runs once a call.
    */
-  committedCents(dayStart: number): Promise<number>;
-  /** The same for one caller (token id): what its own budget is checked against. */
-  callerCommittedCents(dayStart: number, callerId: string): Promise<number>;
+  committedCents(dayStart: number, callerId?: string): Promise<number>;
   /**
    * Writes how the call ended, as its owner (the only one that holds `id`) saw it. Applies to a
-   * call still pending, and to one a sweep marked unknown while its owner was alive but looked dead
-   * (settleOrphans): what the owner saw is what happened, and usage and the budget follow it. A
-   * call already finished stays as it is.
+   * call still open (pending, or swept to unknown while its owner was alive but looked dead: what
+   * the owner saw is what happened, and usage and the budget follow it). A call already finished
+   * stays as it is.
    */
   finishCall(id: string, end: CallEnd): Promise<void>;
   /**
@@ -163,36 +170,53 @@ export interface RelayStore {
   usage(since: number): Promise<UsageTotals>;
   /** The same totals split by the caller each call was booked to. */
   usageByCaller(since: number): Promise<CallerUsage[]>;
-  /**
-   * Says this replica is alive, on the store's clock (never the replica's: replicas' clocks need
-   * not agree); it beats every `intervalMs`, and its pending calls stay pending.
-   */
+  /** Every ledger row, oldest first (for tests and audits). */
+  rows(): Promise<LedgerRow[]>;
+}
+
+/** Which replicas are alive, on the store's clock (never a replica's: replicas' clocks need not agree). */
+export interface LivenessStore {
+  /** Says `owner` is alive; it beats every `intervalMs`, and its pending calls stay pending. */
   heartbeat(owner: string, intervalMs: number): Promise<void>;
   /**
-   * Pending calls of replicas whose last heartbeat is older than `staleAfterMs` (three beats) on
-   * the store's clock become unknown, and the request locks they held are freed. Returns how many
-   * calls. A shared store lets `sweeper` judge only once its own heartbeats have come steadily for
-   * `staleAfterMs`: right after the store was away for everyone, every replica's heartbeat looks
-   * stale. A call swept by mistake is still settled by its owner's finishCall.
+   * Pending calls of replicas whose last heartbeat is older than `staleAfterMs` (three beats)
+   * become unknown, and the request locks they held are freed. Returns how many calls. A shared
+   * store lets `sweeper` judge only once its own heartbeats have come steadily for `staleAfterMs`:
+   * right after the store was away for everyone, every replica's heartbeat looks stale. A call
+   * swept by mistake is still settled by its owner's finishCall.
    */
   settleOrphans(sweeper: string, staleAfterMs: number): Promise<number>;
-  /** Takes a lock for a request being sent, so replicas send it once. False if another holds it. */
-  acquireLock(key: string, owner: string, ttlMs: number): Promise<boolean>;
-  releaseLock(key: string, owner: string): Promise<void>;
+}
+
+/** Request locks, so that replicas send a request once. */
+export interface LockStore {
+  /** Takes the lock on `key` for `owner` (or renews it when already its own); false if another holds it. */
+  acquire(key: string, owner: string, ttlMs: number): Promise<boolean>;
+  release(key: string, owner: string): Promise<void>;
   /**
    * Resolves when the lock on `key` is released, by any replica the store hears from, or after
    * `ms` at the latest; the lock may be taken again by then. It listens from the call on, so a
    * caller asks for it before trying the lock, and misses no release in between.
    */
-  lockReleased(key: string, ms: number): Promise<void>;
-  /** Every ledger row, oldest first (for tests and audits). */
-  ledger(): Promise<LedgerRow[]>;
-  /** Resolves when every part of the store answers; rejects, naming the part, when one does not (/healthz). */
+  released(key: string, ms: number): Promise<void>;
+}
+
+/** What the relay keeps, in parts; each backend's store builds its parts and exposes them as they are. */
+export interface RelayStore {
+  readonly kind: "sqlite" | "shared";
+  readonly cache: CacheStore;
+  readonly analyses: AnalysisStore;
+  readonly ledger: LedgerStore;
+  readonly liveness: LivenessStore;
+  readonly locks: LockStore;
+  /** Jobs (POST /v1/jobs): their items and results, kept like the ledger so any replica, or the next start, resumes them. */
+  readonly jobs: JobStore;
   /**
    * A secret kept in the store under `name`: the first relay to ask keeps its `candidate`, and every
    * relay sharing the store gets that one (caller ids are keyed by it: caller.ts).
    */
   keptSecret(name: string, candidate: string): Promise<string>;
+  /** Resolves when every part of the store answers; rejects, naming the part, when one does not (/healthz). */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

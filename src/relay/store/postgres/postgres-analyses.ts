@@ -1,13 +1,13 @@
 import { Operation } from "../../../contract";
 import { PostgresDb } from "./postgres-db";
-import { StoredAnalysis } from "../store";
+import { AnalysisStore, StoredAnalysis } from "../store";
 
 /*
- * The analyses by id in Postgres (analyses_v1), which GET /v1/analyses/:id reads on any replica.
+ * The shared store's analyses by id, in Postgres (analyses_v1), which GET /v1/analyses/:id reads on any replica.
  * Times are epoch milliseconds (bigint), which pg returns as strings.
  */
 
-export class PostgresAnalyses {
+export class PostgresAnalyses implements AnalysisStore {
   readonly #db: PostgresDb;
 
   constructor(db: PostgresDb) {

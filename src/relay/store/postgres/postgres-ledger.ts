@@ -1,124 +1,185 @@
-import { Pool } from "pg";
-import { PostgresAnalyses } from "./postgres-analyses";
-import { PostgresDb } from "./postgres-db";
-import { PostgresJobs } from "./postgres-jobs";
-import { PostgresLedgerReads } from "./postgres-ledger-reads";
-import { PostgresLiveness } from "./postgres-liveness";
-import { PostgresReservations } from "./postgres-reservations";
 import {
-  CallEnd,
-  CallStart,
-  CallerUsage,
-  LastCall,
-  LedgerRow,
-  Reservation,
-  StoredAnalysis,
-  UsageTotals,
-} from "../store";
+  COMMITTED_CENTS_SQL,
+  OPEN_STATES,
+  USAGE_SUMS_SQL,
+  UsageSumsRow,
+  committedCentsOf,
+  sqlStates,
+  totalsOf,
+} from "../committed-spend";
+import { LAST_CALL_COLUMNS, LastCallDbRow, LedgerDbRow, lastCallOf, ledgerRowOf } from "../ledger-rows";
+import { partError } from "../store-down";
+import { CallEnd, CallStart, CallerUsage, LastCall, LedgerRow, LedgerStore, Reservation, UsageTotals } from "../store";
+import { PostgresDb } from "./postgres-db";
+import { DB_NOW_MS } from "./postgres-migrations";
+import { TurnBatcher } from "./postgres-turn-batcher";
 
 /*
- * The Postgres half of the shared store: the ledger of every call, the analyses by id, and the
- * replicas' heartbeats, in one schema per namespace. Tables carry a version in their names, as in
- * the SQLite store. It composes the connection and its migrations (postgres-db.ts), the analyses
- * (postgres-analyses.ts), a call's reservation and settlement (postgres-reservations.ts), the
- * heartbeats and the sweep (postgres-liveness.ts), and the reads (postgres-ledger-reads.ts). Times
- * are epoch milliseconds (bigint), as the interface has them.
+ * The shared store's ledger, in Postgres: a call's reservation before it is sent (the budget checks
+ * and the pending row, atomically across replicas, in the reservation function of
+ * postgres-migrations.ts), its settlement after, and the reads. The reads every request makes
+ * (its last call, the committed spend) are batched by turn (postgres-turn-batcher.ts), as a batch
+ * asks for all its items at once.
  */
 
-/** The ledger, analyses and heartbeats of relay replicas, in Postgres. */
-export class PostgresLedger {
-  /** Jobs, in the same schema (postgres-jobs.ts). */
-  readonly jobs: PostgresJobs;
+export class PostgresLedger implements LedgerStore {
   readonly #db: PostgresDb;
-  readonly #analyses: PostgresAnalyses;
-  readonly #reservations: PostgresReservations;
-  readonly #liveness: PostgresLiveness;
-  readonly #reads: PostgresLedgerReads;
+  /** Reservations that failed, whose rows may exist all the same (see reserveCall). */
+  readonly #unheard: CallStart[] = [];
+  readonly #lastCalls = new TurnBatcher<string, LastCall | undefined>(async (keys) => {
+    const found = await this.#lastCallsOf(keys);
+    return keys.map((k) => found.get(k));
+  });
+  readonly #usage = new TurnBatcher<number, UsageTotals>(async (sinces) => {
+    const distinct = [...new Set(sinces)];
+    const totals = await Promise.all(distinct.map((since) => this.#usageSince(since)));
+    return sinces.map((since) => totals[distinct.indexOf(since)] as UsageTotals);
+  });
+  /** Keys `<dayStart>:<callerId>`; a turn's few distinct callers each get one query. */
+  readonly #callerCommitted = new TurnBatcher<string, number>(async (keys) => {
+    const distinct = [...new Set(keys)];
+    const cents = await Promise.all(distinct.map((key) => this.#callerCommittedOf(key)));
+    return keys.map((key) => cents[distinct.indexOf(key)] as number);
+  });
 
-  /** `schema` is the namespace: lowercase letters, digits and _. */
-  constructor(pool: Pool, schema: string) {
-    this.#db = new PostgresDb(pool, schema);
-    this.#analyses = new PostgresAnalyses(this.#db);
-    this.#reservations = new PostgresReservations(this.#db);
-    this.#liveness = new PostgresLiveness(this.#db);
-    this.#reads = new PostgresLedgerReads(this.#db);
-    this.jobs = new PostgresJobs(this.#db);
+  constructor(db: PostgresDb) {
+    this.#db = db;
   }
 
-  /** Runs the migrations now; a failure is kept for the next call to retry. */
-  ready(): Promise<void> {
-    return this.#db.ready();
+  get #table(): string {
+    return `${this.#db.s}.ledger_v2`;
   }
 
-  getAnalysis(id: string): Promise<StoredAnalysis | undefined> {
-    return this.#analyses.get(id);
-  }
-
-  putAnalysis(a: StoredAnalysis): Promise<void> {
-    return this.#analyses.put(a);
-  }
-
-  reserveCall(
+  /**
+   * A reservation that fails may still have been written (the connection dropped after the
+   * commit); the caller sends nothing without its id, so such a row is settled as failed by the
+   * next heartbeat (settleUnheard), not left pending for ever.
+   */
+  async reserveCall(
     call: CallStart,
     budgetCents: number,
     dayStart: number,
     callerBudgetCents?: number,
   ): Promise<Reservation> {
-    return this.#reservations.reserveCall(call, budgetCents, dayStart, callerBudgetCents);
+    type Row = { reserved_id: string | null; committed_cents: string; refused_by: "relay" | "caller" | null };
+    let rows: Row[];
+    try {
+      ({ rows } = await this.#db.query<Row>(
+        `SELECT reserved_id, committed_cents, refused_by FROM ${this.#db.s}.reserve_call_v3($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          call.op,
+          call.cacheKey,
+          call.maxCents,
+          call.owner,
+          call.startedAt,
+          budgetCents,
+          dayStart,
+          call.callerId ?? null,
+          call.callerLabel ?? null,
+          callerBudgetCents ?? null,
+        ],
+      ));
+    } catch (error) {
+      this.#unheard.push(call);
+      throw error;
+    }
+    const row = rows[0];
+    if (!row) throw partError("Postgres", new Error("the reservation returned no row"));
+    return row.reserved_id === null
+      ? { ok: false, limit: row.refused_by ?? "relay", committedCents: Number(row.committed_cents) }
+      : { ok: true, id: String(row.reserved_id) };
   }
 
-  finishCall(id: string, end: CallEnd): Promise<void> {
-    return this.#reservations.finishCall(id, end);
+  /** Batched: the relay's from the day's usage (a batch of 1,000 items asks once), a caller's once a turn. */
+  async committedCents(dayStart: number, callerId?: string): Promise<number> {
+    if (callerId !== undefined) return this.#callerCommitted.load(`${dayStart}:${callerId}`);
+    return committedCentsOf(await this.#usage.load(dayStart));
   }
 
+  /** An open call → its end, in one statement; an unknown one too, for a call swept while its owner lived. */
+  async finishCall(id: string, end: CallEnd): Promise<void> {
+    await this.#db.query(
+      `UPDATE ${this.#table} SET state = $2, status = $3, cents = $4, reports = $5, ai_functions = $6, analysis_id = $7, error_code = $8, finished_at = $9
+       WHERE id = $1 AND state IN (${sqlStates(OPEN_STATES)})`,
+      [
+        id,
+        end.state,
+        end.status ?? null,
+        end.cents,
+        end.reports,
+        end.aiFunctions,
+        end.analysisId ?? null,
+        end.errorCode ?? null,
+        end.finishedAt,
+      ],
+    );
+  }
+
+  /** Reservations this replica never heard back about: it sent nothing for them, so they failed. */
+  async settleUnheard(): Promise<void> {
+    while (this.#unheard.length > 0) {
+      const call = this.#unheard[0] as CallStart;
+      await this.#db.query(
+        `UPDATE ${this.#table} SET state = 'failed', error_code = 'STR_STORE_UNAVAILABLE', finished_at = ${DB_NOW_MS}
+         WHERE owner = $1 AND cache_key = $2 AND started_at = $3 AND state IN (${sqlStates(OPEN_STATES)})`,
+        [call.owner, call.cacheKey, call.startedAt],
+      );
+      this.#unheard.shift();
+    }
+  }
+
+  /** Batched: the calls made in one turn of the event loop share one query. */
   lastCall(cacheKey: string): Promise<LastCall | undefined> {
-    return this.#reads.lastCall(cacheKey);
+    return this.#lastCalls.load(cacheKey);
   }
 
+  /** Batched like lastCall. */
   usage(since: number): Promise<UsageTotals> {
-    return this.#reads.usage(since);
+    return this.#usage.load(since);
   }
 
-  callerCommittedCents(dayStart: number, callerId: string): Promise<number> {
-    return this.#reads.callerCommittedCents(dayStart, callerId);
+  async usageByCaller(since: number): Promise<CallerUsage[]> {
+    const { rows } = await this.#db.query<UsageSumsRow & { caller_id: string | null; caller_label: string | null }>(
+      `SELECT caller_id, MAX(caller_label) AS caller_label, ${USAGE_SUMS_SQL} FROM ${this.#table} WHERE started_at >= $1 GROUP BY caller_id`,
+      [since],
+    );
+    return rows.map((r) => ({
+      ...totalsOf(r),
+      callerId: r.caller_id ?? undefined,
+      callerLabel: r.caller_label ?? undefined,
+    }));
   }
 
-  usageByCaller(since: number): Promise<CallerUsage[]> {
-    return this.#reads.usageByCaller(since);
+  async rows(): Promise<LedgerRow[]> {
+    const { rows } = await this.#db.query<LedgerDbRow>(`SELECT * FROM ${this.#table} ORDER BY id`);
+    return rows.map(ledgerRowOf);
   }
 
-  /** Each beat also settles the reservations this replica never heard back about. */
-  async heartbeat(owner: string, intervalMs: number): Promise<void> {
-    await this.#liveness.heartbeat(owner, intervalMs);
-    await this.#reservations.settleUnheard();
+  async #lastCallsOf(keys: readonly string[]): Promise<Map<string, LastCall>> {
+    const { rows } = await this.#db.query<LastCallDbRow & { cache_key: string }>(
+      `SELECT DISTINCT ON (cache_key) cache_key, ${LAST_CALL_COLUMNS} FROM ${this.#table} WHERE cache_key = ANY($1::text[]) ORDER BY cache_key, id DESC`,
+      [keys],
+    );
+    return new Map(rows.map((r) => [r.cache_key, lastCallOf(r)]));
   }
 
-  settleOrphans(sweeper: string, staleAfterMs: number): Promise<number> {
-    return this.#liveness.settleOrphans(sweeper, staleAfterMs);
+  async #usageSince(since: number): Promise<UsageTotals> {
+    const { rows } = await this.#db.query<UsageSumsRow>(
+      `SELECT ${USAGE_SUMS_SQL} FROM ${this.#table} WHERE started_at >= $1`,
+      [since],
+    );
+    const r = rows[0];
+    if (!r) throw new Error("usage returned no row");
+    return totalsOf(r);
   }
 
-  ledger(): Promise<LedgerRow[]> {
-    return this.#reads.ledger();
-  }
-
-  /** The first replica to ask keeps its candidate; the rest read it. */
-  async keptSecret(name: string, candidate: string): Promise<string> {
-    const s = this.#db.s;
-    await this.#db.query(`INSERT INTO ${s}.secrets_v1 (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [
-      name,
-      candidate,
-    ]);
-    const { rows } = await this.#db.query<{ value: string }>(`SELECT value FROM ${s}.secrets_v1 WHERE name = $1`, [
-      name,
-    ]);
-    return (rows[0] as { value: string }).value;
-  }
-
-  ping(): Promise<void> {
-    return this.#db.ping();
-  }
-
-  close(): Promise<void> {
-    return this.#db.close();
+  /** `key` is `<dayStart>:<callerId>`. */
+  async #callerCommittedOf(key: string): Promise<number> {
+    const at = key.indexOf(":");
+    const { rows } = await this.#db.query<{ cents: string }>(
+      `SELECT COALESCE(SUM(${COMMITTED_CENTS_SQL}), 0) AS cents FROM ${this.#table} WHERE caller_id = $2 AND started_at >= $1`,
+      [Number(key.slice(0, at)), key.slice(at + 1)],
+    );
+    return Number(rows[0]?.cents ?? 0);
   }
 }

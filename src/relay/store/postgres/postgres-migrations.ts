@@ -1,9 +1,12 @@
 import { PoolClient } from "pg";
+import { COMMITTED_CENTS_SQL } from "../committed-spend";
 
 /*
- * The Postgres ledger's schema, as migrations applied in order, once each, per namespace
+ * The shared store's Postgres schema, as migrations applied in order, once each, per namespace
  * (runMigrations, which postgres-db.ts calls before its first query), and the SQL fragments the
- * ledger's statements share.
+ * statements share. Tables are named for their layouts as the SQLite store's are (sqlite-schema.ts):
+ * a name is the same columns in both. A migration is history: it stays as it ran, and a change
+ * is the next one.
  */
 
 /** One step of the schema. */
@@ -29,10 +32,6 @@ export const DB_NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint";
  * late by half a beat (a busy event loop, a slow statement) but none missed.
  */
 export const STEADY_GAP_BEATS = 1.5;
-
-/** billed + unknown + pending, as the budget counts them. */
-export const COMMITTED_CENTS =
-  "CASE state WHEN 'billed' THEN cents WHEN 'pending' THEN max_cents WHEN 'unknown' THEN max_cents ELSE 0 END";
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -61,7 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
         LANGUAGE plpgsql VOLATILE AS $fn$
         BEGIN
           PERFORM pg_advisory_xact_lock(hashtext(${literal}), ${LOCK_RESERVE});
-          SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
+          SELECT COALESCE(SUM(${COMMITTED_CENTS_SQL}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
           IF committed_cents + p_max_cents <= p_budget_cents THEN
             INSERT INTO ${s}.ledger_v1 (op, cache_key, state, max_cents, owner, started_at)
               VALUES (p_op, p_cache_key, 'pending', p_max_cents, p_owner, p_started_at) RETURNING id INTO reserved_id;
@@ -89,13 +88,13 @@ export const MIGRATIONS: readonly Migration[] = [
         LANGUAGE plpgsql VOLATILE AS $fn$
         BEGIN
           PERFORM pg_advisory_xact_lock(hashtext(${literal}), ${LOCK_RESERVE});
-          SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
+          SELECT COALESCE(SUM(${COMMITTED_CENTS_SQL}), 0) INTO committed_cents FROM ${s}.ledger_v1 WHERE started_at >= p_day_start;
           IF committed_cents + p_max_cents > p_budget_cents THEN
             refused_by := 'relay';
             RETURN;
           END IF;
           IF p_caller_id IS NOT NULL AND p_caller_budget_cents IS NOT NULL THEN
-            SELECT COALESCE(SUM(${COMMITTED_CENTS}), 0) INTO committed_cents FROM ${s}.ledger_v1
+            SELECT COALESCE(SUM(${COMMITTED_CENTS_SQL}), 0) INTO committed_cents FROM ${s}.ledger_v1
               WHERE caller_id = p_caller_id AND started_at >= p_day_start;
             IF committed_cents + p_max_cents > p_caller_budget_cents THEN
               refused_by := 'caller';
@@ -127,7 +126,65 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "secrets the relay makes for itself, shared by replicas (the key of caller ids)",
     sql: (s) => `CREATE TABLE ${s}.secrets_v1 (name text PRIMARY KEY, value text NOT NULL);`,
   },
+  {
+    version: 6,
+    name: "the ledger and the heartbeats named for their layouts, as in the SQLite store: ledger_v2 with each call's day",
+    sql: (s, literal) => `${renameToV2(s)}${reserveCallV3(s, literal)}`,
+  },
 ];
+
+/**
+ * In place, rows and sequence kept: ledger_v1 gains the day each call counts against (none in the
+ * rows written before, which the sums by start time count as they did) and is the layout SQLite's
+ * ledger_v2 has; replicas_v1, whose beats have carried their steady run since migration 2, is
+ * replicas_v2. The old names stay as views, through which replicas one version back, and
+ * reserve_call_v1 and v2, read and write the same rows during a rolling upgrade.
+ */
+function renameToV2(s: string): string {
+  return `
+    ALTER TABLE ${s}.ledger_v1 RENAME TO ledger_v2;
+    ALTER TABLE ${s}.ledger_v2 ADD COLUMN day bigint;
+    ALTER SEQUENCE ${s}.ledger_v1_id_seq RENAME TO ledger_v2_id_seq;
+    ALTER INDEX ${s}.ledger_v1_pkey RENAME TO ledger_v2_pkey;
+    ALTER INDEX ${s}.ledger_v1_key RENAME TO ledger_v2_key;
+    ALTER INDEX ${s}.ledger_v1_started RENAME TO ledger_v2_started;
+    ALTER INDEX ${s}.ledger_v1_pending RENAME TO ledger_v2_pending;
+    ALTER INDEX ${s}.ledger_v1_caller RENAME TO ledger_v2_caller;
+    CREATE VIEW ${s}.ledger_v1 AS SELECT id, op, cache_key, state, max_cents, owner, started_at, status, cents, reports,
+      ai_functions, analysis_id, error_code, finished_at, caller_id, caller_label FROM ${s}.ledger_v2;
+    ALTER TABLE ${s}.replicas_v1 RENAME TO replicas_v2;
+    ALTER INDEX ${s}.replicas_v1_pkey RENAME TO replicas_v2_pkey;
+    CREATE VIEW ${s}.replicas_v1 AS SELECT owner, heartbeat_at, beating_since FROM ${s}.replicas_v2;`;
+}
+
+/** reserve_call_v2 on ledger_v2, writing each call's day; under the same lock as v1 and v2. */
+function reserveCallV3(s: string, literal: string): string {
+  const committed = `SELECT COALESCE(SUM(${COMMITTED_CENTS_SQL}), 0) INTO committed_cents FROM ${s}.ledger_v2`;
+  return `
+    CREATE FUNCTION ${s}.reserve_call_v3(p_op text, p_cache_key text, p_max_cents integer, p_owner text, p_started_at bigint,
+        p_budget_cents bigint, p_day_start bigint, p_caller_id text, p_caller_label text, p_caller_budget_cents bigint,
+        OUT reserved_id bigint, OUT committed_cents bigint, OUT refused_by text)
+      LANGUAGE plpgsql VOLATILE AS $fn$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext(${literal}), ${LOCK_RESERVE});
+        ${committed} WHERE started_at >= p_day_start;
+        IF committed_cents + p_max_cents > p_budget_cents THEN
+          refused_by := 'relay';
+          RETURN;
+        END IF;
+        IF p_caller_id IS NOT NULL AND p_caller_budget_cents IS NOT NULL THEN
+          ${committed} WHERE caller_id = p_caller_id AND started_at >= p_day_start;
+          IF committed_cents + p_max_cents > p_caller_budget_cents THEN
+            refused_by := 'caller';
+            RETURN;
+          END IF;
+        END IF;
+        INSERT INTO ${s}.ledger_v2 (op, cache_key, state, max_cents, owner, started_at, day, caller_id, caller_label)
+          VALUES (p_op, p_cache_key, 'pending', p_max_cents, p_owner, p_started_at, p_day_start, p_caller_id, p_caller_label)
+          RETURNING id INTO reserved_id;
+      END
+      $fn$;`;
+}
 
 /**
  * Applies the migrations the namespace lacks, in one transaction. Replicas starting together take

@@ -1,73 +1,84 @@
 import type Database from "better-sqlite3";
-import { Operation } from "../../../contract";
-import { SqliteCallerSpend, USAGE_COLUMNS, UsageRow, totalsOf } from "./sqlite-caller-spend";
-import { CallEnd, CallStart, CallState, CallerUsage, LastCall, LedgerRow, Reservation, UsageTotals } from "../store";
+import { OPEN_STATES, USAGE_SUMS_SQL, UsageSumsRow, heldCents, sqlStates, totalsOf } from "../committed-spend";
+import { LAST_CALL_COLUMNS, LastCallDbRow, LedgerDbRow, lastCallOf, ledgerRowOf } from "../ledger-rows";
+import { CallEnd, CallStart, CallerUsage, LastCall, LedgerRow, LedgerStore, Reservation, UsageTotals } from "../store";
 
 /*
- * The SQLite store's ledger: a row for every call sent to the service (ledger_v2), and each day's
- * committed spend (spend_v2) and each caller's (sqlite-caller-spend.ts), kept in the same
- * transactions as the rows. better-sqlite3 is synchronous, so each method is atomic within the
- * process; the writes use IMMEDIATE transactions so two processes on one file cannot both pass the
- * budget.
+ * The SQLite store's ledger: a row for every call sent to the service (ledger_v2), and the spend
+ * each day commits, the relay's (spend_v2) and each caller's (caller_spend_v1), kept as running
+ * totals in the same transactions as the rows, so a budget check reads one row rather than summing
+ * the day's ledger, which grows all day. better-sqlite3 is synchronous, so each method is atomic
+ * within the process; the writes use IMMEDIATE transactions so two processes on one file cannot
+ * both pass a budget.
  */
 
-export class SqliteLedger {
-  readonly #callers: SqliteCallerSpend;
+export class SqliteLedger implements LedgerStore {
   readonly #committed;
+  readonly #callerCommitted;
   readonly #addCommitted;
+  readonly #addCallerCommitted;
   readonly #insertCall;
   readonly #finishCall;
   readonly #lastCall;
   readonly #usage;
+  readonly #usageByCaller;
   readonly #rows;
   readonly #reserve;
   readonly #finish;
 
   constructor(db: Database.Database) {
-    this.#callers = new SqliteCallerSpend(db);
     this.#committed = db.prepare<[number], { committed_cents: number }>(
       "SELECT committed_cents FROM spend_v2 WHERE day = ?",
     );
+    this.#callerCommitted = db.prepare<[number, string], { committed_cents: number }>(
+      "SELECT committed_cents FROM caller_spend_v1 WHERE day = ? AND caller_id = ?",
+    );
     this.#addCommitted = db.prepare(
       "INSERT INTO spend_v2 (day, committed_cents) VALUES (@day, @cents) ON CONFLICT (day) DO UPDATE SET committed_cents = committed_cents + excluded.committed_cents",
+    );
+    this.#addCallerCommitted = db.prepare(
+      "INSERT INTO caller_spend_v1 (day, caller_id, committed_cents) VALUES (@day, @callerId, @cents) " +
+        "ON CONFLICT (day, caller_id) DO UPDATE SET committed_cents = committed_cents + excluded.committed_cents",
     );
     this.#insertCall = db.prepare(
       "INSERT INTO ledger_v2 (op, cache_key, state, max_cents, owner, started_at, day, caller_id, caller_label) VALUES (@op, @cacheKey, 'pending', @maxCents, @owner, @startedAt, @day, @callerId, @callerLabel)",
     );
     this.#finishCall = db.prepare<FinishParams, { day: number; max_cents: number; caller_id: string | null }>(
-      "UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state IN ('pending', 'unknown') RETURNING day, max_cents, caller_id",
+      `UPDATE ledger_v2 SET state = @state, status = @status, cents = @cents, reports = @reports, ai_functions = @aiFunctions, analysis_id = @analysisId, error_code = @errorCode, finished_at = @finishedAt WHERE id = @id AND state IN (${sqlStates(OPEN_STATES)}) RETURNING day, max_cents, caller_id`,
     );
-    this.#lastCall = db.prepare<
-      [string],
-      {
-        state: CallState;
-        op: string;
-        analysis_id: string | null;
-        finished_at: number | null;
-        error_code: string | null;
-      }
+    this.#lastCall = db.prepare<[string], LastCallDbRow>(
+      `SELECT ${LAST_CALL_COLUMNS} FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1`,
+    );
+    this.#usage = db.prepare<[number], UsageSumsRow>(`SELECT ${USAGE_SUMS_SQL} FROM ledger_v2 WHERE started_at >= ?`);
+    this.#usageByCaller = db.prepare<
+      [number],
+      UsageSumsRow & { caller_id: string | null; caller_label: string | null }
     >(
-      "SELECT state, op, analysis_id, finished_at, error_code FROM ledger_v2 WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
+      `SELECT caller_id, MAX(caller_label) AS caller_label, ${USAGE_SUMS_SQL} FROM ledger_v2 WHERE started_at >= ? GROUP BY caller_id`,
     );
-    this.#usage = db.prepare<[number], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM ledger_v2 WHERE started_at >= ?`);
     this.#rows = db.prepare<[], LedgerDbRow>("SELECT * FROM ledger_v2 ORDER BY id");
     this.#reserve = db.transaction(this.#reserveIn.bind(this));
     this.#finish = db.transaction(this.#finishIn.bind(this));
   }
 
-  reserveCall(call: CallStart, budgetCents: number, dayStart: number, callerBudgetCents?: number): Reservation {
+  async reserveCall(
+    call: CallStart,
+    budgetCents: number,
+    dayStart: number,
+    callerBudgetCents?: number,
+  ): Promise<Reservation> {
     return this.#reserve.immediate(call, budgetCents, dayStart, callerBudgetCents);
   }
 
-  committedCents(dayStart: number): number {
-    return this.#committed.get(dayStart)?.committed_cents ?? 0;
+  async committedCents(dayStart: number, callerId?: string): Promise<number> {
+    return this.#committedOf(dayStart, callerId);
   }
 
-  callerCommittedCents(dayStart: number, callerId: string): number {
-    return this.#callers.committed(dayStart, callerId);
-  }
-
-  finishCall(id: string, end: CallEnd): void {
+  /**
+   * Also settles a call a sweep marked unknown: a relay whose process was suspended past three
+   * beats (a laptop asleep) while another process on the file swept its calls.
+   */
+  async finishCall(id: string, end: CallEnd): Promise<void> {
     this.#finish.immediate({
       id: Number(id),
       state: end.state,
@@ -81,54 +92,43 @@ export class SqliteLedger {
     });
   }
 
-  lastCall(cacheKey: string): LastCall | undefined {
+  async lastCall(cacheKey: string): Promise<LastCall | undefined> {
     const r = this.#lastCall.get(cacheKey);
-    return (
-      r && {
-        state: r.state,
-        op: r.op as Operation,
-        analysisId: r.analysis_id ?? undefined,
-        finishedAt: r.finished_at ?? undefined,
-        errorCode: r.error_code ?? undefined,
-      }
-    );
+    return r && lastCallOf(r);
   }
 
-  usage(since: number): UsageTotals {
-    return totalsOf(this.#usage.get(since) as UsageRow);
+  async usage(since: number): Promise<UsageTotals> {
+    return totalsOf(this.#usage.get(since) as UsageSumsRow);
   }
 
-  usageByCaller(since: number): CallerUsage[] {
-    return this.#callers.usage(since);
+  async usageByCaller(since: number): Promise<CallerUsage[]> {
+    return this.#usageByCaller
+      .all(since)
+      .map((r) => ({ ...totalsOf(r), callerId: r.caller_id ?? undefined, callerLabel: r.caller_label ?? undefined }));
   }
 
-  ledger(): LedgerRow[] {
-    return this.#rows.all().map((r) => ({
-      id: String(r.id),
-      op: r.op as Operation,
-      cacheKey: r.cache_key,
-      state: r.state,
-      maxCents: r.max_cents,
-      owner: r.owner,
-      startedAt: r.started_at,
-      status: r.status ?? undefined,
-      cents: r.cents,
-      reports: r.reports,
-      aiFunctions: r.ai_functions,
-      analysisId: r.analysis_id ?? undefined,
-      errorCode: r.error_code ?? undefined,
-      finishedAt: r.finished_at ?? undefined,
-      callerId: r.caller_id ?? undefined,
-      callerLabel: r.caller_label ?? undefined,
-    }));
+  async rows(): Promise<LedgerRow[]> {
+    return this.#rows.all().map(ledgerRowOf);
+  }
+
+  #committedOf(day: number, callerId?: string): number {
+    const row = callerId === undefined ? this.#committed.get(day) : this.#callerCommitted.get(day, callerId);
+    return row?.committed_cents ?? 0;
+  }
+
+  /** Adds to the day's running totals, the relay's and the caller's, within the caller's transaction. */
+  #add(day: number, callerId: string | null | undefined, cents: number): void {
+    if (cents === 0) return;
+    this.#addCommitted.run({ day, cents });
+    if (callerId) this.#addCallerCommitted.run({ day, callerId, cents });
   }
 
   /** The budget checks and the pending row, in one transaction: the relay's, then the caller's own. */
   #reserveIn(call: CallStart, budgetCents: number, dayStart: number, callerBudgetCents?: number): Reservation {
-    const committed = this.committedCents(dayStart);
+    const committed = this.#committedOf(dayStart);
     if (committed + call.maxCents > budgetCents) return { ok: false, limit: "relay", committedCents: committed };
     if (call.callerId !== undefined && callerBudgetCents !== undefined) {
-      const own = this.#callers.committed(dayStart, call.callerId);
+      const own = this.#committedOf(dayStart, call.callerId);
       if (own + call.maxCents > callerBudgetCents) return { ok: false, limit: "caller", committedCents: own };
     }
     const info = this.#insertCall.run({
@@ -137,23 +137,18 @@ export class SqliteLedger {
       callerId: call.callerId ?? null,
       callerLabel: call.callerLabel ?? null,
     });
-    this.#addCommitted.run({ day: dayStart, cents: call.maxCents });
-    this.#callers.add(dayStart, call.callerId, call.maxCents);
+    this.#add(dayStart, call.callerId, heldCents("pending", 0, call.maxCents));
     return { ok: true, id: String(info.lastInsertRowid) };
   }
 
   /**
-   * A pending call held its most against its day, and so did one a sweep marked unknown while its
-   * owner lived (sqlite-liveness.ts); it now holds what it cost (billed), still its most (unknown:
-   * it may have billed), or nothing (free, failed).
+   * An open call (OPEN_STATES: pending, or unknown after a sweep while its owner lived) held its
+   * most against its day; it now holds what its end holds: what it cost (billed), still its most
+   * (unknown: it may have billed), or nothing (free, failed).
    */
   #finishIn(params: FinishParams): void {
     const row = this.#finishCall.get(params);
-    if (!row) return;
-    const holds = params.state === "billed" ? params.cents : params.state === "unknown" ? row.max_cents : 0;
-    if (holds === row.max_cents) return;
-    this.#addCommitted.run({ day: row.day, cents: holds - row.max_cents });
-    this.#callers.add(row.day, row.caller_id, holds - row.max_cents);
+    if (row) this.#add(row.day, row.caller_id, heldCents(params.state, params.cents, row.max_cents) - row.max_cents);
   }
 }
 
@@ -167,23 +162,4 @@ interface FinishParams {
   analysisId: string | null;
   errorCode: string | null;
   finishedAt: number;
-}
-
-interface LedgerDbRow {
-  id: number;
-  op: string;
-  cache_key: string;
-  state: CallState;
-  max_cents: number;
-  owner: string;
-  started_at: number;
-  status: number | null;
-  cents: number;
-  reports: number;
-  ai_functions: number;
-  analysis_id: string | null;
-  error_code: string | null;
-  finished_at: number | null;
-  caller_id: string | null;
-  caller_label: string | null;
 }

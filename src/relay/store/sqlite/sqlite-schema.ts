@@ -1,13 +1,16 @@
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { PrivateFileRules, ensurePrivateDir, ensurePrivateFile, refuseForeignFile } from "../private-files";
-import { addCallerColumns } from "./sqlite-caller-spend";
+import { moveOlderTables } from "./sqlite-migrations";
 import { sqliteDriver } from "./sqlite-driver";
 
 /*
- * The SQLite store's file and tables. Tables carry a version in their names: a change of layout
- * gets new tables, never a silent reinterpretation of old rows. The moves from older tables live
- * beside the code that reads the new ones (sqlite-cache.ts, sqlite-caller-spend.ts).
+ * The SQLite store's file and tables. A table's name carries the version of its layout, and a name
+ * is the same columns here and in the shared store's Postgres (postgres-migrations.ts): its
+ * ledger_v2 and analyses_v1 are these; replicas_v2 there keeps more than replicas_v1 here. A
+ * change of layout gets new tables, never a silent reinterpretation of old rows; a nullable column
+ * that rows written before do without (a call's caller, a cached answer's call), added to every
+ * backend's table at once, is added in place. The moves from older tables are sqlite-migrations.ts.
  */
 
 const TABLES = `
@@ -32,6 +35,9 @@ const TABLES = `
   CREATE INDEX IF NOT EXISTS ledger_v2_pending ON ledger_v2 (state) WHERE state = 'pending';
   -- Billed cents plus the most of every call pending or unknown, by the day it counts against.
   CREATE TABLE IF NOT EXISTS spend_v2 (day INTEGER PRIMARY KEY, committed_cents INTEGER NOT NULL);
+  -- The same for each caller (token id).
+  CREATE TABLE IF NOT EXISTS caller_spend_v1 (
+    day INTEGER NOT NULL, caller_id TEXT NOT NULL, committed_cents INTEGER NOT NULL, PRIMARY KEY (day, caller_id));
   CREATE TABLE IF NOT EXISTS replicas_v1 (owner TEXT PRIMARY KEY, heartbeat_at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS locks_v1 (key TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL);
   -- Jobs (jobs/job-store.ts): the items as posted, and a row per item's result as it comes, so a
@@ -72,24 +78,6 @@ export function openSqlite(file: string, rules: PrivateFileRules = {}): Database
     db.pragma("journal_size_limit = 67108864");
   }
   db.exec(TABLES);
-  addCallerColumns(db);
-  addCallIdColumn(db);
+  moveOlderTables(db);
   return db;
-}
-
-/**
- * The call that fetched each cached answer (CachedAnswer.callId), added to a cache_v2 made before
- * it: its old rows have none and answer as cached, as they did. Under an IMMEDIATE transaction, so a
- * second process opening the same file waits and then finds the column there.
- */
-function addCallIdColumn(db: Database.Database): void {
-  const missing = () =>
-    !db
-      .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('cache_v2')")
-      .all()
-      .some((c) => c.name === "call_id");
-  if (!missing()) return;
-  db.transaction(() => {
-    if (missing()) db.exec("ALTER TABLE cache_v2 ADD COLUMN call_id TEXT");
-  }).immediate();
 }
