@@ -670,3 +670,16 @@ export function installFakeExcel(seed: FakeSeed, hooks: FakeHooks = {}): FakeExc
   (globalThis as Record<string, unknown>).__fakeExcel = log;
   return log;
 }
+
+/**
+ * Each sheet row's values written from `column` on, from every range given values (Node only: the
+ * page gets installFakeExcel's source alone).
+ */
+export function writtenRows(wb: FakeExcel, column: number): Map<number, unknown[]> {
+  const rows = new Map<number, unknown[]>();
+  for (const r of wb.ranges) {
+    if (r.column !== column || !Array.isArray(r.values)) continue;
+    (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
+  }
+  return rows;
+}

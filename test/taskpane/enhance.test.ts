@@ -5,7 +5,7 @@ import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { planShortlist, readShortlist } from "../../taskpane/enhance-shortlist";
 import { estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, buyBodyWithPhotos, startRelay } from "../support/relay";
-import { FakeExcel, installFakeExcel } from "../support/fake-excel";
+import { installFakeExcel, writtenRows } from "../support/fake-excel";
 
 /**
  * "Enhance with AI" in the pane, on the real relay and its sandbox: the selected rows of a screened
@@ -33,16 +33,7 @@ async function screenedGrid(client: RelayClient, from: number): Promise<unknown[
   const table = await readSelectedTable(wb.run);
   const job = planScreening(table, recognizeColumns(table.headers), { strategy: "buy", numbers: "point" });
   await runScreening({ client, run: wb.run }, job, { sandbox: true });
-  return grid.map((row, r) => [...row, ...(writtenAt(wb, HEADER.length).get(r) ?? [])]);
-}
-
-function writtenAt(wb: FakeExcel, column: number): Map<number, unknown[]> {
-  const rows = new Map<number, unknown[]>();
-  for (const r of wb.ranges) {
-    if (r.column !== column || !Array.isArray(r.values)) continue;
-    (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
-  }
-  return rows;
+  return grid.map((row, r) => [...row, ...(writtenRows(wb, HEADER.length).get(r) ?? [])]);
 }
 
 /** The table read as the Screen tab reads it, then rows 2–3 selected for the shortlist. */
@@ -73,7 +64,7 @@ describe("Enhance with AI on a shortlist, from the pane", () => {
       const billedCents = Math.round((await client.usage()).today.costUSD * 100) - Math.round(before * 100);
       expect(billedCents).toBe(Math.round(price.estimatedCostUSD * 100));
       expect(result.progress.spentUSD).toBe(0.4);
-      const written = writtenAt(wb, HEADER.length);
+      const written = writtenRows(wb, HEADER.length);
       expect([...written.keys()].filter((r) => r > 0).sort()).toEqual([2, 3]);
       // In place: the same columns, the rows' own figures replaced by the enhanced analysis's.
       expect(written.get(2)?.[0]).toBe("Created");
@@ -93,7 +84,7 @@ describe("Enhance with AI on a shortlist, from the pane", () => {
       const before = (await client.usage()).today.costUSD;
       await runScreening({ client, run: wb.run }, job, { sandbox: true });
       expect((await client.usage()).today.costUSD).toBe(before);
-      const row = writtenAt(wb, HEADER.length).get(2) as unknown[];
+      const row = writtenRows(wb, HEADER.length).get(2) as unknown[];
       expect(row[revenueAt - HEADER.length]).toBe((grid[2] as unknown[])[revenueAt]);
       expect(String(row.at(-1))).toMatch(/Not enhanced, nothing billed \(enhance it again to retry\)/);
       // Not kept by the relay: priced again, so it can be retried.

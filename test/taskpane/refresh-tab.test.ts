@@ -3,7 +3,7 @@ import { defaultScreeningFields, resultBlockHeader } from "../../src/sheet";
 import { UndoGroup } from "../../taskpane/excel/host";
 import { RefreshTab, RefreshTabDeps, olderThanDays } from "../../taskpane/refresh-tab";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { FakeExcel, installFakeExcel } from "../support/fake-excel";
+import { FakeExcel, installFakeExcel, writtenRows } from "../support/fake-excel";
 
 /**
  * The Refresh tab without a browser: a sheet's screened table found and priced (nothing sent), then
@@ -41,16 +41,6 @@ function pane(wb: FakeExcel, client: () => Promise<RelayClient>) {
     spendChanged: () => told.spendChanged++,
   };
   return { tab: new RefreshTab(deps), told };
-}
-
-/** Each sheet row's values written from `column` on, from every range given values. */
-function written(wb: FakeExcel, column: number): Map<number, unknown[]> {
-  const rows = new Map<number, unknown[]>();
-  for (const r of wb.ranges) {
-    if (r.column !== column || !Array.isArray(r.values)) continue;
-    (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
-  }
-  return rows;
 }
 
 const SHEET = { strategy: "buy", olderThan: "" } as const;
@@ -110,10 +100,10 @@ describe("Find, then Refresh, on the relay's sandbox", () => {
     expect(t.sandboxStats().reports).toBe(reports + 3);
     expect(told).toMatchObject({ tables: [3], groups: 1, closed: 1, spendChanged: 1 });
     expect(done.at(-1)).toBe(3);
-    const block = written(wb, notesColumn + 1);
+    const block = writtenRows(wb, notesColumn + 1);
     expect(block.get(0)?.[0]).toBe("STR status");
     expect([1, 2, 3].map((r) => typeof block.get(r)?.[0])).toEqual(["string", "string", "string"]);
-    expect(written(wb, 5).size).toBe(0);
+    expect(writtenRows(wb, 5).size).toBe(0);
     expect(tab.state).toMatchObject({ plan: undefined, running: undefined });
   }, 60_000);
 
@@ -133,7 +123,7 @@ describe("Find, then Refresh, on the relay's sandbox", () => {
 
     const outcome = await tab.refresh("overwrite");
     expect(outcome).toMatchObject({ kind: "done", tables: { progress: { done: 3 } } });
-    const block = written(wb, 5);
+    const block = writtenRows(wb, 5);
     expect(block.get(0)?.[0]).toBe("STR status");
     expect(block.get(0)?.at(-1)).toBe("Warnings (sandbox: simulated data)");
     expect(block.get(0)?.length).toBe(notesColumn - 5 + 1);
@@ -151,7 +141,7 @@ describe("Find, then Refresh, on the relay's sandbox", () => {
     expect(t.sandboxStats().arrivals).toBe(arrivals);
 
     expect(await tab.refresh("right")).toMatchObject({ kind: "done", tables: { progress: { done: 3 } } });
-    expect(written(wb, notesColumn + 2).get(0)?.[0]).toBe("STR status");
+    expect(writtenRows(wb, notesColumn + 2).get(0)?.[0]).toBe("STR status");
   }, 60_000);
 
   test("a refresh that cannot start (the token gone): failed, nothing sent, the plan dropped", async () => {

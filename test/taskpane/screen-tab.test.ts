@@ -2,7 +2,7 @@ import { RelayCallError, RelayClient } from "../../src/client";
 import { UndoGroup } from "../../taskpane/excel/host";
 import { ScreenTab, ScreenTabDeps } from "../../taskpane/screen-tab";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { FakeExcel, installFakeExcel } from "../support/fake-excel";
+import { FakeExcel, installFakeExcel, writtenRows } from "../support/fake-excel";
 
 /**
  * The Screen tab without a browser: the table read from the fake Excel's workbook, the
@@ -47,16 +47,6 @@ function pane(wb: FakeExcel, client: () => Promise<RelayClient>, close?: () => P
     spendChanged: () => told.spendChanged++,
   };
   return { tab: new ScreenTab(deps, "buy"), told };
-}
-
-/** Each sheet row's values written from `column` on, from every range the run wrote. */
-function written(wb: FakeExcel, column: number): Map<number, unknown[]> {
-  const rows = new Map<number, unknown[]>();
-  for (const r of wb.ranges) {
-    if (r.column !== column || !Array.isArray(r.values)) continue;
-    (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
-  }
-  return rows;
 }
 
 const noRelay = async (): Promise<RelayClient> => {
@@ -144,7 +134,7 @@ describe("Estimate, then Screen, on the relay's sandbox", () => {
     expect(done.at(-1)).toBe(5);
     expect(tab.state.progress).toMatchObject({ done: 5 });
     expect(t.sandboxStats().reports).toBeGreaterThanOrEqual(5);
-    const block = written(wb, 5);
+    const block = writtenRows(wb, 5);
     expect(block.get(0)?.[0]).toBe("STR status");
     expect([1, 2, 3, 4, 5].map((r) => block.get(r)?.[0])).toEqual(Array(5).fill("Created"));
     expect(told).toMatchObject({ groups: 1, closed: 1, spendChanged: 1 });
@@ -175,7 +165,7 @@ describe("Estimate, then Screen, on the relay's sandbox", () => {
 
     const run = await tab.screen("right");
     expect(run).toMatchObject({ kind: "ran", job: { blockColumn: 8 } });
-    expect(written(wb, 8).get(2)?.[0]).toBe("Created");
+    expect(writtenRows(wb, 8).get(2)?.[0]).toBe("Created");
     // Read where the note is (the check found it), never written over: no range there was given values.
     const atNote = wb.ranges.filter(
       (r) => r.before >= typed && r.column <= 7 && r.column + r.columns > 7 && r.row <= 2 && r.row + r.rows > 2,
@@ -226,7 +216,7 @@ describe("Cancel", () => {
       expect(run?.kind === "ran" && run.result.progress.stopped).toBeGreaterThan(30);
       await t.relay.gateway.drain();
       expect(t.sandboxStats().arrivals).toBeLessThan(80);
-      const statuses = [...written(wb, 5).entries()].filter(([r]) => r > 0).map(([, v]) => v[0]);
+      const statuses = [...writtenRows(wb, 5).entries()].filter(([r]) => r > 0).map(([, v]) => v[0]);
       expect(statuses).toContain("Stopped");
       expect(tab.state.running).toBeUndefined();
     } finally {

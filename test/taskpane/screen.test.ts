@@ -5,7 +5,7 @@ import { maskBlock, resultBlockWidth } from "../../src/sheet";
 import { readSelectedTable } from "../../taskpane/excel/read-table";
 import { estimate, planScreening, runScreening } from "../../taskpane/screen";
 import { TEST_TOKEN, TestRelay, startRelay } from "../support/relay";
-import { FakeExcel, installFakeExcel } from "../support/fake-excel";
+import { installFakeExcel, writtenRows } from "../support/fake-excel";
 
 /**
  * Screening a table end to end in Node: read from the fake Excel's workbook, a dry run and a run
@@ -32,16 +32,6 @@ async function listening(env: Record<string, string> = {}): Promise<{ t: TestRel
   await t.relay.app.listen({ host: "127.0.0.1", port: 0 });
   const port = (t.relay.app.server.address() as AddressInfo).port;
   return { t, client: new RelayClient({ baseUrl: `http://127.0.0.1:${port}`, token: TEST_TOKEN }) };
-}
-
-/** The block as written: sheet row → the row's values, from every range the run wrote. */
-function written(wb: FakeExcel, column: number): Map<number, unknown[]> {
-  const rows = new Map<number, unknown[]>();
-  for (const r of wb.ranges) {
-    if (r.column !== column || !Array.isArray(r.values)) continue;
-    (r.values as unknown[][]).forEach((v, i) => rows.set(r.row + i, v));
-  }
-  return rows;
 }
 
 describe("screening a table from the pane, on the real relay", () => {
@@ -92,7 +82,7 @@ describe("screening a table from the pane, on the real relay", () => {
     expect(relay.t.sandboxStats()).toMatchObject({ reports: 448, duplicates: 0 });
 
     // Columns G onwards: the block header, then a status in every non-blank row.
-    const block = written(wb, HEADER.length);
+    const block = writtenRows(wb, HEADER.length);
     expect(block.get(0)?.slice(0, 3)).toEqual(["STR status", "STR fetched", "Annual revenue, median"]);
     expect(block.get(0)?.at(-1)).toBe("Warnings (sandbox: simulated data)");
     for (let r = 1; r <= 450; r++) {
@@ -124,7 +114,7 @@ describe("screening a table from the pane, on the real relay", () => {
     const reports = relay.t.sandboxStats().reports;
 
     // The workbook now holds the block: read it again from a workbook with those cells.
-    const block = written(wb, HEADER.length);
+    const block = writtenRows(wb, HEADER.length);
     const again = grid.map((row, r) => [...row, ...(block.get(r) ?? [])]);
     const wb2 = installFakeExcel({ sheets: [{ name: "Deals", rows: again }] });
     const second = await readSelectedTable(wb2.run);
@@ -143,7 +133,7 @@ describe("screening a table from the pane, on the real relay", () => {
     const result = await runScreening({ client: relay.client, run: wb2.run }, job2, { sandbox: true });
     expect(result.progress).toMatchObject({ done: 30, cached: 30, spentUSD: 0 });
     expect(relay.t.sandboxStats().reports).toBe(reports);
-    expect(written(wb2, HEADER.length).get(5)?.[0]).toBe("Cached");
+    expect(writtenRows(wb2, HEADER.length).get(5)?.[0]).toBe("Cached");
   }, 60_000);
 
   test("screened again 40 days later: cached and free, each row marked stale with the price of a refresh", async () => {
@@ -162,7 +152,7 @@ describe("screening a table from the pane, on the real relay", () => {
     } finally {
       jest.restoreAllMocks();
     }
-    const rows = [...written(wb, HEADER.length)].filter(([r]) => r > 0).map(([, cells]) => cells);
+    const rows = [...writtenRows(wb, HEADER.length)].filter(([r]) => r > 0).map(([, cells]) => cells);
     expect(rows.at(-1)?.at(-1)).toBe(
       "⚠ SANDBOX: simulated data | STALE: fetched 40 days ago; a refresh costs up to 0.20 USD",
     );
@@ -192,7 +182,7 @@ describe("Cancel", () => {
       await relay.t.relay.gateway.drain();
       expect(relay.t.sandboxStats().arrivals).toBeLessThan(200);
 
-      const block = written(wb, HEADER.length);
+      const block = writtenRows(wb, HEADER.length);
       const statuses = [...Array(200).keys()].map((i) => block.get(i + 1)?.[0]);
       expect(statuses.filter((s) => s === "Created").length).toBeGreaterThanOrEqual(30);
       expect(statuses.filter((s) => s === "Stopped").length).toBeGreaterThan(100);
