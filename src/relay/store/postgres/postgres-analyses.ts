@@ -1,4 +1,4 @@
-import { Operation } from "../../../contract";
+import { AnalysisDbRow, storedAnalysisOf } from "../analysis-rows";
 import { PostgresDb } from "./postgres-db";
 import { AnalysisStore, StoredAnalysis } from "../store";
 
@@ -15,17 +15,10 @@ export class PostgresAnalyses implements AnalysisStore {
   }
 
   async get(id: string): Promise<StoredAnalysis | undefined> {
-    const { rows } = await this.#db.query<AnalysisRow>(`SELECT * FROM ${this.#db.s}.analyses_v1 WHERE id = $1`, [id]);
+    const { rows } = await this.#db.query<AnalysisDbRow>(`SELECT * FROM ${this.#db.s}.analyses_v1 WHERE id = $1`, [id]);
     const row = rows[0];
     if (!row) return undefined;
-    return {
-      id: row.id,
-      op: row.op as Operation,
-      strategy: (row.strategy ?? undefined) as Operation | undefined,
-      data: JSON.parse(row.data) as StoredAnalysis["data"],
-      warnings: JSON.parse(row.warnings) as StoredAnalysis["warnings"],
-      updatedAt: Number(row.updated_at),
-    };
+    return storedAnalysisOf(row);
   }
 
   /** An analysis keeps the strategy it was first stored with. */
@@ -37,13 +30,4 @@ export class PostgresAnalyses implements AnalysisStore {
       [a.id, a.op, a.strategy ?? null, JSON.stringify(a.data), JSON.stringify(a.warnings), a.updatedAt],
     );
   }
-}
-
-interface AnalysisRow {
-  id: string;
-  op: string;
-  strategy: string | null;
-  data: string;
-  warnings: string;
-  updated_at: string;
 }

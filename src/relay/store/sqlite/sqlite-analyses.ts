@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { Operation } from "../../../contract";
+import { AnalysisDbRow, storedAnalysisOf } from "../analysis-rows";
 import { AnalysisStore, StoredAnalysis } from "../store";
 
 /* The SQLite store's analyses by id (analyses_v1). */
@@ -9,7 +9,7 @@ export class SqliteAnalyses implements AnalysisStore {
   readonly #put;
 
   constructor(db: Database.Database) {
-    this.#get = db.prepare<[string], AnalysisRow>("SELECT * FROM analyses_v1 WHERE id = ?");
+    this.#get = db.prepare<[string], AnalysisDbRow>("SELECT * FROM analyses_v1 WHERE id = ?");
     this.#put = db.prepare(
       "INSERT INTO analyses_v1 (id, op, strategy, data, warnings, updated_at) VALUES (@id, @op, @strategy, @data, @warnings, @updated_at) " +
         "ON CONFLICT (id) DO UPDATE SET op = excluded.op, strategy = COALESCE(analyses_v1.strategy, excluded.strategy), data = excluded.data, warnings = excluded.warnings, updated_at = excluded.updated_at",
@@ -19,14 +19,7 @@ export class SqliteAnalyses implements AnalysisStore {
   async get(id: string): Promise<StoredAnalysis | undefined> {
     const row = this.#get.get(id);
     if (!row) return undefined;
-    return {
-      id: row.id,
-      op: row.op as Operation,
-      strategy: (row.strategy ?? undefined) as Operation | undefined,
-      data: JSON.parse(row.data) as StoredAnalysis["data"],
-      warnings: JSON.parse(row.warnings) as StoredAnalysis["warnings"],
-      updatedAt: row.updated_at,
-    };
+    return storedAnalysisOf(row);
   }
 
   async put(a: StoredAnalysis): Promise<void> {
@@ -39,13 +32,4 @@ export class SqliteAnalyses implements AnalysisStore {
       updated_at: a.updatedAt,
     });
   }
-}
-
-interface AnalysisRow {
-  id: string;
-  op: string;
-  strategy: string | null;
-  data: string;
-  warnings: string;
-  updated_at: number;
 }
