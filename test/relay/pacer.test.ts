@@ -34,8 +34,9 @@ describe("the pacer never lets more than the limit through in any sliding window
   test("sends start evenly spaced from idle, not in a burst that would arrive bunched with the sends a window later", async () => {
     const pacer = new LocalPacer({ limit: 100, windowMs: 1000 });
     const times = await grantTimes([pacer], 6);
-    // 10 ms apart: the sixth 50 ms after the first (it was 10 ms when five went at once).
-    expect((times[5] as number) - (times[0] as number)).toBeGreaterThanOrEqual(49);
+    // 10 ms apart: the sixth 50 ms after the first (it was 10 ms when five went at once). The times
+    // are taken as each caller runs, which a busy machine may hold back: the bound sits between.
+    expect((times[5] as number) - (times[0] as number)).toBeGreaterThanOrEqual(25);
     await pacer.close();
   });
 });
