@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import Redis from "ioredis";
 import { Pool } from "undici";
-import { LedgerRow, SharedStore } from "../src/relay";
+import { LedgerRow, Pacer, RedisPacer, SharedStore, relayParts } from "../src/relay";
 import {
   BatchLine,
   Child,
@@ -20,6 +20,7 @@ import {
   startSandboxProcess,
   testNamespace,
 } from "../test/support/scale";
+import { grantTimes, maxInWindow } from "../test/relay/pacer-cases";
 import { verdict } from "./support";
 
 /**
@@ -56,6 +57,11 @@ import { verdict } from "./support";
  *      throughput, these do not depend on what the rest of the machine is doing: a second replica
  *      should add no round trip and little CPU per hit (targets: round trips two ≤ one + 0.05,
  *      CPU two ≤ 1.25 × one).
+ *   4. The pacers alone, in this process: 250 sends queued at once through the local pacer and
+ *      through two Redis pacers, their time ÷ the least the pacing rule allows (target ≤ 1.10 each;
+ *      the tests hold them to the rule, not to its pace), and, with each slot released as soon as
+ *      it is granted, the median gap between a send and the one 100 after it (target: under one
+ *      window plus half a slot's lifetime, so a slot's lifetime costs no throughput).
  *
  * Knobs: BENCH_ITEMS (1500), BENCH_SECONDS per measurement (4), BENCH_ROUNDS (5),
  * BENCH_CONCURRENCY callers in total (64).
@@ -620,9 +626,81 @@ async function main(): Promise<void> {
         `  estimate for this machine with nothing else running: one replica ≈ 1 core ≈ ${boundOne.toFixed(0)} req/s; two replicas, the load generator and Redis at ${((allTwo / rps2) * 1e6).toFixed(0)} µs of CPU an answer on ${os.cpus().length} cores ≈ ${boundTwo.toFixed(0)} req/s; two ÷ one ≈ ${(boundTwo / boundOne).toFixed(2)} at most`,
       );
     }
+
+    await pacersAlone(redisUrl, namespace);
     out();
   } finally {
     await cleanup();
+  }
+}
+
+/**
+ * Section 4: the pacers alone, in this process, with nothing between a grant and its send: how close
+ * to the rule's pace 250 sends go through the local pacer and through two Redis pacers (the tests
+ * hold them to the rule, not to its pace), and whether a Redis slot's lifetime costs throughput.
+ */
+async function pacersAlone(redisUrl: string, namespace: string): Promise<void> {
+  const [{ LocalPacer, pacingRule }, { RedisPacer }, { redisClient }] = await Promise.all([
+    relayParts.pacing(),
+    relayParts.sharedPacing(),
+    relayParts.sharedClients(),
+  ]);
+  const rule = pacingRule(RPS);
+  const spacing = rule.windowMs / rule.limit;
+  const SENDS = 250;
+  out();
+  out(
+    `4. the pacers alone: ${SENDS} sends queued at once at ${RPS} a second (the rule: ${rule.limit} per ${rule.windowMs} ms)`,
+  );
+  const paceOf = async (pacers: Pacer[]) => {
+    const start = performance.now();
+    const times = await grantTimes(pacers, SENDS);
+    return { ratio: (performance.now() - start) / ((SENDS - 1) * spacing), most: maxInWindow(times, 1000) };
+  };
+  const local = new LocalPacer(rule);
+  const alone = await paceOf([local]);
+  await local.close();
+  const clients = [redisClient(redisUrl, "str-bench-pacer"), redisClient(redisUrl, "str-bench-pacer")];
+  try {
+    await Promise.all(clients.map((c) => new Promise((resolve) => c.once("ready", resolve))));
+    const make = (tag: string) => clients.map((c) => new RedisPacer(c, rule, `${namespace}:${tag}`));
+    const paced = make("pace");
+    const shared = await paceOf(paced);
+    await Promise.all(paced.map((p) => p.close()));
+    // Each caller releases its slot as soon as it is granted: each send should go one window after
+    // the one 100 before it, not a lifetime later (a release counted from the latest write instead).
+    const released = make("lifetime");
+    const sends: number[] = [];
+    await Promise.all(
+      Array.from({ length: 501 }, (_, i) =>
+        (released[i % 2] as RedisPacer).acquire().then((slot) => {
+          slot.release();
+          sends.push(performance.now());
+        }),
+      ),
+    );
+    await Promise.all(released.map((p) => p.close()));
+    sends.sort((a, b) => a - b);
+    // The median gap, so that a moment the machine stalls (it delays the few sends around it) says nothing.
+    const gaps = sends
+      .slice(rule.limit)
+      .map((t, i) => t - (sends[i] as number))
+      .sort((a, b) => a - b);
+    const median = gaps[Math.floor(gaps.length / 2)] as number;
+    const lifetime = (released[0] as RedisPacer).slotLifetimeMs;
+    out(`  most sends in any 1 s: local ${alone.most}, two Redis pacers ${shared.most}`);
+    out(figure("local pacer: time ÷ rule's", alone.ratio.toFixed(3), "≤ 1.10", alone.ratio <= 1.1));
+    out(figure("two Redis: time ÷ rule's", shared.ratio.toFixed(3), "≤ 1.10", shared.ratio <= 1.1));
+    out(
+      figure(
+        "median gap, 100th send after",
+        `${median.toFixed(0)} ms`,
+        `< ${rule.windowMs + lifetime / 2} ms: a lifetime costs nothing`,
+        median < rule.windowMs + lifetime / 2,
+      ),
+    );
+  } finally {
+    for (const c of clients) c.disconnect();
   }
 }
 

@@ -10,6 +10,8 @@ export type { Relay, RelayOptions } from "./server";
 export type { UpstreamTarget } from "./upstream/upstream-target";
 export type { LedgerRow } from "./store/store";
 export type { SharedStore } from "./store/shared-store";
+export type { Pacer } from "./pacing/pacer";
+export type { RedisPacer } from "./pacing/redis-pacer";
 export { RELAY_VERSION } from "./version";
 export { shownUrl } from "./ops/shown-url";
 
@@ -18,4 +20,8 @@ export const relayParts = {
   config: () => import("./config"),
   upstreamTarget: () => import("./upstream/upstream-target"),
   server: () => import("./server"),
+  /** The pacers alone (bench:scale), and the Redis connection the shared one runs on. */
+  pacing: () => import("./pacing/pacer"),
+  sharedPacing: () => import("./pacing/redis-pacer"),
+  sharedClients: () => import("./store/shared-clients"),
 };

@@ -27,6 +27,7 @@ import {
   Tally,
   excelRange,
   excelScalar,
+  fastestOf,
   fcOptions,
   optionRange,
   optionText,
@@ -219,11 +220,11 @@ describe("fuzzing the custom functions' arguments", () => {
     fc.assert(
       fc.property(longest, (cell) => {
         count.tried++;
-        for (const read of readers) {
-          const started = performance.now();
-          read(cell);
-          slowest = Math.max(slowest, performance.now() - started);
-        }
+        for (const read of readers)
+          slowest = Math.max(
+            slowest,
+            fastestOf(3, () => read(cell), 25),
+          );
       }),
       fcOptions(runs(40)),
     );
@@ -708,11 +709,20 @@ describe("fuzzing the custom functions' arguments", () => {
     });
 
     test("a 32,767-digit cell is refused at once, not after seconds of backtracking", () => {
-      const started = performance.now();
-      for (const read of [readMoney, readNumber, readPercent]) expect(read(`${"9".repeat(32_766)}!`).ok).toBe(false);
-      expect(readLocation(`${"9".repeat(32_766)} `)).toEqual({ ok: true, value: { fullAddress: "9".repeat(32_766) } });
-      expect(parseFieldList(`${"9".repeat(32_767)}`).ok).toBe(false);
-      expect(performance.now() - started).toBeLessThan(200);
+      const ms = fastestOf(
+        3,
+        () => {
+          for (const read of [readMoney, readNumber, readPercent])
+            expect(read(`${"9".repeat(32_766)}!`).ok).toBe(false);
+          expect(readLocation(`${"9".repeat(32_766)} `)).toEqual({
+            ok: true,
+            value: { fullAddress: "9".repeat(32_766) },
+          });
+          expect(parseFieldList(`${"9".repeat(32_767)}`).ok).toBe(false);
+        },
+        100,
+      );
+      expect(ms).toBeLessThan(200);
     });
   });
 

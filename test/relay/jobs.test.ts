@@ -44,13 +44,12 @@ describe("jobs", () => {
   test("a 300-item job answers 202 at once, and is polled to 200 with 300 results in the items' order", async () => {
     const t = await startRelay();
     try {
-      const started = Date.now();
       const answer = await t.post("/v1/jobs", { items: items(300) });
-      // At once: long before the 300 sends at 100 a second are done (a generous bound on a busy machine).
-      expect(Date.now() - started).toBeLessThan(5000);
       expect(answer.status).toBe(202);
       const id = answer.json.jobId as string;
       expect(answer.json).toEqual({ jobId: id, status: "running", progress: { done: expect.any(Number), total: 300 } });
+      // At once: while most of the 300 sends, at 100 a second, are still to come, however slow the machine.
+      expect(answer.json.progress.done).toBeLessThan(150);
       expect(answer.headers.location).toBe(`http://localhost:8787/v1/jobs/${id}`);
       expect(Number(answer.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       const done = await pollDone(t, id);

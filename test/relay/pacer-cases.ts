@@ -43,14 +43,16 @@ export async function grantTimes(pacers: Pacer[], n: number): Promise<number[]> 
 
 /** Registers the shared cases in the calling describe block. */
 export function pacerCases(under: PacersUnderTest): void {
-  test(`250 sends at 100 a second through ${under.replicas} pacer(s): no 1-second window holds more than 100, in about 2 windows`, async () => {
+  // How close to the rule's pace they go is bench:scale's figure ("the pacers alone"): a busy
+  // machine stretches it, and cannot break these.
+  test(`250 sends at 100 a second through ${under.replicas} pacer(s): no 1-second window holds more than 100, so they take at least 2 windows`, async () => {
     const pacers = await under.make(pacingRule(100), under.replicas);
     const start = performance.now();
     const times = await grantTimes(pacers, 250);
     const elapsed = performance.now() - start;
+    expect(times).toHaveLength(250);
     expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(100);
     expect(elapsed).toBeGreaterThanOrEqual(2 * 1000);
-    expect(elapsed).toBeLessThan(4000);
   });
 
   test("a waiter whose signal aborts leaves the queue and is never granted", async () => {
@@ -98,10 +100,11 @@ export function pacerCases(under: PacersUnderTest): void {
       ),
     );
     // Apart right after the stall and one window later: never a burst (a burst's sends are under a
-    // millisecond apart). The pacer aims at half a spacing (50 ms); a busy machine's late timers
-    // bring two closer, so the bound is a fifth of a spacing, not the aim.
+    // millisecond apart). The pacer aims at half a spacing (50 ms), but the times are taken as each
+    // caller runs, after its grant, and a busy machine holds one caller back more than the next: the
+    // bound is a tenth of a spacing, not the aim.
     const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(20);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(10);
     expect(maxInWindow(times, 500)).toBeLessThanOrEqual(5);
   });
 
@@ -135,15 +138,16 @@ export function pacerCases(under: PacersUnderTest): void {
   });
 
   test("a slot released twice counts from its first release", async () => {
-    const [pacer] = (await under.make({ limit: 1, windowMs: 300 }, 1)) as [Pacer];
+    const [pacer] = (await under.make({ limit: 1, windowMs: 600 }, 1)) as [Pacer];
     const first = await pacer.acquire();
     first.release();
-    const releasedAt = performance.now();
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 500));
+    const secondAt = performance.now();
     first.release();
     await pacer.acquire();
-    // Counted from the second release, the next would go 550 ms after the first.
-    expect(performance.now() - releasedAt).toBeLessThan(300 + 150);
+    // Counted from the first release, the next goes about 100 ms after the second (at once if the
+    // timer was that late); counted from the second, a whole window after it.
+    expect(performance.now() - secondAt).toBeLessThan(600 - under.jitterMs);
   });
 
   test("closing rejects the waiters", async () => {

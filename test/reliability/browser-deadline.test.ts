@@ -8,7 +8,8 @@ import { BUY_PATH, TEST_TOKEN, TestRelay, buyBodyWithPhotos, startRelay } from "
  * The built add-in in headless Chromium against a relay whose batch answers end after 3 s
  * (RELAY_MAX_REQUEST_SECONDS=3): a workbook of 2,500 new STR.BUY formulas, and 20 formulas with AI
  * steps whose AI the sandbox holds past the deadline. Every formula resolves, no HTTP request from
- * the page lasts past 4 s, the service is sent each request once, and the ledger is its bill.
+ * the page lasts past the deadline and a grace for a busy machine (8 s; the AI steps take 10), the
+ * service is sent each request once, and the ledger is its bill.
  * (Excel cuts a custom function's request at about 60 s; Microsoft's office-js issues 934 and 1184.)
  * Paced: it asserts request times, which a neighbour suite's build or browser would stretch.
  */
@@ -18,8 +19,13 @@ if (!chromiumAvailable())
     undefined);
 
 const DEADLINE_SECONDS = 3;
-/** The AI steps take this much longer than the deadline, so their formulas come back pending at least once. */
-const AI_EXTRA_MS = 5000;
+/** How long past the deadline a request may last: a busy machine ends it and reads its last bytes late. */
+const GRACE_MS = 5000;
+/**
+ * The AI steps take this much longer than the deadline and its grace, so their formulas come back
+ * pending at least once, and a request the deadline did not end fails the bound.
+ */
+const AI_EXTRA_MS = 10_000;
 const PLAIN = 2500;
 const AI_CREATES = 10;
 const ENHANCES = 10;
@@ -84,7 +90,7 @@ describeWithChromium("formulas whose work outlasts the relay's deadline, in a re
     await t?.close();
   });
 
-  test(`${PLAIN} new STR.BUY, ${AI_CREATES} STR.BUY with AI steps and ${ENHANCES} STR.ENHANCE all resolve; no request lasts past 4 s; each sent once`, async () => {
+  test(`${PLAIN} new STR.BUY, ${AI_CREATES} STR.BUY with AI steps and ${ENHANCES} STR.ENHANCE all resolve; no request outlasts the deadline (and a grace); each sent once`, async () => {
     // The analyses the STR.ENHANCE formulas enrich, made beforehand as a workbook's earlier formulas would have.
     const photoBodies = Array.from({ length: AI_CREATES + ENHANCES }, (_, n) => buyBodyWithPhotos(true, n * 1000));
     const enhanceIds: string[] = [];
@@ -130,8 +136,8 @@ describeWithChromium("formulas whose work outlasts the relay's deadline, in a re
     rows.slice(PLAIN + AI_CREATES).forEach((row, i) => expect(row[0]).toBe(enhanceIds[i]));
     rows.forEach((row) => expect(typeof row[1]).toBe("number"));
 
-    // No request outlived the deadline (with a second's grace), and the deadline was what ended
-    // some: more requests than the batches alone would make.
+    // No request outlived the deadline (with its grace), and the deadline was what ended some: more
+    // requests than the batches alone would make.
     await Promise.all(recording);
     expect(done.length).toBeGreaterThan(3);
     const incomplete = done.filter(
@@ -140,7 +146,7 @@ describeWithChromium("formulas whose work outlasts the relay's deadline, in a re
     expect(incomplete).toEqual([]);
     expect(done.every((r) => r.url.endsWith("/v1/batch"))).toBe(true);
     const longest = Math.max(...done.map((r) => r.ms));
-    expect(longest).toBeLessThan(4000);
+    expect(longest).toBeLessThan(DEADLINE_SECONDS * 1000 + GRACE_MS);
     expect(seconds).toBeGreaterThan(AI_EXTRA_MS / 1000);
 
     // The service saw each request once: one create per request, one enhance per analysis.

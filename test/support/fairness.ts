@@ -27,8 +27,8 @@ const TOKENS = { RELAY_TOKENS: `${TOKEN_A},${TOKEN_B}` };
 export const RPS = 100;
 const BUY = "/v1/external/analysis/create/buy";
 
-/** One relay on its own SQLite store, with both tokens. */
-export function startSoloRelay(sandboxUrl: string): Promise<Child> {
+/** One relay on its own SQLite store, with both tokens (and `env`). */
+export function startSoloRelay(sandboxUrl: string, env: Record<string, string> = {}): Promise<Child> {
   return startChild(
     "relay/str-relay.js",
     {
@@ -40,14 +40,20 @@ export function startSoloRelay(sandboxUrl: string): Promise<Child> {
       RELAY_BUDGET_USD_PER_DAY: "100000",
       RELAY_LOG_LEVEL: "warn",
       ...TOKENS,
+      ...env,
     },
     /listening on (https?:\/\/[\d.]+:\d+)/,
   );
 }
 
-/** A replica on the shared store's `namespace`, with both tokens. */
-export function startFairReplica(urls: SharedUrls, namespace: string, sandboxUrl: string): Promise<Child> {
-  return startReplica(urls, namespace, sandboxUrl, { ...TOKENS, RELAY_HEARTBEAT_SECONDS: "1" });
+/** A replica on the shared store's `namespace`, with both tokens (and `env`). */
+export function startFairReplica(
+  urls: SharedUrls,
+  namespace: string,
+  sandboxUrl: string,
+  env: Record<string, string> = {},
+): Promise<Child> {
+  return startReplica(urls, namespace, sandboxUrl, { ...TOKENS, RELAY_HEARTBEAT_SECONDS: "1", ...env });
 }
 
 /** Distinct, never-cached items: each run gets addresses of its own. */

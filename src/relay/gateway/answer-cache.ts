@@ -60,7 +60,15 @@ export class AnswerCache {
     const id = last.analysisId;
     const stored = await this.#o.storeCall(() => this.#o.store.analyses.get(id));
     if (!stored) return undefined;
-    return { key, op: last.op, envelope: envelopeOf(stored), analysisId: id, fetchedAt: last.finishedAt, costCents: 0 };
+    // When the analysis was fetched, not when its ledger row was settled (after it was kept).
+    return {
+      key,
+      op: last.op,
+      envelope: envelopeOf(stored),
+      analysisId: id,
+      fetchedAt: stored.updatedAt,
+      costCents: 0,
+    };
   }
 
   /** Puts an answer given back from the ledger into the cache again (best effort). */

@@ -117,6 +117,7 @@ export class Gateway {
   }
 
   async #analyze(op: Operation, request: AnyRequest, options: AnalyzeOptions): Promise<RelayAnswer> {
+    const askedAt = Date.now();
     const key = cacheKeyOf(op, request);
     const refresh = options.refresh === true;
     const freshSince = refresh ? options.freshSince : undefined;
@@ -147,6 +148,12 @@ export class Gateway {
       call: options.call,
       newCallId: options.newCallId,
     });
+    // A refresh that joined a call already answered when it was asked (the call was finishing: its
+    // answer being kept, its ledger row written) asks again, now that the call is over. Not one asking
+    // for that call by name, nor one asking only for answers made or being made (joinOnly).
+    const stale = refresh && joined && !ask.joinOnly && options.call !== callId;
+    if (stale && Date.parse(answer.relay.fetchedAt) < (freshSince ?? askedAt))
+      return this.#analyze(op, request, options);
     // The cost belongs to the caller that started the call, or asked again for it by name (its
     // pending line gave the call); others who joined it paid nothing.
     return joined && options.call !== callId
