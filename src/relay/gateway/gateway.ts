@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { AnyRequest, Charge, Operation, RelayAnswer, describeIssues, maxCharge, validateRequest } from "../../contract";
+import { AnyRequest, Operation, RelayAnswer, describeIssues, maxCharge, validateRequest } from "../../contract";
 import { RelayError } from "../errors";
 import { DEFAULT_RETRY_POLICY } from "../upstream/retry-rule";
 import { markStale } from "./staleness";
@@ -12,7 +11,7 @@ import { holdLock } from "./request-lock";
 import { sendAndRecord } from "./send-and-record";
 import type { AnalyzeOptions, GatewayOptions, Plan } from "./options";
 import { Sender } from "./sender";
-import { Flight, SingleFlight } from "./single-flight";
+import { Flight, SingleFlight, unsharedFlight } from "./single-flight";
 import { StoreCall, storeCaller } from "./store-call";
 
 /*
@@ -97,7 +96,7 @@ export class Gateway {
   async analyze(op: Operation, body: unknown, options: AnalyzeOptions = {}): Promise<RelayAnswer> {
     const request = this.validate(op, body);
     const answer = limitComparables(await this.#analyze(op, request, options), options.maxComparables);
-    return this.#markStale(answer, () => maxCharge(op, request));
+    return markStale(answer, this.#o.staleAfterMs, Date.now(), () => maxCharge(op, request));
   }
 
   /** What `analyze` would do with this request now, spending nothing (the dry run: dry-run.ts). */
@@ -244,14 +243,4 @@ export class Gateway {
       await this.#o.store.locks.release(key, this.#o.owner).catch(() => undefined);
     }
   }
-
-  #markStale(answer: RelayAnswer, refreshCharge: () => Charge): RelayAnswer {
-    const { staleAfterMs } = this.#o;
-    return staleAfterMs === undefined ? answer : markStale(answer, staleAfterMs, Date.now(), refreshCharge);
-  }
-}
-
-/** A flight of one asker that no one joins (a joinOnly ask, which sends nothing). */
-function unsharedFlight(signal: AbortSignal | undefined): Flight {
-  return { callId: randomUUID(), signal: signal ?? new AbortController().signal, markSent: () => undefined };
 }

@@ -198,3 +198,8 @@ function join(running: Running, starter: boolean, options: JoinOptions): Promise
     );
   });
 }
+
+/** A flight of one asker that no one joins (a joinOnly ask, which sends nothing). */
+export function unsharedFlight(signal: AbortSignal | undefined): Flight {
+  return { callId: randomUUID(), signal: signal ?? new AbortController().signal, markSent: () => undefined };
+}

@@ -8,15 +8,18 @@ import { Charge, RelayAnswer, centsToUSD } from "../../contract";
 
 export const DAY_MS = 86_400_000;
 
-/** `answer` as it is, or with `relay.stale` when it was fetched `staleAfterMs` or more before `now`. */
+/**
+ * `answer` as it is, or with `relay.stale` when it was fetched `staleAfterMs` or more before `now`
+ * (never, without `staleAfterMs`: RELAY_STALE_AFTER_DAYS unset).
+ */
 export function markStale(
   answer: RelayAnswer,
-  staleAfterMs: number,
+  staleAfterMs: number | undefined,
   now: number,
   refreshCharge: () => Charge,
 ): RelayAnswer {
   const fetchedAt = Date.parse(answer.relay.fetchedAt);
-  if (!Number.isFinite(fetchedAt) || now - fetchedAt < staleAfterMs) return answer;
+  if (staleAfterMs === undefined || !Number.isFinite(fetchedAt) || now - fetchedAt < staleAfterMs) return answer;
   const stale = { ageDays: Math.floor((now - fetchedAt) / DAY_MS), refreshCostUSD: centsToUSD(refreshCharge().cents) };
   return { ...answer, relay: { ...answer.relay, stale } };
 }
