@@ -71,7 +71,7 @@ export function isAnswerToKeep(answer: { data?: unknown }): boolean {
   return answer.data !== undefined && answer.data !== null;
 }
 
-/** Every relay error code, with its HTTP status. The table in src/relay/errors.ts gives the messages. */
+/** Every relay error code, with its HTTP status. The table in src/relay/relay-errors.ts gives the messages. */
 export const RelayErrorCode = z.enum([
   "STR_VALIDATION",
   "STR_BAD_REQUEST",

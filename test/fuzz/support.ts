@@ -8,7 +8,7 @@ import {
   Strategy,
   requestFieldNames,
 } from "../../src/contract";
-import { ERRORS } from "../../src/relay/errors";
+import { ERRORS } from "../../src/relay/relay-errors";
 
 /**
  * Shared pieces of the property-based fuzz tests: generators of request bodies (valid, nearly

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ClientErrorCode, RelayErrorCode } from "../../src/contract";
-import { ERRORS } from "../../src/relay/errors";
+import { ERRORS } from "../../src/relay/relay-errors";
 import { ERROR_ADVICE, WHEN_RELAY_SAYS } from "../../src/sheet";
 
 /**
@@ -67,7 +67,7 @@ const clientRows = tableRows(text, CLIENT_HEADING);
 const relayCodes = Object.keys(ERRORS).sort();
 const clientCodes = [...ClientErrorCode.options].sort();
 
-describe("the error table in src/relay/errors.ts and the contract agree", () => {
+describe("the error table in src/relay/relay-errors.ts and the contract agree", () => {
   test("ERRORS and RelayErrorCode list the same codes", () => {
     expect(relayCodes).toEqual([...RelayErrorCode.options].sort());
   });

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RelayErrorCode } from "../../src/contract";
-import { ERRORS } from "../../src/relay/errors";
+import { ERRORS } from "../../src/relay/relay-errors";
 import { LedgerRow } from "../../src/relay/store/store";
 import { Child, startSandboxProcess } from "../support/scale";
 

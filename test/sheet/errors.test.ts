@@ -1,6 +1,6 @@
 import { ClientErrorCode, RelayErrorBody, RelayErrorCode } from "../../src/contract";
 import { RelayCallError } from "../../src/client";
-import { ERRORS } from "../../src/relay/errors";
+import { ERRORS } from "../../src/relay/relay-errors";
 import {
   BILLING_LABEL,
   ERROR_ADVICE,

@@ -9,7 +9,7 @@ import {
   showValue,
   toFieldIssues,
 } from "../../contract";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 
 /*
  * The body of POST /v1/batch, read: a whole-request problem (too many items, not an object, a bad

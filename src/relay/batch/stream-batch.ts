@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { BatchTally } from "./batch-summary";
 import { ParsedItem, pointIntoItem } from "./batch-request";
 import type { Caller } from "../callers/caller";
-import { RelayError, asRelayError } from "../errors";
+import { RelayError, asRelayError } from "../relay-errors";
 import { RelayEvents } from "../ops/events";
 import { Gateway } from "../gateway";
 import { PENDING_LEASE_MS, closingDelayMs, pendingLine } from "./pending";

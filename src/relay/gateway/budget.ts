@@ -1,7 +1,7 @@
 import { centsToUSD } from "../../contract";
 import type { Caller, Callers } from "../callers/caller";
 import { RelayConfig } from "../config";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 import { LedgerStore } from "../store/store";
 import { StoreCall } from "./store-call";
 

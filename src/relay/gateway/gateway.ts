@@ -1,5 +1,5 @@
 import { AnyRequest, Operation, RelayAnswer, describeIssues, maxCharge, validateRequest } from "../../contract";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 import { DEFAULT_RETRY_POLICY } from "../upstream/retry-rule";
 import { markStale } from "./staleness";
 import { AnswerCache, answers, cacheKeyOf, limitComparables } from "./answer-cache";

@@ -1,6 +1,6 @@
 import { Operation } from "../../contract";
 import type { Caller } from "../callers/caller";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 import { RelayMetrics } from "../ops/metrics";
 import { HeldBack, Outcome, heldBack } from "../upstream/outcome";
 import { CallEnd, LastCall, LedgerStore } from "../store/store";

@@ -1,6 +1,6 @@
 import { AnyRequest, Charge, NO_CHARGE, Operation, RelayAnswer } from "../../contract";
 import type { Caller } from "../callers/caller";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 import type { CallEvents } from "../ops/events";
 import { Outcome, outcomeOf } from "../upstream/outcome";
 import type { Slot } from "../pacing/pacer";

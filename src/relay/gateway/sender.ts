@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { AnyRequest, Operation } from "../../contract";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 import type { CallEvents } from "../ops/events";
 import { RelayMetrics } from "../ops/metrics";
 import { AcquireOptions, Pacer, Slot } from "../pacing/pacer";

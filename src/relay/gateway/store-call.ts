@@ -1,4 +1,4 @@
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 
 /** Runs a store call; a store that fails answers 503 and nothing is sent. */
 export type StoreCall = <T>(fn: () => Promise<T>) => Promise<T>;

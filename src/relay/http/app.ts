@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { Duplex } from "node:stream";
 import Fastify, { FastifyInstance, FastifyReply, FastifyServerOptions, LogController } from "fastify";
 import { RelayConfig } from "../config";
-import { RelayError, asRelayError } from "../errors";
+import { RelayError, asRelayError } from "../relay-errors";
 import { EVENTS, logRefusal } from "../ops/events";
 import { REDACTED, REDACTED_HEADERS, Redactor } from "../upstream/redact";
 import { API_HEADERS } from "./security-headers";

@@ -2,7 +2,7 @@ import { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Access, accessOf } from "./access";
 import { Callers } from "../callers/caller";
 import { CallerLimit } from "../callers/caller-limit";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 import { OwnNames } from "./own-names";
 import { headersFor } from "./security-headers";
 

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import { Operation, RelayAnswer, RelayErrorCode, centsToUSD } from "../../contract";
 import type { Caller } from "../callers/caller";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 import { RelayMetrics } from "./metrics";
 import { Outcome } from "../upstream/outcome";
 import { REDACTED } from "../upstream/redact";

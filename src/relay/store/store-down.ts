@@ -1,4 +1,4 @@
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 
 /*
  * What the relay says when Redis or Postgres is away. Apart from the drivers (shared-clients.ts), so

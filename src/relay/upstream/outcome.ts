@@ -1,5 +1,5 @@
 import { AnyRequest, Billing, Charge, NO_CHARGE, NormalizedEnvelope, Operation, maxCharge } from "../../contract";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 import { CallState } from "../store/store";
 import { successOutcome } from "./success-outcome";
 import { isUnusableNote } from "./unusable-answer";

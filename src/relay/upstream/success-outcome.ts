@@ -10,7 +10,7 @@ import {
   maxCharge,
   normalizeEnvelope,
 } from "../../contract";
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 import type { Outcome } from "./outcome";
 import { notCarriedOut, upstreamMessage } from "./outcome";
 import { readServiceAnswer, sampleOf } from "./service-answer";

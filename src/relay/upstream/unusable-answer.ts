@@ -1,4 +1,4 @@
-import { RelayError } from "../errors";
+import { RelayError } from "../relay-errors";
 
 /*
  * A billed answer the relay cannot use (the service's envelope saying success, with no analysis, an

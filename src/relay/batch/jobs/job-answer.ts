@@ -1,5 +1,5 @@
 import { JOB_PAGE_SIZE, JobResult, JobResultsAnswer, JobRunningAnswer, RelayErrorBody } from "../../../contract";
-import { RelayError } from "../../errors";
+import { RelayError } from "../../relay-errors";
 import { JobState, JobStore } from "./job-store";
 
 /*

@@ -14,7 +14,7 @@ import {
   RelayErrorCode,
   UsageAnswer,
 } from "../../../contract";
-import { ERRORS } from "../../errors";
+import { ERRORS } from "../../relay-errors";
 
 /* The schemas and error answers the path table (paths.ts) refers to, from the zod contract. */
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { FastifyPluginAsync } from "fastify";
 import { PUBLIC } from "../access";
 import { functionsMetadataFor, manifestFor } from "../../addin/addin-files";
-import { RelayError } from "../../errors";
+import { RelayError } from "../../relay-errors";
 import { unifiedManifestFor } from "../../addin/unified-manifest";
 import { RouteContext } from "./route-context";
 

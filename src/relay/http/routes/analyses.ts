@@ -1,7 +1,7 @@
 import { FastifyPluginAsync } from "fastify";
 import { RelayAnswer, idField } from "../../../contract";
 import { TOKEN } from "../access";
-import { RelayError } from "../../errors";
+import { RelayError } from "../../relay-errors";
 import { RouteContext } from "./route-context";
 
 /** GET /v1/analyses/:id: an analysis this relay stored, free (STR.COMPS and STR.WHATIF read it). */

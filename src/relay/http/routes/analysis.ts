@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { OPERATION_PATHS, Operation, PRIORITY_HEADER, Priority } from "../../../contract";
 import { TOKEN } from "../access";
-import { RelayError } from "../../errors";
+import { RelayError } from "../../relay-errors";
 import { RouteContext } from "./route-context";
 
 /** The service's five operations, one POST route each, on the service's own paths (http-api.md). */

@@ -1,7 +1,7 @@
 import { FastifyPluginAsync } from "fastify";
 import { CancelAnswer, CancelRequest, toFieldIssues } from "../../../contract";
 import { TOKEN } from "../access";
-import { RelayError } from "../../errors";
+import { RelayError } from "../../relay-errors";
 import { streamBatch } from "../../batch/stream-batch";
 import { parseBatch } from "../../batch/batch-request";
 import { dryRunBatch } from "../../batch/batch-dry-run";

@@ -1,6 +1,6 @@
 import { FastifyPluginAsync } from "fastify";
 import { PROBE, PUBLIC, TOKEN } from "../access";
-import { RelayError } from "../../errors";
+import { RelayError } from "../../relay-errors";
 import { EVENTS } from "../../ops/events";
 import { openApiDocument } from "../openapi";
 import { StoreDownError } from "../../store/store-down";

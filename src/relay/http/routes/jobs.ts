@@ -1,7 +1,7 @@
 import { FastifyPluginAsync, FastifyReply } from "fastify";
 import { JobId } from "../../../contract";
 import { TOKEN } from "../access";
-import { RelayError } from "../../errors";
+import { RelayError } from "../../relay-errors";
 import { JobReply, jobReply } from "../../batch/jobs/job-answer";
 import { JobState } from "../../batch/jobs/job-store";
 import { RouteContext } from "./route-context";

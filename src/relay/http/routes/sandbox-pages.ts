@@ -1,6 +1,6 @@
 import { FastifyPluginAsync } from "fastify";
 import { PUBLIC } from "../access";
-import { RelayError } from "../../errors";
+import { RelayError } from "../../relay-errors";
 import { RouteContext } from "./route-context";
 
 // No dot segments: a page name is never a way out of its folder.
