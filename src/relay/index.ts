@@ -6,7 +6,7 @@
  */
 
 export type { RelayConfig } from "./config";
-export type { Relay, RelayOptions } from "./server";
+export type { Relay } from "./server";
 export type { UpstreamTarget } from "./upstream/upstream-target";
 export type { LedgerRow } from "./store/store";
 export type { SharedStore } from "./store/shared-store";
